@@ -1,0 +1,56 @@
+"""kvlog: Apache Kafka's commit-log storage layer, byte-compatible with Kafka log directories."""
+
+from kvlog._version import __version__
+from kvlog.checksum import crc32, crc32c
+from kvlog.compression import Compression
+from kvlog.errors import (
+    ConfigError,
+    CorruptIndexError,
+    CorruptRecordError,
+    DecompressionLimitError,
+    InvalidOffsetError,
+    InvalidTimestampError,
+    KvlogError,
+    LogLockedError,
+    OffsetOutOfRangeError,
+    RecordTooLargeError,
+    UnsupportedCodecError,
+)
+from kvlog.records import (
+    ControlRecordType,
+    MemoryRecords,
+    Record,
+    RecordBatch,
+    TimestampType,
+    convert,
+    encode_arrays,
+    encode_batch,
+    record_schema,
+)
+
+__all__ = [
+    "__version__",
+    "crc32",
+    "crc32c",
+    "Compression",
+    "TimestampType",
+    "ControlRecordType",
+    "Record",
+    "RecordBatch",
+    "MemoryRecords",
+    "encode_batch",
+    "encode_arrays",
+    "convert",
+    "record_schema",
+    "KvlogError",
+    "CorruptRecordError",
+    "DecompressionLimitError",
+    "UnsupportedCodecError",
+    "CorruptIndexError",
+    "InvalidOffsetError",
+    "OffsetOutOfRangeError",
+    "RecordTooLargeError",
+    "InvalidTimestampError",
+    "LogLockedError",
+    "ConfigError",
+]

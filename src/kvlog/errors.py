@@ -1,0 +1,103 @@
+"""kvlog's exception vocabulary.
+
+Every error a caller can get from bad bytes, a bad configuration or a bad argument is one of these,
+and its message says what was wrong and where (file, byte position, offsets). Errors caused by bad
+input subclass ``ValueError`` as well, so generic handlers keep working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "KvlogError",
+    "CorruptRecordError",
+    "DecompressionLimitError",
+    "UnsupportedCodecError",
+    "CorruptIndexError",
+    "InvalidOffsetError",
+    "OffsetOutOfRangeError",
+    "RecordTooLargeError",
+    "InvalidTimestampError",
+    "LogLockedError",
+    "ConfigError",
+]
+
+
+class KvlogError(Exception):
+    """Base class of every error raised by kvlog."""
+
+
+class CorruptRecordError(KvlogError, ValueError):
+    """Bytes that are not a valid Kafka record batch (structure, CRC, codec stream).
+
+    ``position`` is the byte position of the offending batch in the buffer or file (``None`` when
+    unknown); ``file`` names the file when the bytes came from one; ``offsets`` is the
+    ``(first, last)`` offset range of the batch when its header could be read.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        position: int | None = None,
+        file: str | None = None,
+        offsets: tuple[int, int] | None = None,
+    ) -> None:
+        self.reason = message
+        self.position = position
+        self.file = file
+        self.offsets = offsets
+        where = []
+        if file is not None:
+            where.append(f"file {file}")
+        if position is not None:
+            where.append(f"position {position}")
+        if offsets is not None:
+            where.append(f"offsets {offsets[0]}..{offsets[1]}")
+        super().__init__(f"{message} ({', '.join(where)})" if where else message)
+
+    def with_context(self, *, file: str | None = None, base_position: int = 0) -> "CorruptRecordError":
+        """A copy located in a file (positions shifted by ``base_position``)."""
+        pos = None if self.position is None else self.position + base_position
+        err = type(self)(self.reason, position=pos, file=file or self.file, offsets=self.offsets)
+        return err
+
+
+class DecompressionLimitError(CorruptRecordError):
+    """A compressed batch inflates past the allowed output budget (a decompression bomb)."""
+
+
+class UnsupportedCodecError(CorruptRecordError):
+    """A batch names a compression codec that its magic does not allow (e.g. zstd in v0/v1)."""
+
+
+class CorruptIndexError(KvlogError, ValueError):
+    """An offset or time index file fails its sanity checks."""
+
+
+class InvalidOffsetError(KvlogError, ValueError):
+    """An offset that breaks an ordering rule (e.g. appending a non-increasing offset)."""
+
+
+class OffsetOutOfRangeError(KvlogError, ValueError):
+    """A requested offset lies outside ``[log_start_offset, log_end_offset]``."""
+
+    def __init__(self, message: str, *, log_start_offset: int = -1, log_end_offset: int = -1) -> None:
+        self.log_start_offset = log_start_offset
+        self.log_end_offset = log_end_offset
+        super().__init__(message)
+
+
+class RecordTooLargeError(KvlogError, ValueError):
+    """A batch or append exceeds ``max.message.bytes`` or ``segment.bytes``."""
+
+
+class InvalidTimestampError(KvlogError, ValueError):
+    """A timestamp outside the allowed range (``message.timestamp.*.max.ms``, or not representable)."""
+
+
+class LogLockedError(KvlogError):
+    """Another writer holds the log directory's lock."""
+
+
+class ConfigError(KvlogError, ValueError):
+    """An invalid configuration name or value."""
