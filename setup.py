@@ -61,7 +61,7 @@ def ext(name: str, extra_sources: list[str] = ()) -> Extension:
 
 extensions = [
     ext("crc", CRC_SOURCES),
-    ext("records", CRC_SOURCES),
+    ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"]),
 ]
 
 setup(

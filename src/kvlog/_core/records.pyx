@@ -156,15 +156,38 @@ cdef _raise(int status, Err *e, int64_t base_position=0):
 # buffers
 # ---------------------------------------------------------------------------------------------------
 
+cdef extern from "kvlog_mem.h" nogil:
+    size_t KV_BIG_BYTES
+    void *kv_big_alloc(size_t need, size_t *cap, int zero)
+    void *kv_big_realloc(void *p, size_t old_cap, size_t used, size_t need, size_t *cap, int zero)
+    void kv_big_free(void *p, size_t cap)
+    size_t kv_pool_set_limit(size_t limit)
+    size_t kv_pool_cached()
+
+
+def set_buffer_cache_limit(size_t limit):
+    """Bytes of freed column memory kept for reuse by later decodes (0 disables); returns the old limit."""
+    return kv_pool_set_limit(limit)
+
+
+def buffer_cache_bytes():
+    return kv_pool_cached()
+
+
 cdef class OwnedBuffer:
-    """A malloc'd block handed to numpy/Arrow without a copy (read-only buffer protocol)."""
+    """A block filled by a kernel, handed to numpy/Arrow without a copy (read-only buffer protocol)."""
     cdef uint8_t *data
     cdef Py_ssize_t size
+    cdef size_t cap
+    cdef bint big
     cdef Py_ssize_t shape[1]
     cdef Py_ssize_t strides[1]
 
     def __dealloc__(self):
-        free(self.data)
+        if self.big:
+            kv_big_free(self.data, self.cap)
+        else:
+            free(self.data)
 
     def __len__(self):
         return self.size
@@ -192,29 +215,51 @@ cdef struct GrowBuf:
     uint8_t *data
     size_t len
     size_t cap
+    bint big        # a mapping from kvlog_mem.h, else malloc
+    bint zero       # growth must be zero-filled (validity bitmaps)
 
 
-cdef inline int gb_reserve(GrowBuf *g, size_t extra) noexcept nogil:
-    cdef size_t need = g.len + extra
-    cdef size_t cap
+cdef int gb_grow(GrowBuf *g, size_t need) noexcept nogil:
+    cdef size_t cap = g.cap * 2 if g.cap else 4096
+    cdef size_t got = 0
     cdef uint8_t *d
-    if need <= g.cap:
-        return 0
-    cap = g.cap * 2 if g.cap else 4096
     if cap < need:
         cap = need
-    d = <uint8_t *>realloc(g.data, cap)
-    if d == NULL:
-        return -1
-    memset(d + g.cap, 0, cap - g.cap)   # bitmaps rely on zeroed growth
+    if cap >= KV_BIG_BYTES:
+        if g.big:
+            d = <uint8_t *>kv_big_realloc(g.data, g.cap, g.len, cap, &got, g.zero)
+        else:
+            d = <uint8_t *>kv_big_alloc(cap, &got, 0)
+            if d != NULL:
+                if g.len:
+                    memcpy(d, g.data, g.len)
+                if g.zero:
+                    memset(d + g.len, 0, got - g.len)
+                free(g.data)
+        if d == NULL:
+            return -1
+        g.big = True
+        cap = got
+    else:
+        d = <uint8_t *>realloc(g.data, cap)
+        if d == NULL:
+            return -1
+        if g.zero:
+            memset(d + g.cap, 0, cap - g.cap)
     g.data = d
     g.cap = cap
     return 0
 
 
+cdef inline int gb_reserve(GrowBuf *g, size_t extra) noexcept nogil:
+    if g.len + extra <= g.cap:
+        return 0
+    return gb_grow(g, g.len + extra)
+
+
 cdef inline int gb_append(GrowBuf *g, const uint8_t *src, size_t n) noexcept nogil:
     if g.len + n > g.cap:
-        if gb_reserve(g, n) < 0:
+        if gb_grow(g, g.len + n) < 0:
             return -1
     if n:
         memcpy(g.data + g.len, src, n)
@@ -226,17 +271,25 @@ cdef OwnedBuffer gb_take(GrowBuf *g):
     cdef OwnedBuffer out = OwnedBuffer.__new__(OwnedBuffer)
     out.data = g.data
     out.size = <Py_ssize_t>g.len
+    out.cap = g.cap
+    out.big = g.big
     g.data = NULL
     g.len = 0
     g.cap = 0
+    g.big = False
+    g.zero = False
     return out
 
 
 cdef inline void gb_free(GrowBuf *g) noexcept nogil:
-    free(g.data)
+    if g.big:
+        kv_big_free(g.data, g.cap)
+    else:
+        free(g.data)
     g.data = NULL
     g.len = 0
     g.cap = 0
+    g.big = False
 
 
 cdef inline void bit_set(GrowBuf *g, int64_t i) noexcept nogil:
@@ -475,6 +528,9 @@ cdef int col_init(Columns *c, bint headers) noexcept nogil:
     cdef int32_t zero = 0
     memset(c, 0, sizeof(Columns))
     c.headers = headers
+    c.key_valid.zero = True
+    c.val_valid.zero = True
+    c.hval_valid.zero = True
     if (gb_append(&c.key_offsets, <uint8_t *>&zero, 4) < 0 or gb_append(&c.val_offsets, <uint8_t *>&zero, 4) < 0
             or gb_append(&c.hdr_offsets, <uint8_t *>&zero, 4) < 0
             or gb_append(&c.hkey_offsets, <uint8_t *>&zero, 4) < 0
@@ -849,6 +905,9 @@ cdef class Decoder:
         cdef int rc
         if end > pin.view.len or start < 0 or start > end:
             raise ValueError(f"decode range {start}..{end} outside a buffer of {pin.view.len} bytes")
+        # values are most of the bytes of a typical batch: one mapping up front instead of a growth chain
+        if end - start > GIL_THRESHOLD and gb_reserve(&self.c.val_data, <size_t>min(end - start, 1 << 30)) < 0:
+            raise MemoryError()
         if end - start > GIL_THRESHOLD:
             with nogil:
                 rc = self._run(<const uint8_t *>pin.view.buf, &pos, end)

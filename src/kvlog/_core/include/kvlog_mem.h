@@ -1,0 +1,23 @@
+/* Large output buffers for the decode kernels.
+ *
+ * Decoding a segment writes tens of MiB of fresh column memory, and on virtual machines the page
+ * faults for fresh pages cost more than the decoding itself. Buffers of at least KV_BIG_BYTES are
+ * anonymous mappings (huge pages advised); when freed they go to a small bounded cache so the next
+ * decode reuses pages that are already resident. The cache holds at most kv_pool_limit bytes.
+ */
+#ifndef KVLOG_MEM_H
+#define KVLOG_MEM_H
+#include <stddef.h>
+
+#define KV_BIG_BYTES ((size_t)1 << 18)
+
+/* A mapping of at least `need` bytes (rounded up to a power of two); *cap gets its size. Contents are
+   zero when `zero` is set, otherwise unspecified. NULL when out of memory. */
+void *kv_big_alloc(size_t need, size_t *cap, int zero);
+/* Grow `p` (of `old_cap`, `used` bytes meaningful) to at least `need`; NULL on failure (p kept). */
+void *kv_big_realloc(void *p, size_t old_cap, size_t used, size_t need, size_t *cap, int zero);
+void kv_big_free(void *p, size_t cap);
+/* Set the cache limit in bytes (0 disables caching and releases what is cached); returns the old limit. */
+size_t kv_pool_set_limit(size_t limit);
+size_t kv_pool_cached(void);
+#endif
