@@ -328,7 +328,7 @@ cdef int parse_header(const uint8_t *buf, int64_t pos, int64_t end, BatchInfo *b
     cdef int8_t magic
     if remaining <= 0:
         return ST_END
-    if remaining < 17:
+    if remaining <= 17:   # FileLogInputStream: position + 17 >= end means no more batches
         return ST_PARTIAL
     p = buf + pos
     size = kv_load_i32(p + 8)
@@ -368,7 +368,7 @@ cdef int parse_header(const uint8_t *buf, int64_t pos, int64_t end, BatchInfo *b
             snprintf(e.msg, sizeof(e.msg), "v2 batch has a negative record count %d", <int>b.record_count)
             return fail(e, pos, b)
         codec = b.attributes & 7
-        if codec > 4:
+        if codec > 4 and b.record_count > 0:   # Kafka never looks at the codec of an empty batch
             snprintf(e.msg, sizeof(e.msg), "unknown compression codec id %d", codec)
             fail(e, pos, b)
             return ST_CODEC
@@ -879,6 +879,9 @@ cdef class Decoder:
                          <int>self.cur.magic, <unsigned>self.cur.crc)
                 return fail(&self.err, pos, &self.cur)
             if self.cur.magic == 2 and (self.cur.attributes & 0x20) and not self.include_control:
+                ppos[0] = pos + self.cur.size
+                continue
+            if self.cur.magic == 2 and self.cur.record_count == 0:
                 ppos[0] = pos + self.cur.size
                 continue
             if self.cur.attributes & 7:

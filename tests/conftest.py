@@ -1,0 +1,45 @@
+"""Suite-wide guards: the compiled kernels are the ones under test, and nothing fails silently."""
+
+import os
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import kvlog
+import kvlog._core
+
+settings.register_profile(
+    "default", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "slow", deadline=None, max_examples=2000, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("KVLOG_HYPOTHESIS_PROFILE", "default"))
+
+SHARED = pathlib.Path(__file__).resolve().parents[1].parent / "shared"
+FIXTURES = SHARED / "fixtures"
+
+
+def pytest_sessionstart(session):
+    # No silent pure-Python fallback: the modules must be the compiled extension.
+    for mod in (kvlog._core.crc, kvlog._core.records):
+        assert mod.__file__.endswith((".so", ".pyd")), f"{mod.__name__} is not compiled: {mod.__file__}"
+
+
+@pytest.fixture(autouse=True)
+def _no_ignored_exceptions(capfd):
+    """Cython prints 'Exception ignored' for errors swallowed in noexcept code: make that a failure."""
+    yield
+    out, err = capfd.readouterr()
+    assert "Exception ignored" not in err, err
+
+
+@pytest.fixture
+def kraft_segment(tmp_path):
+    src = FIXTURES / "kraft-metadata" / "00000000000000000000.log"
+    if not src.exists():
+        pytest.fail(f"shared fixture missing: {src} (the suite expects ../shared beside the checkout)")
+    dst = tmp_path / src.name
+    dst.write_bytes(src.read_bytes())
+    return dst
