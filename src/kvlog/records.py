@@ -847,10 +847,12 @@ def convert(
     mr = records if isinstance(records, MemoryRecords) else MemoryRecords(records)
     forced = None if compression is None else Compression.parse(compression)
     parts: list[bytes] = []
+    # (batch, codec, records) units; runs of uncompressed legacy messages merge into one v2 batch
+    units: list[tuple[RecordBatch, Compression, list[Record]]] = []
     for batch in mr.batches():
         batch.ensure_valid()
         if batch.magic == magic and forced in (None, batch.compression):
-            parts.append(bytes(batch.buffer()))
+            units.append((batch, batch.compression, []))
             continue
         if batch.is_control and magic < 2:
             continue
@@ -862,6 +864,18 @@ def convert(
             raise UnsupportedCodecError(
                 f"batch at offset {batch.base_offset} is zstd-compressed, which magic v{magic} cannot carry; "
                 "pass compression= to convert it")
+        prev = units[-1] if units else None
+        if (magic == 2 and batch.magic < 2 and batch.compression == Compression.NONE and prev is not None
+                and prev[2] and prev[0].magic < 2 and prev[0].compression == Compression.NONE
+                and prev[0].timestamp_type == batch.timestamp_type and prev[1] == codec
+                and batch.timestamp_type != TimestampType.LOG_APPEND_TIME):
+            prev[2].extend(recs)
+            continue
+        units.append((batch, codec, recs))
+    for batch, codec, recs in units:
+        if not recs:
+            parts.append(bytes(batch.buffer()))
+            continue
         ttype = batch.timestamp_type
         if ttype == TimestampType.NO_TIMESTAMP_TYPE:
             ttype = TimestampType.CREATE_TIME

@@ -209,6 +209,29 @@ static void test_random(const unsigned char *base, size_t maxlen, int nrandom)
     }
 }
 
+/* a few large buffers (the long-block and multi-stream paths with big shifts) */
+static void test_large(void)
+{
+    static const size_t sizes[] = { 131072 + 3, 1048576 + 13, 3 * 1048576 + 5 };
+    size_t i, k;
+    int ai, v;
+    unsigned char *buf = malloc(3 * 1048576 + 5);
+    if (!buf) abort();
+    for (k = 0; k < 3 * 1048576 + 5; k++) buf[k] = (unsigned char)rnd();
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        for (ai = 0; ai < 2; ai++) {
+            const struct algo *a = &algos[ai];
+            uint32_t c = (uint32_t)rnd(), want = run(a, KVLOG_CRC_SLICE8, c, buf, sizes[i]);
+            for (v = 1; v < KVLOG_CRC_NVARIANTS; v++)
+                if (available(a, v))
+                    CHECK_EQ(a->name, run(a, v, c, buf, sizes[i]), want, "variant %s large n=%zu",
+                             kvlog_crc_variant_name(v), sizes[i]);
+            CHECK_EQ(a->name, a->dispatch(c, buf, sizes[i]), want, "dispatch large n=%zu", sizes[i]);
+        }
+    }
+    free(buf);
+}
+
 /* crc(crc(0, a), b) == crc(0, a + b), for random splits into many chunks */
 static void test_chunked(const unsigned char *base, size_t maxlen)
 {
@@ -298,6 +321,7 @@ int main(int argc, char **argv)
     test_exact_buffers(buf);
     test_random(buf, maxlen, argc > 2 ? atoi(argv[2]) : 40);
     test_chunked(buf, maxlen);
+    test_large();
 
     free(buf);
     printf("%lu checks, %lu failures\n", checks, failures);

@@ -1162,7 +1162,7 @@ KVLOG_TARGET_VPCLMUL uint32_t kvlog__crc_fold_vpclmul_state(const kvlog_crc_fold
 #endif /* KVLOG_HAVE_X86_AVX512_KERNELS */
 
 /* Below this many bytes the table is faster than setting up the folding. */
-#define CRC32_FOLD_MIN 16
+#define CRC32_FOLD_MIN 40
 
 static uint32_t crc32_v_pclmul(uint32_t crc, const unsigned char *p, size_t n)
 {

@@ -1076,7 +1076,7 @@ static uint32_t crc32c_v_slice8(uint32_t crc, const unsigned char *p, size_t n)
 #define CRC32C_3WAY_MIN 64          /* below: one stream */
 #endif
 #ifndef CRC32C_FOLD512_MIN
-#define CRC32C_FOLD512_MIN 1024     /* VPCLMUL variant: 512-bit folding from here */
+#define CRC32C_FOLD512_MIN 768      /* VPCLMUL variant: 512-bit folding from here */
 #endif
 
 KVLOG_TARGET_SSE42 static inline uint32_t sse42_1way(uint32_t c, const unsigned char *p, size_t n)
@@ -1233,13 +1233,123 @@ static uint32_t crc32c_v_pclmul(uint32_t crc, const unsigned char *p, size_t n)
 }
 
 #if defined(KVLOG_HAVE_X86_AVX512_KERNELS)
+#define KVLOG_TARGET_VPCLMUL \
+    __attribute__((target("sse4.2,pclmul,avx2,avx512f,avx512vl,avx512bw,vpclmulqdq")))
+#define LOADU512(p) _mm512_loadu_si512((const void *)(p))
+
+/* mul(x^(a-33), x^(b-33)) = x^(a+b-33) mod P (rev32 operands) */
+KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kmul(uint32_t a, uint32_t b)
+{
+    __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0x00);
+    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(t));
+}
+
+/* rev32(x^(64m - 33) mod P) for any m >= 1 */
+KVLOG_TARGET_SSE42_PCLMUL static uint32_t kpow(size_t m)
+{
+    uint32_t r = 0;
+    int i, have = 0;
+    for (i = 0; m; i++, m >>= 1) {
+        if (m & 1) {
+            r = have ? kmul(r, crc32c_pow2[i]) : crc32c_pow2[i];
+            have = 1;
+        }
+    }
+    return r;
+}
+
+#define HY_S 6  /* crc32 streams */
+#ifndef HY_W
+#define HY_W 4  /* 8-byte words per stream per 256-byte vector step */
+#endif
+
+KVLOG_TARGET_VPCLMUL static inline __m512i fold512c(__m512i x, __m512i k, __m512i data)
+{
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+                                     _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
+}
+
+/* Large inputs: the VPCLMULQDQ folding (bound by the carry-less multiplier) and
+   HY_S crc32 streams (bound by the crc32 unit) run side by side in one loop:
+       [ V bytes: 4 x 512-bit folding ][ HY_S streams of L bytes ][ rest < step ]
+   The folded part is reduced, all parts are merged with carry-less multiplies by
+   x^(8jL) (computed at run time from crc32c_pow2), the rest by the n-way kernel.
+   Requires n >= 2 * (256 + 8 * HY_S * HY_W). */
+KVLOG_TARGET_VPCLMUL static uint32_t crc32c_hybrid(uint32_t s, const unsigned char *p, size_t n)
+{
+    const size_t step = 256 + 8 * HY_S * HY_W;
+    const size_t iters = n / step, L = 8 * HY_W * iters, V = 256 * iters;
+    const unsigned char *q = p + V, *vp = p + 256;
+    uint64_t c[HY_S], v8;
+    uint32_t kL, kj, vstate;
+    __m512i x0, x1, x2, x3, kk;
+    __m128i acc;
+    size_t i, off = 0;
+    int j, w;
+    union { __m512i z[4]; unsigned char b[256]; } st;
+
+    /* shift constants first: they do not depend on the data, so they overlap the loop */
+    kL = kpow(L / 8);
+
+    for (j = 0; j < HY_S; j++)
+        c[j] = 0;
+    x0 = _mm512_xor_si512(LOADU512(p), _mm512_inserti32x4(_mm512_setzero_si512(), _mm_cvtsi32_si128((int)s), 0));
+    x1 = LOADU512(p + 64);
+    x2 = LOADU512(p + 128);
+    x3 = LOADU512(p + 192);
+    kk = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)crc32c_fold.k2048));
+    for (i = 1; i < iters; i++) {
+        x0 = fold512c(x0, kk, LOADU512(vp));
+        x1 = fold512c(x1, kk, LOADU512(vp + 64));
+        x2 = fold512c(x2, kk, LOADU512(vp + 128));
+        x3 = fold512c(x3, kk, LOADU512(vp + 192));
+        vp += 256;
+        for (w = 0; w < HY_W; w++) {
+            for (j = 0; j < HY_S; j++) {
+                memcpy(&v8, q + (size_t)j * L + off, 8);
+                c[j] = _mm_crc32_u64(c[j], v8);
+            }
+            off += 8;
+        }
+    }
+    for (w = 0; w < HY_W; w++) {
+        for (j = 0; j < HY_S; j++) {
+            memcpy(&v8, q + (size_t)j * L + off, 8);
+            c[j] = _mm_crc32_u64(c[j], v8);
+        }
+        off += 8;
+    }
+    _mm512_storeu_si512((void *)st.b, x0);
+    _mm512_storeu_si512((void *)(st.b + 64), x1);
+    _mm512_storeu_si512((void *)(st.b + 128), x2);
+    _mm512_storeu_si512((void *)(st.b + 192), x3);
+    vstate = kvlog__crc_fold_vpclmul_state(&crc32c_fold, st.b);   /* ends with vzeroupper */
+
+    /* state = vstate * x^(8*HY_S*L) + sum_j c[j] * x^(8*(HY_S-1-j)*L) */
+    kj = kL;
+    acc = _mm_setzero_si128();
+    for (j = HY_S - 2; j >= 0; j--) {
+        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]), _mm_cvtsi32_si128((int)kj), 0));
+        kj = kmul(kj, kL);
+    }
+    acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kj), 0));
+    s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)c[HY_S - 1];
+    return sse42_clmul_kernel(s, q + HY_S * L, n - V - HY_S * L);
+}
+
+#ifndef CRC32C_HYBRID_MIN
+#define CRC32C_HYBRID_MIN 4096
+#endif
+
 static uint32_t crc32c_v_vpclmul(uint32_t crc, const unsigned char *p, size_t n)
 {
     if (n < CRC32C_3WAY_MIN)
         return ~sse42_1way(~crc, p, n);
     if (n < CRC32C_FOLD512_MIN)
         return ~sse42_clmul_kernel(~crc, p, n);
-    return ~kvlog__crc_fold_vpclmul(&crc32c_fold, ~crc, p, n);
+    if (n < CRC32C_HYBRID_MIN)
+        return ~kvlog__crc_fold_vpclmul(&crc32c_fold, ~crc, p, n);
+    return ~crc32c_hybrid(~crc, p, n);
 }
 #endif
 #endif /* KVLOG_HAVE_X86_KERNELS */
