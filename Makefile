@@ -27,7 +27,7 @@ test: build
 
 # Long soaks and big fuzz runs (opt-in).
 test-slow: build
-	$(PY) -m pytest -n $(JOBS) -q -m slow $(PYTEST_ARGS)
+	KVLOG_HYPOTHESIS_PROFILE=slow $(PY) -m pytest -n $(JOBS) -q -m "slow or not slow" $(PYTEST_ARGS)
 
 # Whole suite against a bounds-checked, -O0 build (kept apart in build-debug/).
 test-debug: $(VENV)/.installed
@@ -41,8 +41,9 @@ demo: build
 compare: build
 	$(PY) asv_bench/compare_peers.py
 
+# asv against the current build (history over commits: later, `make bench-history`)
 bench: build
-	cd asv_bench && ../$(PY) -m asv run --python=same --quick --show-stderr
+	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && ../$(PY) -m asv run --python=same --quick --show-stderr
 
 clean:
 	rm -rf build build-debug src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html

@@ -31,6 +31,7 @@ directives = {
     "cdivision": not DEBUG,
     "embedsignature": True,
     "autotestdict": False,
+    "auto_pickle": False,
 }
 
 cflags = ["-fvisibility=hidden", "-Wall", "-Wno-unused-function", "-Wno-unreachable-code"]

@@ -416,6 +416,7 @@ static const kvlog_crc_fold_consts crc32_fold = {
     UINT64_C(0x163cd6124),  /* k64 = rev33(x^64 mod P) */
     UINT64_C(0x1f7011641),  /* mu  = rev33(x^64 div P) */
     UINT64_C(0x1db710641),  /* poly = rev33(P) */
+    0,  /* hw_crc32c: final reduction may use the x86 crc32 instruction */
 };
 /* END GENERATED crc32_fold */
 #endif
@@ -1041,6 +1042,11 @@ KVLOG_TARGET_PCLMUL static uint32_t fold_finish(const kvlog_crc_fold_consts *k, 
         __m128i last = LOADU128(p + n - 16);                /* ends at the end of the data */
         __m128i w = _mm_blendv_epi8(_mm_shuffle_epi8(x, m_hi), last, m_hi);
         x = _mm_xor_si128(fold128(_mm_shuffle_epi8(x, m_lo), k128), w);
+    }
+    if (k->hw_crc32c) {
+        /* crc32_u64(c, d) = c*x^64 + d*x^32 mod P(CRC-32C): two of them give A*x^32 mod P */
+        uint64_t lo = (uint64_t)_mm_cvtsi128_si64(x), hi = (uint64_t)_mm_extract_epi64(x, 1);
+        return (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, lo), hi);
     }
     /* 128 -> 96 -> 64 bits, then Barrett: state = (A * x^32) mod P */
     kr = _mm_set_epi64x((long long)k->k64, (long long)k->k96);

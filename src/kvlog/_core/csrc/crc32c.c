@@ -412,6 +412,7 @@ static const kvlog_crc_fold_consts crc32c_fold = {
     UINT64_C(0x0dd45aab8),  /* k64 = rev33(x^64 mod P) */
     UINT64_C(0x0dea713f1),  /* mu  = rev33(x^64 div P) */
     UINT64_C(0x105ec76f1),  /* poly = rev33(P) */
+    1,  /* hw_crc32c: final reduction may use the x86 crc32 instruction */
 };
 /* END GENERATED crc32c_fold */
 
@@ -1076,7 +1077,7 @@ static uint32_t crc32c_v_slice8(uint32_t crc, const unsigned char *p, size_t n)
 #define CRC32C_3WAY_MIN 64          /* below: one stream */
 #endif
 #ifndef CRC32C_FOLD512_MIN
-#define CRC32C_FOLD512_MIN 768      /* VPCLMUL variant: 512-bit folding from here */
+#define CRC32C_FOLD512_MIN 256      /* VPCLMUL variant: 512-bit folding from here */
 #endif
 
 KVLOG_TARGET_SSE42 static inline uint32_t sse42_1way(uint32_t c, const unsigned char *p, size_t n)
@@ -1269,72 +1270,97 @@ KVLOG_TARGET_VPCLMUL static inline __m512i fold512c(__m512i x, __m512i k, __m512
                                      _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
 }
 
-/* Large inputs: the VPCLMULQDQ folding (bound by the carry-less multiplier) and
+/* K for a shift over 8m bytes: table for small m, else square-and-multiply */
+KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kget(size_t m)
+{
+    return m <= sizeof(crc32c_combine) / sizeof(crc32c_combine[0]) ? crc32c_combine[m - 1] : kpow(m);
+}
+
+/* Larger inputs: the VPCLMULQDQ folding (bound by the carry-less multiplier) and
    HY_S crc32 streams (bound by the crc32 unit) run side by side in one loop:
-       [ V bytes: 4 x 512-bit folding ][ HY_S streams of L bytes ][ rest < step ]
-   The folded part is reduced, all parts are merged with carry-less multiplies by
-   x^(8jL) (computed at run time from crc32c_pow2), the rest by the n-way kernel.
-   Requires n >= 2 * (256 + 8 * HY_S * HY_W). */
+       [ V = 256*iters bytes: 4 x 512-bit folding ][ HY_S streams, all whole words ][ < 8 ]
+   Each loop step folds 256 bytes and advances every stream by HY_W words; the
+   streams then finish their remaining words while the vector state is reduced.
+   All parts are merged with one carry-less multiply each by x^(64*words after it)
+   mod P (from the table, or computed from crc32c_pow2; either way independent of
+   the data, so it overlaps the loop).  Requires n >= 256 + 8*HY_S*HY_W. */
 KVLOG_TARGET_VPCLMUL static uint32_t crc32c_hybrid(uint32_t s, const unsigned char *p, size_t n)
 {
     const size_t step = 256 + 8 * HY_S * HY_W;
-    const size_t iters = n / step, L = 8 * HY_W * iters, V = 256 * iters;
-    const unsigned char *q = p + V, *vp = p + 256;
+    const size_t iters = n / step, V = 256 * iters;
+    const size_t words = (n - V) / 8, q = words / HY_S, r = words % HY_S;
+    const unsigned char *ps[HY_S], *vp = p + 256;
     uint64_t c[HY_S], v8;
-    uint32_t kL, kj, vstate;
+    uint32_t kv, kc[HY_S], vstate;
     __m512i x0, x1, x2, x3, kk;
     __m128i acc;
-    size_t i, off = 0;
-    int j, w;
+    size_t i, k, off = 0;
+    int j;
     union { __m512i z[4]; unsigned char b[256]; } st;
 
-    /* shift constants first: they do not depend on the data, so they overlap the loop */
-    kL = kpow(L / 8);
-
-    for (j = 0; j < HY_S; j++)
+    for (j = 0; j < HY_S; j++) {
+        size_t len = q + ((size_t)j < r);
+        ps[j] = p + V + 8 * off;
+        off += len;
+        kc[j] = j < HY_S - 1 ? kget(words - off) : 0;
         c[j] = 0;
+    }
+    kv = kget(words);
+
     x0 = _mm512_xor_si512(LOADU512(p), _mm512_inserti32x4(_mm512_setzero_si512(), _mm_cvtsi32_si128((int)s), 0));
     x1 = LOADU512(p + 64);
     x2 = LOADU512(p + 128);
     x3 = LOADU512(p + 192);
     kk = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)crc32c_fold.k2048));
-    for (i = 1; i < iters; i++) {
+    for (i = 1, k = 0; i < iters; i++) {
+        int w;
         x0 = fold512c(x0, kk, LOADU512(vp));
         x1 = fold512c(x1, kk, LOADU512(vp + 64));
         x2 = fold512c(x2, kk, LOADU512(vp + 128));
         x3 = fold512c(x3, kk, LOADU512(vp + 192));
         vp += 256;
-        for (w = 0; w < HY_W; w++) {
+        for (w = 0; w < HY_W; w++, k++) {
             for (j = 0; j < HY_S; j++) {
-                memcpy(&v8, q + (size_t)j * L + off, 8);
+                memcpy(&v8, ps[j] + 8 * k, 8);
                 c[j] = _mm_crc32_u64(c[j], v8);
             }
-            off += 8;
         }
-    }
-    for (w = 0; w < HY_W; w++) {
-        for (j = 0; j < HY_S; j++) {
-            memcpy(&v8, q + (size_t)j * L + off, 8);
-            c[j] = _mm_crc32_u64(c[j], v8);
-        }
-        off += 8;
     }
     _mm512_storeu_si512((void *)st.b, x0);
     _mm512_storeu_si512((void *)(st.b + 64), x1);
     _mm512_storeu_si512((void *)(st.b + 128), x2);
     _mm512_storeu_si512((void *)(st.b + 192), x3);
-    vstate = kvlog__crc_fold_vpclmul_state(&crc32c_fold, st.b);   /* ends with vzeroupper */
-
-    /* state = vstate * x^(8*HY_S*L) + sum_j c[j] * x^(8*(HY_S-1-j)*L) */
-    kj = kL;
-    acc = _mm_setzero_si128();
-    for (j = HY_S - 2; j >= 0; j--) {
-        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]), _mm_cvtsi32_si128((int)kj), 0));
-        kj = kmul(kj, kL);
+    _mm256_zeroupper();
+    for (; k < q; k++) {
+        for (j = 0; j < HY_S; j++) {
+            memcpy(&v8, ps[j] + 8 * k, 8);
+            c[j] = _mm_crc32_u64(c[j], v8);
+        }
     }
-    acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kj), 0));
+    for (j = 0; (size_t)j < r; j++) {
+        memcpy(&v8, ps[j] + 8 * q, 8);
+        c[j] = _mm_crc32_u64(c[j], v8);
+    }
+    vstate = kvlog__crc_fold_vpclmul_state(&crc32c_fold, st.b);
+
+    acc = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kv), 0x00);
+    for (j = 0; j < HY_S - 1; j++)
+        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]),
+                                                      _mm_cvtsi32_si128((int)kc[j]), 0x00));
     s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)c[HY_S - 1];
-    return sse42_clmul_kernel(s, q + HY_S * L, n - V - HY_S * L);
+    return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
+}
+
+/* 512-bit folding over the whole 64-byte blocks; the last n % 64 bytes go to a
+   crc32 stream that starts from 0 and runs alongside, merged by one multiply. */
+KVLOG_TARGET_SSE42_PCLMUL static uint32_t fold512_sse_tail(uint32_t s, const unsigned char *p, size_t n)
+{
+    const size_t nv = n & ~(size_t)63, tw = (n - nv) / 8;
+    uint32_t ct = tw ? sse42_1way(0, p + nv, 8 * tw) : 0;
+    s = kvlog__crc_fold_vpclmul(&crc32c_fold, s, p, nv);
+    if (tw)
+        s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(CLMUL_K(s, tw))) ^ ct;
+    return sse42_1way(s, p + nv + 8 * tw, n & 7);
 }
 
 #ifndef CRC32C_HYBRID_MIN
@@ -1348,7 +1374,7 @@ static uint32_t crc32c_v_vpclmul(uint32_t crc, const unsigned char *p, size_t n)
     if (n < CRC32C_FOLD512_MIN)
         return ~sse42_clmul_kernel(~crc, p, n);
     if (n < CRC32C_HYBRID_MIN)
-        return ~kvlog__crc_fold_vpclmul(&crc32c_fold, ~crc, p, n);
+        return ~fold512_sse_tail(~crc, p, n);
     return ~crc32c_hybrid(~crc, p, n);
 }
 #endif

@@ -36,6 +36,7 @@ typedef struct kvlog_crc_fold_consts {
     uint64_t k128[2], k256[2], k384[2], k512[2], k1024[2], k1536[2], k2048[2];
     uint64_t zlanes[8];   /* k384, k256, k128, 0: folds the 4 lanes of a zmm into its top lane */
     uint64_t k96, k64, mu, poly;
+    uint64_t hw_crc32c;   /* 1 for CRC-32C: reduce 128 -> 32 bits with two crc32 instructions */
 } kvlog_crc_fold_consts;
 
 /* Portable slicing-by-8 on the internal (non-inverted) state. */

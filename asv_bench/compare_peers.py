@@ -1,0 +1,151 @@
+#!/usr/bin/env python
+"""Throughput ratios of kvlog against its peers, measured side by side in one run (DESIGN.md §6).
+
+    python asv_bench/compare_peers.py            # full run (about a minute)
+    python asv_bench/compare_peers.py --quick    # fewer repetitions
+    python asv_bench/compare_peers.py --json out.json
+
+Each figure is the best of several timed repetitions (the least disturbed one). Ratios > 1 mean
+kvlog is faster. The table prints the target next to each ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+import zlib
+
+import numpy as np
+import pyarrow as pa
+
+import kvlog
+from kvlog._core import build_info
+
+N_RECORDS = 200_000
+VALUE_BYTES = 100
+PER_BATCH = 1000
+
+
+def best_time(fn, repeat, inner=1):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        best = min(best, (time.perf_counter() - t) / inner)
+    return best
+
+
+def dataset():
+    rng = np.random.default_rng(42)
+    keys = [b"key-%08d" % i for i in range(N_RECORDS)]
+    vals = [rng.bytes(VALUE_BYTES) for _ in range(N_RECORDS)]
+    stamps = np.arange(N_RECORDS, dtype=np.int64) + 1_700_000_000_000
+    return keys, vals, stamps
+
+
+def crc_rows(repeat):
+    import crc32c as crc32c_pkg
+
+    rows = []
+    for size, label, inner in ((1 << 20, "1 MiB", 200), (1024, "1 KiB", 200_000)):
+        data = os.urandom(size)
+        t_kv = best_time(lambda: kvlog.crc32c(data), repeat, inner)
+        t_peer = best_time(lambda: crc32c_pkg.crc32c(data), repeat, inner)
+        rows.append((f"CRC-32C {label}", "crc32c package", size / t_kv / 1e9, size / t_peer / 1e9, "GB/s", 1.0))
+    data = os.urandom(1 << 20)
+    t_kv = best_time(lambda: kvlog.crc32(data), repeat, 200)
+    t_peer = best_time(lambda: zlib.crc32(data), repeat, 200)
+    rows.append(("CRC-32 1 MiB", "zlib.crc32", len(data) / t_kv / 1e9, len(data) / t_peer / 1e9, "GB/s", 3.0))
+    return rows
+
+
+def record_rows(repeat):
+    from aiokafka.record.default_records import DefaultRecordBatchBuilder
+    from aiokafka.record.memory_records import MemoryRecords as AioMemoryRecords
+
+    keys, vals, stamps = dataset()
+    key_col, val_col = pa.array(keys, pa.binary()), pa.array(vals, pa.binary())
+
+    def aio_encode():
+        parts = []
+        for s in range(0, N_RECORDS, PER_BATCH):
+            b = DefaultRecordBatchBuilder(2, 0, 0, -1, -1, -1, 1 << 30)
+            for i in range(s, s + PER_BATCH):
+                b.append(i - s, int(stamps[i]), keys[i], vals[i], [])
+            parts.append(bytes(b.build()))
+        return b"".join(parts)
+
+    def kv_encode():
+        return kvlog.encode_arrays(key_col, val_col, stamps, records_per_batch=PER_BATCH)
+
+    buf = kv_encode()
+
+    def aio_decode():
+        mr = AioMemoryRecords(buf)
+        n = 0
+        while True:
+            batch = mr.next_batch()
+            if batch is None:
+                return n
+            for r in batch:
+                r.value
+                n += 1
+
+    def kv_decode():
+        return kvlog.MemoryRecords(buf).to_arrow().num_rows
+
+    assert aio_decode() == kv_decode() == N_RECORDS
+    t_aio = best_time(aio_encode, repeat)
+    t_kv = best_time(kv_encode, repeat)
+    rows = [("encode columns → v2", "aiokafka C builder", N_RECORDS / t_kv / 1e6, N_RECORDS / t_aio / 1e6,
+             "M rec/s", 5.0)]
+    t_aio = best_time(aio_decode, repeat)
+    t_kv = best_time(kv_decode, repeat)
+    rows.append(("decode v2 → Arrow, CRC checked", "aiokafka C iteration", N_RECORDS / t_kv / 1e6,
+                 N_RECORDS / t_aio / 1e6, "M rec/s", 3.0))
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (noisier)")
+    ap.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = ap.parse_args(argv)
+    repeat = 3 if args.quick else 9
+    info = build_info()
+    cpu = "unknown"
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    print(f"kvlog {kvlog.__version__}  python {platform.python_version()}  {platform.machine()}  {cpu}  "
+          f"{os.cpu_count()} cpus")
+    print(f"kernels: crc32={info['crc32']} crc32c={info['crc32c']} build={info['mode']}")
+    print(f"records: {N_RECORDS} x ({len(b'key-00000000')} B key, {VALUE_BYTES} B value), "
+          f"{PER_BATCH} per batch, uncompressed")
+    rows = crc_rows(repeat) + record_rows(repeat)
+    print()
+    print(f"| {'what':32} | {'peer (same run)':22} | {'kvlog':>9} | {'peer':>9} | {'unit':7} | {'ratio':>6} | target |")
+    print(f"|{'-' * 34}|{'-' * 24}|{'-' * 11}|{'-' * 11}|{'-' * 9}|{'-' * 8}|--------|")
+    failed = []
+    for what, peer, ours, theirs, unit, target in rows:
+        ratio = ours / theirs
+        mark = "ok" if ratio >= target else "MISSED"
+        if ratio < target:
+            failed.append(what)
+        print(f"| {what:32} | {peer:22} | {ours:9.2f} | {theirs:9.2f} | {unit:7} | {ratio:5.2f}x | ≥ {target:g}x {mark} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"build": info, "rows": [dict(zip(("what", "peer", "kvlog", "peer_value", "unit", "target"), r))
+                                               for r in rows]}, f, indent=2, default=str)
+    if failed:
+        print("\ntargets missed: " + ", ".join(failed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Buffer, disjoint_base
+
+OK: int
+END: int
+PARTIAL: int
+INNER: int
+FULL: int
+BATCH_DTYPE: np.dtype[np.void]
+
+def set_buffer_cache_limit(limit: int) -> int: ...
+def buffer_cache_bytes() -> int: ...
+
+@disjoint_base
+class OwnedBuffer:
+    def __len__(self) -> int: ...
+
+def scan(
+    obj: Buffer, start: int, end: int, out: npt.NDArray[np.void], with_crc: bool = True, stop_on_crc: bool = False
+) -> tuple[int, int, int, Exception | None]: ...
+
+@disjoint_base
+class Decoder:
+    def __new__(cls, include_headers: bool = True, check_crc: bool = True, include_control: bool = False) -> Decoder: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def current(self) -> dict[str, int]: ...
+    def run(self, obj: Buffer, start: int, end: int) -> tuple[int, int]: ...
+    def fits(self, payload_len: int) -> bool: ...
+    def inner(self, payload: Buffer, base_position: int = 0) -> None: ...
+    def finish(self) -> dict[str, Any]: ...
+
+@disjoint_base
+class Column:
+    def __len__(self) -> int: ...
+    @staticmethod
+    def from_sequence(seq: Sequence[Any], what: str = "value") -> Column: ...
+    @staticmethod
+    def from_buffers(
+        data: Buffer, offsets: npt.NDArray[np.int64], valid: npt.NDArray[np.uint8] | None = None
+    ) -> Column: ...
+    @staticmethod
+    def nulls(n: int) -> Column: ...
+
+def encode_v2(
+    keys: Column,
+    values: Column,
+    timestamps: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64] | None,
+    hkeys: Column | None,
+    hvals: Column | None,
+    hoff: npt.NDArray[np.int64] | None,
+    *,
+    base_offset: int,
+    compression: int,
+    timestamp_type: int,
+    log_append_time: int,
+    producer_id: int,
+    producer_epoch: int,
+    base_sequence: int,
+    partition_leader_epoch: int,
+    is_transactional: bool,
+    is_control: bool,
+    records_per_batch: int,
+    max_batch_bytes: int,
+    compress: Callable[[bytes], bytes],
+) -> bytes: ...
+def encode_v2_empty(
+    *,
+    base_offset: int,
+    last_offset_delta: int,
+    base_timestamp: int,
+    max_timestamp: int,
+    producer_id: int,
+    producer_epoch: int,
+    base_sequence: int,
+    partition_leader_epoch: int,
+    attributes: int,
+) -> bytes: ...
+def encode_legacy(
+    magic: int,
+    keys: Column,
+    values: Column,
+    timestamps: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64] | None,
+    *,
+    base_offset: int,
+    compression: int,
+    timestamp_type: int,
+    log_append_time: int,
+    records_per_batch: int,
+    max_batch_bytes: int,
+    compress: Callable[[bytes], bytes],
+) -> bytes: ...
+def read_varint(obj: Buffer, pos: int = 0) -> tuple[int, int]: ...
+def read_varlong(obj: Buffer, pos: int = 0) -> tuple[int, int]: ...
+def write_varint(value: int) -> bytes: ...
+def write_varlong(value: int) -> bytes: ...
+def patch_v2_header(
+    buf: Buffer,
+    pos: int,
+    *,
+    base_offset: int | None = None,
+    partition_leader_epoch: int | None = None,
+    max_timestamp: int | None = None,
+    attributes: int | None = None,
+    recompute_crc: bool = True,
+) -> None: ...
