@@ -330,6 +330,8 @@ def emit_fold(name, refl):
     out.append("    %s,  /* k64 = rev33(x^64 mod P) */" % c_u64(c["k64"]))
     out.append("    %s,  /* mu  = rev33(x^64 div P) */" % c_u64(c["mu"]))
     out.append("    %s,  /* poly = rev33(P) */" % c_u64(c["poly"]))
+    out.append("    %d,  /* hw_crc32c: final reduction may use the x86 crc32 instruction */"
+               % (1 if refl == POLYS["crc32c"] else 0))
     out.append("};")
     return "\n".join(out)
 

@@ -11,7 +11,8 @@
  *   PCLMUL   (SSE4.2+PCLMULQDQ) 4 x 128-bit lanes folded by 512 bits per 64-byte
  *            step, lanes merged with per-distance constants, 16-byte steps, a
  *            pshufb/blend "overlapping last block" for the 1..15 byte tail, then
- *            a 128->64 bit fold and Barrett reduction.  n < 16 uses slice8.
+ *            a 128->64 bit fold and Barrett reduction (for CRC-32C constants:
+ *            two crc32 instructions instead).  n < 40 uses slice8.
  *   VPCLMUL  (AVX512F/VL/BW + VPCLMULQDQ) 4 x 512-bit registers (16 lanes)
  *            folded by 2048 bits per 256-byte step, then 512-bit steps, the 4
  *            lanes of the last zmm merged with one lane-wise multiply, and the

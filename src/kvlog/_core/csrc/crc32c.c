@@ -1,19 +1,26 @@
 /* crc32c.c - CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as
  * java.util.zip.CRC32C and the `crc32c` PyPI package.
  *
- * Variants (ids from kvlog_crc.h); all work on the internal (non-inverted) state:
+ * All kernels work on the internal (non-inverted) state; tables and constants
+ * come from tools/gen_crc_constants.py.  Variants (ids from kvlog_crc.h):
  *   SLICE8   portable slicing-by-8.
- *   SSE42    "sse4.2-3way": crc32 instruction, three interleaved streams over
- *            equal chunks of 4096/512/64 bytes, merged with generated
- *            "shift state over L zero bytes" tables (no PCLMUL needed); the
- *            running state is shifted off the streams' critical path.
- *   PCLMUL   "pclmul+sse4.2": < 64 bytes one crc32 stream; below
- *            CRC32C_FOLD128_MIN three streams whose length is picked per call
- *            (any multiple of 8) and merged with one carry-less multiply per
- *            stream + one crc32 (constants K[m] = x^(64m-33) mod P); above it
- *            the 128-bit folding engine of crc32.c with Castagnoli constants.
- *   VPCLMUL  "vpclmul-avx512+sse4.2": like PCLMUL, but from CRC32C_FOLD512_MIN
- *            bytes on the 4 x 512-bit VPCLMULQDQ folding engine.
+ *   SSE42    "sse4.2-3way" (SSE4.2 only): crc32 instruction, three interleaved
+ *            streams over equal chunks of 4096/512/64 bytes, merged with
+ *            "shift the state over L zero bytes" tables; the running state is
+ *            shifted off the streams' critical path.  Tail: one stream.
+ *   PCLMUL   "pclmul+sse4.2": n < 64 one crc32 stream; otherwise blocks of up
+ *            to 3 KiB cut into 3 (n < 384) or 6 contiguous streams of any whole
+ *            number of words, merged with one carry-less multiply per stream
+ *            (K = x^(64m-33) mod P from a table) and one crc32.  Six streams
+ *            because recent cores (this Zen 5 included) retire two crc32 per
+ *            cycle; on one-per-cycle cores six cost no more than three.
+ *   VPCLMUL  "vpclmul-avx512+sse4.2": as PCLMUL below 256 bytes; 256..4095:
+ *            the 4 x 512-bit VPCLMULQDQ folding engine of crc32.c (final
+ *            128->32 reduction with two crc32 instructions) on the whole
+ *            64-byte blocks, with the last n % 64 bytes on a crc32 stream run
+ *            alongside; from 4096: a hybrid loop that folds with VPCLMULQDQ and
+ *            runs six crc32 streams at the same time (they use different
+ *            execution units), merged as above.
  *   ARMV8    "armv8-crc": __crc32cd, three streams merged with shift tables.
  */
 #define KVLOG_CRC_INTERNAL 1
