@@ -3,6 +3,7 @@
 from kvlog._version import __version__
 from kvlog.checksum import crc32, crc32c
 from kvlog.compression import Compression
+from kvlog.config import LogConfig
 from kvlog.errors import (
     ConfigError,
     CorruptIndexError,
@@ -33,6 +34,7 @@ __all__ = [
     "crc32",
     "crc32c",
     "Compression",
+    "LogConfig",
     "TimestampType",
     "ControlRecordType",
     "Record",

@@ -111,3 +111,6 @@ def patch_v2_header(
     attributes: int | None = None,
     recompute_crc: bool = True,
 ) -> None: ...
+def assign_offsets(
+    buf: Buffer, positions: npt.NDArray[np.int64], first_offset: int, log_append_time: int = -1
+) -> int: ...

@@ -1488,3 +1488,39 @@ def patch_v2_header(buf, Py_ssize_t pos, *, base_offset=None, partition_leader_e
             kv_store_be32(p + 17, kvlog_crc32c(0, p + 21, <size_t>(size - 21)))
     finally:
         PyBuffer_Release(&view)
+
+
+def assign_offsets(buf, const int64_t[::1] positions, int64_t first_offset, int64_t log_append_time=-1):
+    """Leader-side offset assignment for v2 batches in a writable buffer, in place.
+
+    Each batch at ``positions[i]`` gets base offset ``next``, then ``next += lastOffsetDelta + 1``.
+    With ``log_append_time >= 0`` the batch also becomes LogAppendTime: attribute bit 3 set and
+    maxTimestamp = log_append_time, CRC recomputed. Base offsets and leader epochs sit outside the
+    CRC, so plain assignment rewrites 8 bytes per batch. Returns the next offset.
+    """
+    cdef Py_buffer view
+    cdef uint8_t *p
+    cdef Py_ssize_t i
+    cdef int64_t nxt = first_offset, pos
+    cdef int32_t size
+    cdef uint16_t attrs
+    PyObject_GetBuffer(buf, &view, PyBUF_SIMPLE | 0x0001)  # PyBUF_WRITABLE
+    try:
+        for i in range(positions.shape[0]):
+            pos = positions[i]
+            if pos < 0 or pos + V2_HEADER > view.len:
+                raise ValueError(f"no v2 batch header at position {pos}")
+            p = <uint8_t *>view.buf + pos
+            size = kv_load_i32(p + 8) + LOG_OVERHEAD
+            if p[16] != 2 or size < V2_HEADER or pos + size > view.len:
+                raise ValueError(f"no v2 batch at position {pos}")
+            kv_store_be64(p, <uint64_t>nxt)
+            if log_append_time >= 0:
+                attrs = kv_load_be16(p + 21) | 0x08
+                kv_store_be16(p + 21, attrs)
+                kv_store_be64(p + 35, <uint64_t>log_append_time)
+                kv_store_be32(p + 17, kvlog_crc32c(0, p + 21, <size_t>(size - 21)))
+            nxt += <int64_t>kv_load_i32(p + 23) + 1
+    finally:
+        PyBuffer_Release(&view)
+    return nxt

@@ -1,0 +1,85 @@
+"""Kafka's text checkpoint files: ``version``, ``count``, then one entry per line.
+
+Used for ``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint`` and
+``cleaner-offset-checkpoint`` (entries ``<topic> <partition> <offset>``) and ``leader-epoch-checkpoint``
+(entries ``<epoch> <start offset>``). Written atomically; a damaged file raises ``CorruptCheckpointError``
+so callers can fall back the way Kafka does (full recovery from offset 0).
+"""
+
+from __future__ import annotations
+
+import os
+
+from kvlog import _io
+from kvlog.errors import KvlogError
+
+__all__ = ["CorruptCheckpointError", "read_offsets", "write_offsets", "update_offsets",
+           "RECOVERY_POINT", "LOG_START_OFFSET", "CLEANER_OFFSET", "REPLICATION_OFFSET"]
+
+RECOVERY_POINT = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET = "log-start-offset-checkpoint"
+CLEANER_OFFSET = "cleaner-offset-checkpoint"
+REPLICATION_OFFSET = "replication-offset-checkpoint"
+VERSION = 0
+
+
+class CorruptCheckpointError(KvlogError, ValueError):
+    """A checkpoint file that does not follow the format (wrong version, count or entry)."""
+
+
+def read_offsets(path: str) -> dict[tuple[str, int], int]:
+    """``{(topic, partition): offset}``; an absent file is empty."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CorruptCheckpointError(f"cannot read checkpoint {path}: {exc}") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    try:
+        version = int(lines[0])
+        count = int(lines[1])
+    except (IndexError, ValueError):
+        raise CorruptCheckpointError(f"checkpoint {path}: malformed header") from None
+    if version != VERSION:
+        raise CorruptCheckpointError(f"checkpoint {path}: unknown version {version}")
+    entries = lines[2:]
+    if len(entries) != count:
+        raise CorruptCheckpointError(f"checkpoint {path}: header says {count} entries, found {len(entries)}")
+    out: dict[tuple[str, int], int] = {}
+    for i, line in enumerate(entries):
+        parts = line.split()
+        if len(parts) != 3:
+            raise CorruptCheckpointError(f"checkpoint {path}: line {i + 3} is not '<topic> <partition> <offset>'")
+        try:
+            out[(parts[0], int(parts[1]))] = int(parts[2])
+        except ValueError:
+            raise CorruptCheckpointError(f"checkpoint {path}: line {i + 3} has a non-integer field") from None
+    return out
+
+
+def write_offsets(path: str, offsets: dict[tuple[str, int], int]) -> None:
+    lines = [str(VERSION), str(len(offsets))]
+    lines += [f"{topic} {partition} {offset}" for (topic, partition), offset in sorted(offsets.items())]
+    _io.fs.write_atomic(path, ("\n".join(lines) + "\n").encode())
+
+
+def update_offsets(path: str, changes: dict[tuple[str, int], int | None]) -> None:
+    """Read-modify-write: set (or, with None, remove) entries, keeping the others."""
+    try:
+        current = read_offsets(path)
+    except CorruptCheckpointError:
+        current = {}
+    for key, value in changes.items():
+        if value is None:
+            current.pop(key, None)
+        else:
+            current[key] = value
+    write_offsets(path, current)
+
+
+def exists(path: str) -> bool:
+    return os.path.exists(path)
