@@ -63,6 +63,7 @@ def ext(name: str, extra_sources: list[str] = ()) -> Extension:
 extensions = [
     ext("crc", CRC_SOURCES),
     ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"]),
+    ext("index"),
 ]
 
 setup(

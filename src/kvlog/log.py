@@ -1,0 +1,871 @@
+"""Log: one partition's segments, with Kafka's append, read, roll, retention, truncation and recovery.
+
+Offsets are logical and stored in the log; the offset index maps them to file positions sparsely.
+Message timestamps (CreateTime from producers, LogAppendTime from the log) drive time-based rolling,
+retention and search, never file modification times (those change when a replica copies a file).
+
+One writer per directory (an advisory lock, ``LogLockedError`` for a second); any number of
+``read_only=True`` opens, which never write, never recover in place, and read only up to the last
+complete batch they can see, so a Spark executor can read a log a writer is appending to.
+"""
+
+from __future__ import annotations
+
+import bisect
+import fcntl
+import os
+import random
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kvlog import _files, _io, checkpoint
+from kvlog._core import records as _k
+from kvlog.config import LogConfig
+from kvlog.errors import (
+    ConfigError,
+    CorruptRecordError,
+    InvalidOffsetError,
+    InvalidTimestampError,
+    KvlogError,
+    LogLockedError,
+    OffsetOutOfRangeError,
+    RecordTooLargeError,
+)
+from kvlog.records import (
+    Compression,
+    MemoryRecords,
+    Record,
+    TimestampType,
+    convert,
+    encode_arrays,
+    encode_batch,
+    now_ms,
+    record_schema,
+)
+from kvlog.segment import LogSegment
+
+__all__ = ["Log", "AppendInfo", "OffsetAndTimestamp", "LATEST", "EARLIEST", "MAX_TIMESTAMP"]
+
+LATEST = -1
+EARLIEST = -2
+MAX_TIMESTAMP = -3
+INT32_MAX = 2**31 - 1
+LONG_MAX = 2**63 - 1
+
+
+class AppendInfo(NamedTuple):
+    """What an append stored: its offsets, timestamps and size."""
+
+    first_offset: int
+    last_offset: int
+    max_timestamp: int
+    offset_of_max_timestamp: int
+    log_append_time: int
+    record_count: int
+    valid_bytes: int
+
+
+class OffsetAndTimestamp(NamedTuple):
+    offset: int
+    timestamp: int
+
+
+class Log:
+    """A partition log in a directory of ``<20-digit base offset>.log/.index/.timeindex`` files."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("use Log.open(path, config, ...)")
+
+    # ------------------------------------------------------------------------------------ opening
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        config: LogConfig | None = None,
+        *,
+        read_only: bool = False,
+        time: Callable[[], int] | None = None,
+        create: bool = True,
+        _clean_shutdown: bool = False,
+        _checkpoints: "_RootCheckpoints | None" = None,
+    ) -> "Log":
+        """Open (and after an unclean stop, recover) the log in ``path``; create it when missing.
+
+        ``time`` is a zero-argument callable returning epoch milliseconds (tests inject a clock).
+        """
+        self = object.__new__(cls)
+        self.dir = os.path.abspath(os.fspath(path))
+        self.config = config if config is not None else LogConfig()
+        self.read_only = read_only
+        self._time = time or now_ms
+        tp = _files.parse_partition_dir(self.dir)
+        self.topic, self.partition = tp if tp else (os.path.basename(self.dir), -1)
+        self._checkpoints = _checkpoints or _RootCheckpoints(os.path.dirname(self.dir))
+        self._lock_fd = -1
+        self._segments: list[LogSegment] = []
+        self._bases: list[int] = []
+        self._closed = False
+        self._last_log_append_time = -1
+        self._last_flush_ms = self._time()
+        self._rng = random.Random()
+        if not os.path.isdir(self.dir):
+            if read_only or not create:
+                raise FileNotFoundError(f"no log directory at {self.dir}")
+            os.makedirs(os.path.dirname(self.dir), exist_ok=True)
+            _io.fs.mkdir(self.dir)
+            _io.fs.fsync_dir(os.path.dirname(self.dir))
+        if not read_only:
+            self._lock()
+        try:
+            self._load(_clean_shutdown)
+        except BaseException:
+            self._release_lock()
+            raise
+        return self
+
+    def _lock(self) -> None:
+        path = os.path.join(self.dir, _files.LOCK)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise LogLockedError(f"log {self.dir} is already open for writing by another process or object") from None
+        self._lock_fd = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_fd >= 0:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+    def _new_segment(self, base_offset: int, *, suffix: str = "", read_only: bool | None = None) -> LogSegment:
+        cfg = self.config
+        jitter = 0
+        if cfg.segment_jitter_ms > 0:
+            jitter = self._rng.randrange(2**31) % min(cfg.segment_jitter_ms, cfg.segment_ms)
+        return LogSegment(
+            self.dir, base_offset, index_interval_bytes=cfg.index_interval_bytes,
+            max_index_size=cfg.segment_index_bytes, read_only=self.read_only if read_only is None else read_only,
+            created_ms=self._time(), roll_jitter_ms=jitter, suffix=suffix,
+            preallocate_bytes=cfg.segment_bytes if cfg.preallocate else 0)
+
+    def _load(self, clean_shutdown: bool) -> None:
+        names = sorted(os.listdir(self.dir))
+        if not self.read_only:
+            names = self._resolve_temporary_files(names)
+        logs = [n for n in names if n.endswith(_files.LOG) and _files.is_offset_name(n)]
+        if not self.read_only:
+            have = {_files.offset_from_name(n) for n in logs}
+            for n in names:
+                if (n.endswith((_files.INDEX, _files.TIME_INDEX, _files.TXN_INDEX)) and _files.is_offset_name(n)
+                        and _files.offset_from_name(n) not in have):
+                    _io.fs.unlink(os.path.join(self.dir, n))  # orphaned index
+        stored = self._checkpoints.read(self.topic, self.partition)
+        recovery_point = stored.get("recovery_point", 0) if not clean_shutdown else LONG_MAX
+        log_start = stored.get("log_start_offset", 0)
+        needs_recovery: set[int] = set()
+        for n in logs:
+            base = _files.offset_from_name(n)
+            missing_index = not os.path.exists(_files.segment_path(self.dir, base, _files.INDEX))
+            seg = self._new_segment(base)
+            if missing_index or seg.offset_index.untrusted_tail() or seg.time_index.untrusted_tail():
+                needs_recovery.add(base)
+            else:
+                try:
+                    seg.offset_index.sanity_check()
+                    seg.time_index.sanity_check()
+                except KvlogError:
+                    needs_recovery.add(base)
+            self._add_segment(seg)
+        if self.read_only:
+            # see only complete, CRC-valid batches past the recovery point; never repair anything
+            if self._segments:
+                first = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
+                for i, seg in enumerate(self._segments[first:], start=first):
+                    if seg.limit_to_valid_prefix() < os.path.getsize(seg.log_path) and i + 1 < len(self._segments):
+                        for later in self._segments[i + 1:]:
+                            later.close_handlers()
+                        del self._segments[i + 1:]
+                        del self._bases[i + 1:]
+                        break
+            self.log_start_offset = max(log_start, self._segments[0].base_offset if self._segments else 0)
+            self._next_offset = self._segments[-1].read_next_offset() if self._segments else self.log_start_offset
+            self.recovery_point = self._next_offset
+            return
+        # recover from the segment holding the recovery point to the end (and any with bad indexes)
+        if self._segments:
+            start_idx = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
+            for i, seg in enumerate(list(self._segments)):
+                if i >= start_idx or seg.base_offset in needs_recovery:
+                    truncated = seg.recover()
+                    if truncated > 0 and i >= start_idx:
+                        # data after a torn region cannot be trusted: drop every later segment
+                        for later in self._segments[i + 1:]:
+                            later.delete()
+                        del self._segments[i + 1:]
+                        del self._bases[i + 1:]
+                        _io.fs.fsync_dir(self.dir)
+                        break
+        next_offset = self._segments[-1].read_next_offset() if self._segments else 0
+        if self._segments and next_offset < log_start:
+            for seg in self._segments:
+                seg.delete()
+            self._segments.clear()
+            self._bases.clear()
+        if not self._segments:
+            self._add_segment(self._new_segment(log_start))
+            _io.fs.fsync_dir(self.dir)
+            next_offset = log_start
+        self.log_start_offset = max(log_start, self._segments[0].base_offset)
+        self._next_offset = next_offset
+        self.recovery_point = min(stored.get("recovery_point", 0), next_offset) if not clean_shutdown else next_offset
+        active = self._segments[-1]
+        active.offset_index.resize(self.config.segment_index_bytes)
+        active.time_index.resize(self.config.segment_index_bytes)
+
+    def _resolve_temporary_files(self, names: list[str]) -> list[str]:
+        """Finish or roll back an interrupted compaction/split swap (KAFKA_FORMAT §8.5 steps 1–2)."""
+        d = self.dir
+        cleaned, swaps = [], []
+        for n in names:
+            if n.endswith(_files.DELETED) and _files.is_offset_name(n):
+                _io.fs.unlink(os.path.join(d, n))
+            elif n.endswith(_files.CLEANED) and _files.is_offset_name(n):
+                cleaned.append(n)
+            elif n.endswith(_files.SWAP) and _files.is_offset_name(n):
+                swaps.append(n)
+        if cleaned:
+            min_cleaned = min(_files.offset_from_name(n) for n in cleaned)
+            for n in list(swaps):
+                if _files.offset_from_name(n) >= min_cleaned:
+                    _io.fs.unlink(os.path.join(d, n))
+                    swaps.remove(n)
+            for n in cleaned:
+                _io.fs.unlink(os.path.join(d, n))
+        log_swaps = [n for n in swaps if n.endswith(_files.LOG + _files.SWAP)]
+        if log_swaps:
+            lo, hi = LONG_MAX, -1
+            for n in log_swaps:
+                base = _files.offset_from_name(n)
+                seg = LogSegment(d, base, suffix=_files.SWAP, read_only=True, open_indexes=False)
+                try:
+                    nxt = seg.read_next_offset()
+                finally:
+                    seg.close_handlers()
+                lo, hi = min(lo, base), max(hi, nxt)
+            for n in os.listdir(d):
+                if (_files.is_offset_name(n) and not n.endswith(_files.SWAP)
+                        and n.endswith(_files.SEGMENT_SUFFIXES) and lo <= _files.offset_from_name(n) < hi):
+                    _io.fs.unlink(os.path.join(d, n))
+            for n in swaps:
+                _io.fs.rename(os.path.join(d, n), os.path.join(d, n[: -len(_files.SWAP)]))
+            _io.fs.fsync_dir(d)
+        elif swaps:
+            for n in swaps:
+                _io.fs.rename(os.path.join(d, n), os.path.join(d, n[: -len(_files.SWAP)]))
+            _io.fs.fsync_dir(d)
+        if cleaned or swaps:
+            _io.fs.fsync_dir(d)
+        return sorted(os.listdir(d))
+
+    def _add_segment(self, seg: LogSegment) -> None:
+        i = bisect.bisect_left(self._bases, seg.base_offset)
+        if i < len(self._bases) and self._bases[i] == seg.base_offset:
+            raise KvlogError(f"duplicate segment base offset {seg.base_offset} in {self.dir}")
+        self._bases.insert(i, seg.base_offset)
+        self._segments.insert(i, seg)
+
+    # ---------------------------------------------------------------------------------- properties
+    def __enter__(self) -> "Log":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"Log({self.dir!r}, offsets {self.log_start_offset}..{self._next_offset}, "
+                f"{len(self._segments)} segments{', read-only' if self.read_only else ''})")
+
+    @property
+    def log_end_offset(self) -> int:
+        return self._next_offset
+
+    @property
+    def high_watermark(self) -> int:
+        """A single-node log: everything appended is 'replicated'."""
+        return self._next_offset
+
+    @property
+    def segments(self) -> list[LogSegment]:
+        return list(self._segments)
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._segments[-1]
+
+    @property
+    def size_in_bytes(self) -> int:
+        return sum(s.size_in_bytes for s in self._segments)
+
+    def _check_open(self, writing: bool = False) -> None:
+        if self._closed:
+            raise KvlogError(f"log {self.dir} is closed")
+        if writing and self.read_only:
+            raise KvlogError(f"log {self.dir} is open read-only")
+
+    def _segment_for(self, offset: int) -> int:
+        """Index of the segment holding ``offset`` (floor by base offset), or 0."""
+        return max(0, bisect.bisect_right(self._bases, offset) - 1)
+
+    # -------------------------------------------------------------------------------------- append
+    def append(
+        self,
+        records: Iterable[Record] | bytes | bytearray | memoryview | MemoryRecords,
+        *,
+        compression: Compression | str | int | None = None,
+        assign_offsets: bool = True,
+    ) -> AppendInfo:
+        """Validate and store a set of batches (or Records, encoded here) as one append.
+
+        Leader semantics (``assign_offsets=True``): offsets are assigned from the log end offset,
+        legacy v0/v1 input is up-converted to v2 (as Kafka ≥ 3.0 brokers store it), control batches
+        are refused, the topic's timestamp type and limits apply. Replica semantics
+        (``assign_offsets=False``): batches keep their offsets (which must be ≥ the log end offset
+        and increasing) and their format, so a log can be copied exactly.
+        """
+        self._check_open(writing=True)
+        cfg = self.config
+        if isinstance(records, MemoryRecords):
+            data: Any = records.buffer
+        elif isinstance(records, (bytes, bytearray, memoryview)):
+            data = records
+        else:
+            codec = compression
+            if codec is None:
+                codec = "none" if cfg.compression_type == "producer" else cfg.compression_type
+            recs = list(records)
+            if not recs:
+                raise ValueError("nothing to append")
+            now = self._time()
+            recs = [r if r.timestamp is not None else r._replace(timestamp=now) for r in recs]
+            data = encode_batch(recs, compression=codec)
+        headers = MemoryRecords(data).batch_headers(check_crc=True)
+        total = int(headers["size"].sum()) if len(headers) else 0
+        if not len(headers):
+            raise CorruptRecordError("append contains no complete batch", position=0)
+        if total != len(data):
+            raise CorruptRecordError(
+                f"append has {len(data) - total} bytes after its last complete batch", position=total)
+        too_big = headers["size"] > cfg.max_message_bytes
+        if too_big.any():
+            i = int(np.argmax(too_big))
+            raise RecordTooLargeError(
+                f"batch at position {int(headers['position'][i])} is {int(headers['size'][i])} bytes, "
+                f"over max.message.bytes={cfg.max_message_bytes}")
+        if total > cfg.segment_bytes:
+            raise RecordTooLargeError(f"append of {total} bytes exceeds segment.bytes={cfg.segment_bytes}")
+        if assign_offsets:
+            return self._append_as_leader(data, headers, compression)
+        return self._append_as_replica(data, headers)
+
+    def _append_as_leader(self, data: Any, headers: np.ndarray, compression: Any) -> AppendInfo:
+        cfg = self.config
+        if (headers["magic"] < 2).any():
+            data = convert(MemoryRecords(data), 2)
+            headers = MemoryRecords(data).batch_headers(check_crc=True)
+        if (headers["attributes"] & 0x20).any():
+            raise InvalidOffsetError("clients may not append control batches; use assign_offsets=False to copy them")
+        counts = headers["record_count"].astype(np.int64)
+        deltas = headers["last_offset"] - headers["base_offset"]
+        bad = (counts <= 0) | (deltas + 1 != counts)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise CorruptRecordError(
+                f"batch declares {int(counts[i])} records but spans {int(deltas[i]) + 1} offsets",
+                position=int(headers["position"][i]))
+        target = cfg.compression_type if compression is None else compression
+        if target != "producer":
+            want = int(Compression.parse(target))
+            if ((headers["attributes"] & 7) != want).any():
+                data = _recompress(data, want)
+                headers = MemoryRecords(data).batch_headers(check_crc=True)
+                counts = headers["record_count"].astype(np.int64)
+        ttype = cfg.message_timestamp_type
+        now = self._time()
+        if ttype == TimestampType.CREATE_TIME:
+            self._validate_timestamps(data, headers, now)
+            lat = -1
+        else:
+            lat = max(now, self._last_log_append_time)
+        buf = bytearray(data)
+        first = self._next_offset
+        nxt = _k.assign_offsets(buf, np.ascontiguousarray(headers["position"]), first, lat)
+        headers = headers.copy()
+        headers["base_offset"] = first + np.concatenate([[0], np.cumsum(counts)[:-1]])
+        headers["last_offset"] = headers["base_offset"] + counts - 1
+        if lat >= 0:
+            headers["max_timestamp"] = lat
+            headers["attributes"] |= 0x08
+            self._last_log_append_time = lat
+        return self._store(buf, headers, first, nxt - 1, lat)
+
+    def _append_as_replica(self, data: Any, headers: np.ndarray) -> AppendInfo:
+        firsts = np.where(headers["base_offset"] >= 0, headers["base_offset"], headers["last_offset"])
+        lasts = headers["last_offset"]
+        if int(firsts[0]) < self._next_offset:
+            raise InvalidOffsetError(
+                f"first offset {int(firsts[0])} is below the log end offset {self._next_offset}")
+        if len(headers) > 1 and (firsts[1:] <= lasts[:-1]).any():
+            raise InvalidOffsetError("batch offsets must increase within an append")
+        if (lasts < firsts).any():
+            raise InvalidOffsetError("a batch's last offset is below its base offset")
+        return self._store(data, headers, int(firsts[0]), int(lasts[-1]), -1)
+
+    def _validate_timestamps(self, data: Any, headers: np.ndarray, now: int) -> None:
+        before = self.config.effective_timestamp_before_max_ms
+        after = self.config.effective_timestamp_after_max_ms
+        if before >= LONG_MAX and after >= LONG_MAX:
+            return
+        table = MemoryRecords(data).to_arrow(include_headers=False, check_crc=False)
+        ts = table.column("timestamp").cast(pa.int64()).to_numpy() // 1000
+        ts = ts[ts != -1]
+        if not len(ts):
+            return
+        if before < LONG_MAX and (now - ts > before).any():
+            bad = int(ts[now - ts > before][0])
+            raise InvalidTimestampError(
+                f"timestamp {bad} is {now - bad} ms before the log's time {now}, "
+                f"over message.timestamp.before.max.ms={before}")
+        if after < LONG_MAX and (ts - now > after).any():
+            bad = int(ts[ts - now > after][0])
+            raise InvalidTimestampError(
+                f"timestamp {bad} is {bad - now} ms after the log's time {now}, "
+                f"over message.timestamp.after.max.ms={after}")
+
+    def _store(self, data: Any, headers: np.ndarray, first: int, last: int, lat: int) -> AppendInfo:
+        cfg = self.config
+        size = len(data)
+        max_ts = int(headers["max_timestamp"].max())
+        i_max = int(np.argmax(headers["max_timestamp"]))
+        seg = self._maybe_roll(size, first, last, max_ts)
+        rel = headers.copy()
+        rel["position"] -= rel["position"][0]
+        seg.append(data, rel, flush=cfg.fsync_per_append)
+        self._next_offset = last + 1
+        count = int(np.where(headers["record_count"] >= 0, headers["record_count"], 0).sum())
+        if cfg.fsync_per_append:
+            self.recovery_point = self._next_offset
+            self._write_recovery_point()
+        elif (self._next_offset - self.recovery_point >= cfg.flush_messages
+              or (cfg.flush_ms < LONG_MAX and self._time() - self._last_flush_ms >= cfg.flush_ms)):
+            self.flush()
+        return AppendInfo(first, last, max_ts, int(headers["last_offset"][i_max]), lat, count, size)
+
+    # ---------------------------------------------------------------------------------------- roll
+    def _maybe_roll(self, size: int, first: int, last: int, max_ts: int) -> LogSegment:
+        seg = self._segments[-1]
+        cfg = self.config
+        now = self._time()
+        if (seg.size_in_bytes > cfg.segment_bytes - size
+                or (seg.size_in_bytes > 0
+                    and seg.time_waited_for_roll(now, max_ts) > cfg.max_segment_ms - seg.roll_jitter_ms)
+                or seg.offset_index.is_full() or seg.time_index.is_full()
+                or not seg.can_convert_to_relative_offset(last)):
+            if seg.size_in_bytes > 0 or seg.base_offset != max(first, self._next_offset):
+                return self.roll(max(first, self._next_offset))
+        return seg
+
+    def roll(self, new_base_offset: int | None = None) -> LogSegment:
+        """Close the active segment (final time-index entry, trimmed indexes) and start a new one."""
+        self._check_open(writing=True)
+        new_base = self._next_offset if new_base_offset is None else max(new_base_offset, self._next_offset)
+        old = self._segments[-1]
+        if old.base_offset == new_base and old.size_in_bytes == 0:
+            return old
+        if old.base_offset >= new_base:
+            raise InvalidOffsetError(f"cannot roll to {new_base}: the active segment starts at {old.base_offset}")
+        old.on_become_inactive()
+        old.flush()  # Kafka flushes the old segment (asynchronously); the recovery point moves with it
+        seg = self._new_segment(new_base)
+        self._add_segment(seg)
+        _io.fs.fsync_dir(self.dir)
+        self.recovery_point = max(self.recovery_point, old.base_offset)
+        return seg
+
+    # ---------------------------------------------------------------------------------------- read
+    def read(self, offset: int, max_bytes: int = 1 << 20, *, max_offset: int | None = None,
+             min_one_batch: bool = True) -> MemoryRecords:
+        """Whole batches from the one holding ``offset``, up to ``max_bytes`` (at least one batch)."""
+        self._check_open()
+        if offset < self.log_start_offset or offset > self._next_offset:
+            raise OffsetOutOfRangeError(
+                f"offset {offset} is outside {self.log_start_offset}..{self._next_offset} of {self.dir}",
+                log_start_offset=self.log_start_offset, log_end_offset=self._next_offset)
+        upper = self._next_offset if max_offset is None else min(max_offset, self._next_offset)
+        if offset >= upper:
+            return MemoryRecords(b"")
+        i = self._segment_for(offset)
+        while i < len(self._segments):
+            seg = self._segments[i]
+            max_pos = None
+            if upper < self._next_offset:
+                stop = seg.translate_offset(upper)
+                max_pos = stop.position if stop is not None and stop.base_offset >= upper else None
+            got = seg.read(offset, max_bytes, max_pos, min_one_message=min_one_batch)
+            if got is not None and got[1]:
+                return MemoryRecords(got[1])
+            i += 1
+        return MemoryRecords(b"")
+
+    def _ranges(self, start: int, end: int) -> Iterator[tuple[LogSegment, int, int]]:
+        """(segment, start position, end position) covering offsets [start, end)."""
+        i = self._segment_for(start)
+        for seg in self._segments[i:]:
+            if seg.base_offset >= end:
+                return
+            first = seg.translate_offset(start)
+            if first is None:
+                continue
+            stop = seg.translate_offset(end) if end < self._next_offset else None
+            end_pos = seg.size_in_bytes if stop is None else stop.position
+            if stop is not None and stop.base_offset < end:
+                end_pos = stop.position + stop.size  # the batch straddling `end` is read, then filtered
+            if end_pos > first.position:
+                yield seg, first.position, end_pos
+
+    def _bounds(self, start: int | None, end: int | None) -> tuple[int, int]:
+        s = self.log_start_offset if start is None else max(start, self.log_start_offset)
+        e = self._next_offset if end is None else min(end, self._next_offset)
+        return s, e
+
+    def _chunks(self, start: int, end: int, chunk: int) -> Iterator[bytes]:
+        for seg, lo, hi in self._ranges(start, end):
+            pos = lo
+            while pos < hi:
+                # cut on batch boundaries so every chunk decodes on its own
+                cut = hi
+                if hi - pos > chunk:
+                    cut = pos
+                    for headers in seg.iter_headers(pos, end_position=hi):
+                        ends = headers["position"] + headers["size"]
+                        far = np.searchsorted(ends, pos + chunk, side="right")
+                        if far > 0:
+                            cut = int(ends[far - 1])
+                            break
+                        cut = int(ends[0])
+                        break
+                    if cut <= pos:
+                        cut = hi
+                data = seg.pread(pos, cut - pos)
+                if not data:
+                    break
+                yield data
+                pos += len(data)
+
+    def records(self, start_offset: int | None = None, end_offset: int | None = None, *,
+                include_control: bool = False) -> Iterator[Record]:
+        """Records with ``start_offset ≤ offset < end_offset`` (default: the whole log)."""
+        self._check_open()
+        start, end = self._bounds(start_offset, end_offset)
+        for data in self._chunks(start, end, 4 << 20):
+            for rec in MemoryRecords(data).records(include_control=include_control):
+                if rec.offset >= end:
+                    return
+                if rec.offset >= start:
+                    yield rec
+
+    def to_arrow(self, start_offset: int | None = None, end_offset: int | None = None, *,
+                 include_headers: bool = True, check_crc: bool = True) -> pa.Table:
+        """Records with ``start_offset ≤ offset < end_offset`` as an Arrow table (Kafka-source columns)."""
+        self._check_open()
+        start, end = self._bounds(start_offset, end_offset)
+        tables = []
+        for data in self._chunks(start, end, 64 << 20):
+            t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc)
+            off = t.column("offset")
+            if len(t) and (pc.min(off).as_py() < start or pc.max(off).as_py() >= end):
+                t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
+            tables.append(t)
+        if not tables:
+            return record_schema(include_headers).empty_table()
+        return pa.concat_tables(tables)
+
+    # ------------------------------------------------------------------------------ time search
+    def offset_for_timestamp(self, timestamp: int) -> OffsetAndTimestamp | None:
+        """The earliest offset whose record timestamp is ≥ ``timestamp`` (KIP-79 / KIP-33).
+
+        Special targets: ``LATEST`` (-1) → the log end offset, ``EARLIEST`` (-2) → the log start
+        offset, ``MAX_TIMESTAMP`` (-3) → the first record carrying the largest timestamp.
+        None when no record is that recent.
+        """
+        self._check_open()
+        if timestamp == LATEST:
+            return OffsetAndTimestamp(self._next_offset, -1)
+        if timestamp == EARLIEST:
+            return OffsetAndTimestamp(self.log_start_offset, -1)
+        if timestamp == MAX_TIMESTAMP:
+            return self._max_timestamp_offset()
+        if timestamp < 0:
+            raise InvalidTimestampError(f"invalid target timestamp {timestamp}")
+        for seg in self._segments:
+            if seg.size_in_bytes == 0 or seg.max_timestamp < timestamp:
+                continue
+            found = seg.find_offset_by_timestamp(timestamp, self.log_start_offset)
+            if found is not None:
+                return OffsetAndTimestamp(*found)
+        return None
+
+    def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:
+        best: LogSegment | None = None
+        for seg in self._segments:
+            if seg.size_in_bytes and (best is None or seg.max_timestamp > best.max_timestamp):
+                best = seg
+        if best is None or best.max_timestamp < 0:
+            return None
+        target = best.max_timestamp
+        found = best.find_offset_by_timestamp(target, self.log_start_offset)
+        return OffsetAndTimestamp(*found) if found else None
+
+    # ------------------------------------------------------------------------ flush / checkpoints
+    def flush(self, offset: int | None = None) -> None:
+        """fsync everything below ``offset`` (default: the log end offset) and checkpoint it."""
+        self._check_open(writing=True)
+        upto = self._next_offset if offset is None else min(offset, self._next_offset)
+        if upto <= self.recovery_point:
+            return
+        i = self._segment_for(self.recovery_point)
+        for seg in self._segments[i:]:
+            if seg.base_offset >= upto and seg is not self._segments[-1]:
+                break
+            seg.flush()
+        _io.fs.fsync_dir(self.dir)
+        self.recovery_point = upto
+        self._last_flush_ms = self._time()
+        self._write_recovery_point()
+
+    def _write_recovery_point(self) -> None:
+        self._checkpoints.write(self.topic, self.partition, recovery_point=self.recovery_point,
+                                log_start_offset=self.log_start_offset)
+
+    # --------------------------------------------------------------------------------- retention
+    def delete_old_segments(self, now_ms: int | None = None) -> int:
+        """Apply retention: log start offset always; time and size when cleanup.policy has delete.
+
+        Returns the number of segments deleted. A segment's age is its verified max record timestamp
+        (recomputed from CRC-checked batch headers before deleting, never taken from an index alone).
+        """
+        self._check_open(writing=True)
+        now = self._time() if now_ms is None else now_ms
+        deleted = self._delete_while(lambda seg, nxt: nxt is not None and nxt.base_offset <= self.log_start_offset)
+        if self.config.delete:
+            rb = self.config.retention_bytes
+            if rb >= 0:
+                excess = [self.size_in_bytes - rb]
+
+                def over_size(seg: LogSegment, nxt: LogSegment | None) -> bool:
+                    if excess[0] - seg.size_in_bytes >= 0:
+                        excess[0] -= seg.size_in_bytes
+                        return True
+                    return False
+
+                deleted += self._delete_while(over_size)
+            rms = self.config.retention_ms
+            if rms >= 0:
+                def expired(seg: LogSegment, nxt: LogSegment | None) -> bool:
+                    if seg.size_in_bytes == 0:
+                        return False
+                    if now - seg.largest_timestamp <= rms:
+                        return False
+                    verified = seg.verified_max_timestamp()  # KAFKA-10207: never trust the index alone
+                    largest = verified if verified >= 0 else seg.largest_timestamp
+                    return now - largest > rms
+
+                deleted += self._delete_while(expired)
+        return deleted
+
+    def _delete_while(self, predicate: Callable[[LogSegment, LogSegment | None], bool]) -> int:
+        doomed = []
+        for i, seg in enumerate(self._segments):
+            nxt = self._segments[i + 1] if i + 1 < len(self._segments) else None
+            upper = nxt.base_offset if nxt is not None else self._next_offset
+            if upper > self.high_watermark or (nxt is None and seg.size_in_bytes == 0):
+                break
+            if not predicate(seg, nxt):
+                break
+            doomed.append(seg)
+        if not doomed:
+            return 0
+        if len(doomed) == len(self._segments):
+            self.roll()  # keep an (empty) active segment
+        for seg in doomed:
+            seg.close_handlers()
+            seg.change_suffix("", _files.DELETED)
+            self._segments.remove(seg)
+            self._bases.remove(seg.base_offset)
+        self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
+        self.recovery_point = max(self.recovery_point, self.log_start_offset)
+        self._write_recovery_point()
+        for seg in doomed:
+            seg.delete()
+        _io.fs.fsync_dir(self.dir)
+        return len(doomed)
+
+    def delete_records(self, before_offset: int) -> int:
+        """Move the log start offset forward to ``before_offset`` (Kafka's DeleteRecords); returns it."""
+        self._check_open(writing=True)
+        if before_offset > self.high_watermark:
+            raise OffsetOutOfRangeError(
+                f"cannot delete records before {before_offset}: past the high watermark {self.high_watermark}",
+                log_start_offset=self.log_start_offset, log_end_offset=self._next_offset)
+        if before_offset > self.log_start_offset:
+            self.log_start_offset = before_offset
+            self._write_recovery_point()
+            self._delete_while(lambda seg, nxt: nxt is not None and nxt.base_offset <= self.log_start_offset)
+        return self.log_start_offset
+
+    # -------------------------------------------------------------------------------- truncation
+    def truncate_to(self, offset: int) -> bool:
+        """Remove every batch holding an offset ≥ ``offset`` (whole batches). True if anything went."""
+        self._check_open(writing=True)
+        if offset < 0:
+            raise InvalidOffsetError(f"cannot truncate to a negative offset {offset}")
+        if offset >= self._next_offset:
+            return False
+        if self._segments[0].base_offset > offset:
+            self.truncate_fully_and_start_at(offset)
+            return True
+        while len(self._segments) > 1 and self._segments[-1].base_offset > offset:
+            seg = self._segments.pop()
+            self._bases.pop()
+            seg.delete()
+        active = self._segments[-1]
+        active.truncate_to(offset)
+        _io.fs.fsync_dir(self.dir)
+        self._next_offset = active.read_next_offset()
+        self.log_start_offset = min(self.log_start_offset, offset)
+        self.recovery_point = min(self.recovery_point, self._next_offset)
+        self._write_recovery_point()
+        return True
+
+    def truncate_fully_and_start_at(self, new_offset: int) -> None:
+        """Drop every segment and start empty at ``new_offset``."""
+        self._check_open(writing=True)
+        old = list(self._segments)
+        self._segments.clear()
+        self._bases.clear()
+        for seg in old:
+            seg.delete()
+        self._add_segment(self._new_segment(new_offset))
+        _io.fs.fsync_dir(self.dir)
+        self._next_offset = new_offset
+        self.log_start_offset = new_offset
+        self.recovery_point = new_offset
+        self._write_recovery_point()
+
+    # ------------------------------------------------------------------------------------- close
+    def close(self) -> None:
+        """Flush, finish the active segment's indexes, checkpoint, release the lock."""
+        if self._closed:
+            return
+        try:
+            if not self.read_only:
+                self.flush()
+                self._write_recovery_point()
+            for seg in self._segments:
+                seg.close()
+        finally:
+            self._closed = True
+            self._release_lock()
+
+    def delete(self) -> None:
+        """Close and remove the whole log directory and its checkpoint entries."""
+        self._check_open(writing=True)
+        for seg in self._segments:
+            seg.delete()
+        self._segments.clear()
+        self._closed = True
+        for name in os.listdir(self.dir):
+            _io.fs.unlink(os.path.join(self.dir, name))
+        self._release_lock()
+        _io.fs.rmdir(self.dir)
+        _io.fs.fsync_dir(os.path.dirname(self.dir))
+        self._checkpoints.remove(self.topic, self.partition)
+
+
+def _recompress(data: Any, codec: int) -> bytes:
+    """Rebuild every batch with ``codec`` (compression.type other than 'producer'), keeping its fields."""
+    parts = []
+    for b in MemoryRecords(data).batches():
+        if b.compression == codec:
+            parts.append(bytes(b.buffer()))
+            continue
+        recs = list(b.records())
+        hdrs = [r.headers for r in recs]
+        parts.append(encode_arrays(
+            [r.key for r in recs], [r.value for r in recs], [r.timestamp for r in recs],
+            headers=hdrs if any(hdrs) else None, offsets=[r.offset for r in recs], base_offset=b.base_offset,
+            compression=codec, timestamp_type=b.timestamp_type, log_append_time=b.max_timestamp,
+            producer_id=b.producer_id, producer_epoch=b.producer_epoch, base_sequence=b.base_sequence,
+            partition_leader_epoch=b.partition_leader_epoch, is_transactional=b.is_transactional,
+            records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1))
+    return b"".join(parts)
+
+
+class _RootCheckpoints:
+    """The data directory's recovery-point and log-start-offset checkpoint files (Kafka's layout)."""
+
+    def __init__(self, root: str):
+        self.root = root
+
+    def read(self, topic: str, partition: int) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for name, key in ((checkpoint.RECOVERY_POINT, "recovery_point"),
+                          (checkpoint.LOG_START_OFFSET, "log_start_offset")):
+            try:
+                table = checkpoint.read_offsets(os.path.join(self.root, name))
+            except checkpoint.CorruptCheckpointError:
+                table = {}  # Kafka's fallback: full recovery
+            if (topic, partition) in table:
+                out[key] = table[(topic, partition)]
+        return out
+
+    def write(self, topic: str, partition: int, *, recovery_point: int, log_start_offset: int) -> None:
+        lock = _RootLock(self.root)
+        with lock:
+            checkpoint.update_offsets(os.path.join(self.root, checkpoint.RECOVERY_POINT),
+                                      {(topic, partition): recovery_point})
+            checkpoint.update_offsets(os.path.join(self.root, checkpoint.LOG_START_OFFSET),
+                                      {(topic, partition): log_start_offset})
+
+    def remove(self, topic: str, partition: int) -> None:
+        with _RootLock(self.root):
+            for name in (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET, checkpoint.CLEANER_OFFSET):
+                path = os.path.join(self.root, name)
+                if os.path.exists(path):
+                    checkpoint.update_offsets(path, {(topic, partition): None})
+
+
+class _RootLock:
+    """Serialises read-modify-write of the root checkpoint files between logs and processes."""
+
+    def __init__(self, root: str):
+        self.path = os.path.join(root, ".kvlog-checkpoints.lock")
+        self.fd = -1
+
+    def __enter__(self) -> "_RootLock":
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+def _unused(*_: Any) -> None:  # pragma: no cover
+    raise ConfigError("unused")

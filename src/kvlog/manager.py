@@ -1,0 +1,211 @@
+"""LogManager: a data directory of ``<topic>-<partition>`` logs, as a Kafka broker lays it out.
+
+The root holds Kafka's checkpoint files (``recovery-point-offset-checkpoint``,
+``log-start-offset-checkpoint``), the ``.lock`` a broker takes, and the clean-shutdown marker written by
+``close()``. Kafka keeps topic configurations in its metadata log, not on disk; kvlog keeps them in
+``kvlog-topics.json`` in the root (a plain file, which brokers ignore).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Callable
+
+from kvlog import _files, _io
+from kvlog.config import LogConfig
+from kvlog.errors import ConfigError, KvlogError, LogLockedError
+from kvlog.log import Log, _RootCheckpoints
+
+__all__ = ["LogManager", "validate_topic_name", "MAX_TOPIC_LENGTH"]
+
+MAX_TOPIC_LENGTH = 249
+MAX_NAME_BYTES = 255
+TOPICS_FILE = "kvlog-topics.json"
+_LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
+
+
+def validate_topic_name(name: str) -> None:
+    """Kafka's rules (Topic.validate): legal characters, at most 249 characters, not '.' or '..'."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError("topic name must be a non-empty string")
+    if name in (".", ".."):
+        raise ConfigError(f"topic name cannot be {name!r}")
+    if len(name) > MAX_TOPIC_LENGTH:
+        raise ConfigError(f"topic name is {len(name)} characters; the maximum is {MAX_TOPIC_LENGTH}")
+    if not _LEGAL.match(name):
+        raise ConfigError(f"topic name {name!r} has characters outside [a-zA-Z0-9._-]")
+
+
+class LogManager:
+    """Create, open and delete topics' partition logs under one data directory."""
+
+    def __init__(self, root: str | os.PathLike[str], config: LogConfig | None = None, *,
+                 read_only: bool = False, time: Callable[[], int] | None = None):
+        self.root = os.path.abspath(os.fspath(root))
+        self.default_config = config or LogConfig()
+        self.read_only = read_only
+        self._time = time
+        self._logs: dict[tuple[str, int], Log] = {}
+        self._lock_fd = -1
+        self._closed = False
+        if not os.path.isdir(self.root):
+            if read_only:
+                raise FileNotFoundError(f"no data directory at {self.root}")
+            os.makedirs(self.root, exist_ok=True)
+        self._checkpoints = _RootCheckpoints(self.root)
+        self._clean_shutdown = False
+        if not read_only:
+            self._lock()
+            marker = os.path.join(self.root, _files.CLEAN_SHUTDOWN)
+            if os.path.exists(marker):
+                # read, then delete before any log loads: a crash during loading is not clean (KAFKA-10471)
+                self._clean_shutdown = True
+                _io.fs.unlink(marker)
+                _io.fs.fsync_dir(self.root)
+            self._remove_deleted_dirs()
+        self._topics = self._read_topics()
+
+    def _lock(self) -> None:
+        fd = os.open(os.path.join(self.root, ".lock"), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise LogLockedError(f"data directory {self.root} is in use by another process") from None
+        self._lock_fd = fd
+
+    def _remove_deleted_dirs(self) -> None:
+        for name in os.listdir(self.root):
+            if name.endswith("-delete") and os.path.isdir(os.path.join(self.root, name)):
+                shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
+
+    # ------------------------------------------------------------------------------- topic table
+    def _read_topics(self) -> dict[str, dict[str, object]]:
+        path = os.path.join(self.root, TOPICS_FILE)
+        table: dict[str, dict[str, object]] = {}
+        if os.path.exists(path):
+            try:
+                with open(path, encoding="utf-8") as f:
+                    table = json.load(f)
+            except (OSError, ValueError) as exc:
+                raise KvlogError(f"cannot read {path}: {exc}") from None
+        # directories written by a broker (or another tool) count too
+        for name in os.listdir(self.root):
+            tp = _files.parse_partition_dir(name)
+            if tp is None or not os.path.isdir(os.path.join(self.root, name)) or "." in name.rsplit("-", 1)[-1]:
+                continue
+            topic, partition = tp
+            entry = table.setdefault(topic, {"partitions": 0, "config": {}})
+            entry["partitions"] = max(int(entry["partitions"]), partition + 1)  # type: ignore[call-overload]
+        return table
+
+    def _write_topics(self) -> None:
+        data = json.dumps(self._topics, indent=1, sort_keys=True).encode()
+        _io.fs.write_atomic(os.path.join(self.root, TOPICS_FILE), data)
+
+    def topics(self) -> dict[str, int]:
+        """``{topic: partition count}``."""
+        return {t: int(e["partitions"]) for t, e in sorted(self._topics.items())}  # type: ignore[call-overload]
+
+    def topic_config(self, topic: str) -> LogConfig:
+        entry = self._topics.get(topic)
+        if entry is None:
+            raise KeyError(f"no topic {topic!r} in {self.root}")
+        props = entry.get("config") or {}
+        base = self.default_config.to_properties()
+        base.update(props)  # type: ignore[arg-type]
+        return LogConfig.from_properties(base)
+
+    # ---------------------------------------------------------------------------------- topics
+    def create_topic(self, name: str, partitions: int, config: LogConfig | None = None) -> list[Log]:
+        """Create ``partitions`` empty logs for a new topic (Kafka's naming rules apply)."""
+        self._check(writing=True)
+        validate_topic_name(name)
+        if not isinstance(partitions, int) or partitions < 1:
+            raise ConfigError("partitions must be a positive integer")
+        if name in self._topics:
+            raise ConfigError(f"topic {name!r} already exists in {self.root}")
+        longest = f"{name}-{partitions - 1}.{uuid.uuid4().hex}-delete"
+        if len(f"{name}-{partitions - 1}".encode()) > MAX_NAME_BYTES:
+            raise ConfigError(f"partition directory names of {name!r} would exceed {MAX_NAME_BYTES} bytes")
+        del longest  # delete-directory names truncate the topic as Kafka does, so they always fit
+        cfg = config or self.default_config
+        self._topics[name] = {"partitions": partitions,
+                              "config": cfg.to_properties() if config is not None else {}}
+        self._write_topics()
+        return [self.log(name, p) for p in range(partitions)]
+
+    def log(self, topic: str, partition: int) -> Log:
+        """The open Log for ``topic``/``partition`` (opened, and recovered if needed, on first use)."""
+        self._check()
+        key = (topic, partition)
+        if key in self._logs:
+            return self._logs[key]
+        entry = self._topics.get(topic)
+        if entry is None or not 0 <= partition < int(entry["partitions"]):  # type: ignore[call-overload]
+            raise KeyError(f"no partition {topic}-{partition} in {self.root}")
+        path = os.path.join(self.root, f"{topic}-{partition}")
+        log = Log.open(path, self.topic_config(topic), read_only=self.read_only, time=self._time,
+                       _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints)
+        self._logs[key] = log
+        return log
+
+    def logs(self) -> list[Log]:
+        """Every partition log of every topic (opening them as needed)."""
+        return [self.log(t, p) for t, n in self.topics().items() for p in range(n)]
+
+    def delete_topic(self, name: str) -> None:
+        """Close the topic's logs, rename their directories to Kafka's ``-delete`` form, remove them."""
+        self._check(writing=True)
+        entry = self._topics.pop(name, None)
+        if entry is None:
+            raise KeyError(f"no topic {name!r} in {self.root}")
+        for p in range(int(entry["partitions"])):  # type: ignore[call-overload]
+            log = self._logs.pop((name, p), None)
+            if log is not None:
+                log.close()
+            src = os.path.join(self.root, f"{name}-{p}")
+            if not os.path.isdir(src):
+                continue
+            suffix = f"-{p}.{uuid.uuid4().hex}-delete"
+            dst = os.path.join(self.root, name[: MAX_NAME_BYTES - len(suffix)] + suffix)
+            _io.fs.rename(src, dst)
+            self._checkpoints.remove(name, p)
+        _io.fs.fsync_dir(self.root)
+        self._write_topics()
+        self._remove_deleted_dirs()
+
+    # ------------------------------------------------------------------------------------ close
+    def _check(self, writing: bool = False) -> None:
+        if self._closed:
+            raise KvlogError(f"LogManager for {self.root} is closed")
+        if writing and self.read_only:
+            raise KvlogError(f"LogManager for {self.root} is read-only")
+
+    def close(self) -> None:
+        """Close every log (flushed, checkpointed) and write the clean-shutdown marker."""
+        if self._closed:
+            return
+        try:
+            for log in self._logs.values():
+                log.close()
+            if not self.read_only:
+                _io.fs.write_atomic(os.path.join(self.root, _files.CLEAN_SHUTDOWN), b"")
+        finally:
+            self._logs.clear()
+            self._closed = True
+            if self._lock_fd >= 0:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                os.close(self._lock_fd)
+                self._lock_fd = -1
+
+    def __enter__(self) -> "LogManager":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,494 @@
+"""LogSegment: one ``.log`` file with its offset index and time index (Kafka's LogSegment).
+
+The ``.log`` is read with ``pread`` into private buffers, never mmapped: another process may truncate
+it (a writer's recovery, a cleaner's swap), and a mapped page past the new end would kill the reader
+with SIGBUS. Index files are small and are mapped by their owner only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
+
+from kvlog import _files, _io
+from kvlog._core import records as _k
+from kvlog.errors import CorruptRecordError, InvalidOffsetError, KvlogError
+from kvlog.index import OffsetIndex, TimeIndex, TimestampOffset
+from kvlog.records import MemoryRecords
+
+__all__ = ["LogSegment", "BatchPosition", "READ_CHUNK"]
+
+READ_CHUNK = 1 << 20
+INT32_MAX = 2**31 - 1
+NO_TIMESTAMP = -1
+
+
+class BatchPosition(NamedTuple):
+    """Where a batch sits in its segment: its offsets, byte position and size."""
+
+    base_offset: int
+    last_offset: int
+    position: int
+    size: int
+    max_timestamp: int
+
+
+class LogSegment:
+    """One segment. Not thread-safe: the Log serialises writers; readers open their own read-only copy."""
+
+    def __init__(
+        self,
+        directory: str,
+        base_offset: int,
+        *,
+        index_interval_bytes: int = 4096,
+        max_index_size: int = 10 * 1024 * 1024,
+        read_only: bool = False,
+        created_ms: int = 0,
+        roll_jitter_ms: int = 0,
+        suffix: str = "",
+        preallocate_bytes: int = 0,
+        open_indexes: bool = True,
+    ):
+        self.directory = directory
+        self.base_offset = base_offset
+        self.index_interval_bytes = index_interval_bytes
+        self.max_index_size = max_index_size
+        self.read_only = read_only
+        self.created_ms = created_ms
+        self.roll_jitter_ms = roll_jitter_ms
+        self.suffix = suffix
+        self.log_path = _files.segment_path(directory, base_offset, _files.LOG + suffix)
+        flags = os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT
+        self._fd = _io.fs.open(self.log_path, flags)
+        self._size = os.fstat(self._fd).st_size
+        if preallocate_bytes and self._size == 0 and not read_only and hasattr(os, "posix_fallocate"):
+            # Kafka's preallocate=true: the file gets its full length, the logical size stays 0
+            os.posix_fallocate(self._fd, 0, preallocate_bytes)
+        if open_indexes:
+            self.offset_index = OffsetIndex(
+                _files.segment_path(directory, base_offset, _files.INDEX + suffix), base_offset, max_index_size,
+                writable=not read_only)
+            self.time_index = TimeIndex(
+                _files.segment_path(directory, base_offset, _files.TIME_INDEX + suffix), base_offset,
+                max_index_size, writable=not read_only)
+        if not open_indexes:
+            self.offset_index = None  # type: ignore[assignment]
+            self.time_index = None  # type: ignore[assignment]
+        self._bytes_since_last_index_entry = 0
+        self._max_ts: TimestampOffset | None = None  # lazily loaded (max timestamp, shallow offset)
+        self._rolling_ts: int | None = None
+        self._rolling_ts_loaded = False
+
+    def __repr__(self) -> str:
+        return f"LogSegment(base_offset={self.base_offset}, size={self._size}, path={self.log_path!r})"
+
+    # ----------------------------------------------------------------------------------- properties
+    @property
+    def size_in_bytes(self) -> int:
+        return self._size
+
+    @property
+    def max_timestamp(self) -> int:
+        """Largest batch max timestamp in the segment (-1 if none)."""
+        return self._max_timestamp_and_offset().timestamp
+
+    @property
+    def shallow_offset_of_max_timestamp(self) -> int:
+        return self._max_timestamp_and_offset().offset
+
+    def _max_timestamp_and_offset(self) -> TimestampOffset:
+        if self._max_ts is None:
+            last = self.time_index.last_entry
+            self._max_ts = TimestampOffset(last.timestamp, last.offset) if last.timestamp >= 0 else \
+                TimestampOffset(NO_TIMESTAMP, self.base_offset)
+        return self._max_ts
+
+    @property
+    def largest_timestamp(self) -> int:
+        """Kafka's largestTimestamp: the max record timestamp, or the file's mtime when there is none."""
+        ts = self.max_timestamp
+        if ts >= 0:
+            return ts
+        return int(os.fstat(self._fd).st_mtime * 1000)
+
+    def verified_max_timestamp(self) -> int:
+        """The max timestamp recomputed from CRC-checked batch headers (never from an index)."""
+        best = NO_TIMESTAMP
+        for headers in self.iter_headers(with_crc=True, stop_on_crc=True):
+            if len(headers):
+                best = max(best, int(headers["max_timestamp"].max()))
+        return best
+
+    @property
+    def rolling_based_timestamp(self) -> int | None:
+        """The first batch's max timestamp: the start of the segment's age for time-based rolls."""
+        if not self._rolling_ts_loaded:
+            self._rolling_ts_loaded = True
+            self._rolling_ts = None
+            for headers in self.iter_headers(with_crc=False, limit=1):
+                if len(headers) and headers["max_timestamp"][0] >= 0:
+                    self._rolling_ts = int(headers["max_timestamp"][0])
+                break
+        return self._rolling_ts
+
+    def time_waited_for_roll(self, now_ms: int, max_timestamp_in_append: int) -> int:
+        rts = self.rolling_based_timestamp
+        if rts is not None and rts >= 0:
+            return max_timestamp_in_append - rts
+        return now_ms - self.created_ms
+
+    def can_convert_to_relative_offset(self, offset: int) -> bool:
+        return 0 <= offset - self.base_offset <= INT32_MAX
+
+    # --------------------------------------------------------------------------------------- reading
+    def pread(self, position: int, size: int) -> bytes:
+        size = max(0, min(size, self._size - position))
+        if size == 0:
+            return b""
+        data = _io.fs.pread(self._fd, size, position)
+        return data
+
+    def iter_headers(
+        self,
+        start_position: int = 0,
+        *,
+        end_position: int | None = None,
+        with_crc: bool = False,
+        stop_on_crc: bool = False,
+        limit: int | None = None,
+        chunk: int = READ_CHUNK,
+    ) -> Iterator[np.ndarray]:
+        """Batch headers (``BATCH_DTYPE``, positions absolute in the file), a chunk at a time.
+
+        Stops silently at a trailing partial batch; raises ``CorruptRecordError`` (with this file
+        and the absolute position) at structural damage or, with ``stop_on_crc``, a bad CRC.
+        """
+        end = self._size if end_position is None else min(end_position, self._size)
+        pos = start_position
+        out = np.empty(1024, dtype=_k.BATCH_DTYPE)
+        produced = 0
+        while pos < end:
+            want = min(max(chunk, 0), end - pos)
+            data = self.pread(pos, want)
+            if not data:
+                return
+            count, nxt, status, error = _k.scan(data, 0, len(data), out, with_crc, stop_on_crc)
+            if count:
+                h = out[:count].copy()
+                h["position"] += pos
+                produced += count
+                yield h
+                if limit is not None and produced >= limit:
+                    return
+            if error is not None:
+                raise error.with_context(file=self.log_path, base_position=pos) if isinstance(
+                    error, CorruptRecordError) else error
+            if status == _k.FULL:
+                pos += nxt
+                continue
+            # END or PARTIAL: either the file ends here or a batch spans past the chunk
+            if pos + nxt >= end:
+                return
+            if status == _k.PARTIAL:
+                if count == 0:
+                    need = self._entry_size_at(pos + nxt)
+                    if need is None or pos + nxt + need > end:
+                        return  # a truly incomplete tail
+                    chunk = max(chunk, need)
+                pos += nxt
+                continue
+            return
+
+    def _entry_size_at(self, position: int) -> int | None:
+        head = self.pread(position, 12)
+        if len(head) < 12:
+            return None
+        return 12 + int.from_bytes(head[8:12], "big", signed=True)
+
+    def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
+        """The first batch whose last offset ≥ ``offset``, searched from the offset index's hint."""
+        hint = self.offset_index.lookup(offset).position
+        start = max(hint, starting_position)
+        for headers in self.iter_headers(start):
+            i = int(np.searchsorted(headers["last_offset"], offset, side="left"))
+            # last offsets increase along a segment, so the first ≥ offset is found by bisection
+            if i < len(headers):
+                h = headers[i]
+                return BatchPosition(int(h["base_offset"]), int(h["last_offset"]), int(h["position"]),
+                                     int(h["size"]), int(h["max_timestamp"]))
+        return None
+
+    def read(self, start_offset: int, max_size: int, max_position: int | None = None,
+             min_one_message: bool = True) -> tuple[int, bytes] | None:
+        """Bytes of whole batches from the batch holding ``start_offset``: ``(position, data)`` or None."""
+        found = self.translate_offset(start_offset)
+        if found is None:
+            return None
+        limit = self._size if max_position is None else min(max_position, self._size)
+        if found.position >= limit:
+            return None
+        size = min(max_size, limit - found.position)
+        if found.size > size:
+            if not min_one_message:
+                return found.position, b""
+            size = min(found.size, limit - found.position)
+        data = self.pread(found.position, size)
+        if len(data) > found.size:
+            # end on a batch boundary
+            valid = MemoryRecords(data)
+            cut = 0
+            for b in valid._headers(with_crc=False):
+                cut = b["position"] + b["size"]
+            data = data[:cut]
+        return found.position, data
+
+    def limit_to_valid_prefix(self) -> int:
+        """Read-only use: stop this view at the last complete batch with a valid CRC (nothing is written).
+
+        A concurrent writer's half-written append, or a crashed writer's torn tail, is simply not seen.
+        """
+        valid = 0
+        start = 0
+        if self.offset_index.entries:
+            hint = self.offset_index.lookup(2**63 - 1).position
+            start = hint if hint < self._size else 0
+        for attempt in (start, 0) if start else (0,):
+            valid = attempt
+            try:
+                for headers in self.iter_headers(attempt, with_crc=True, stop_on_crc=True):
+                    if len(headers):
+                        valid = int(headers["position"][-1] + headers["size"][-1])
+            except CorruptRecordError:
+                pass
+            if valid > attempt or attempt == 0:
+                break
+        self._size = valid
+        return valid
+
+    def read_next_offset(self) -> int:
+        """The offset after the last batch (the segment's contribution to the log end offset)."""
+        last = None
+        start = 0
+        if self.offset_index is not None and self.offset_index.entries:
+            start = self.offset_index.lookup(2**63 - 1).position
+            start = start if start < self._size else 0
+        for headers in self.iter_headers(start):
+            if len(headers):
+                last = int(headers["last_offset"][-1])
+        return self.base_offset if last is None else last + 1
+
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int) -> tuple[int, int] | None:
+        """Earliest record at or after ``starting_offset`` whose timestamp ≥ ``timestamp``: (offset, ts)."""
+        # entries with a timestamp below the target prove everything up to their offset is earlier
+        entry = self.time_index.lookup(timestamp - 1) if timestamp > 0 else TimestampOffset(-1, self.base_offset)
+        position = self.offset_index.lookup(max(entry.offset, starting_offset)).position
+        for headers in self.iter_headers(position):
+            hits = np.nonzero((headers["max_timestamp"] >= timestamp) & (headers["last_offset"] >= starting_offset))[0]
+            for i in hits:
+                h = headers[i]
+                data = self.pread(int(h["position"]), int(h["size"]))
+                for rec in MemoryRecords(data).records(check_crc=False):
+                    if rec.timestamp is not None and rec.timestamp >= timestamp and rec.offset >= starting_offset:
+                        return rec.offset, rec.timestamp
+        return None
+
+    # --------------------------------------------------------------------------------------- writing
+    def append(self, data: bytes | bytearray | memoryview, headers: np.ndarray, *, flush: bool = False) -> None:
+        """Write whole validated batches (``headers`` positions relative to ``data``) at the end.
+
+        Offset-index entries follow Kafka ≥ 3.x: before each batch, if more than
+        ``index.interval.bytes`` were written since the last entry, map that batch's last offset to its
+        start; the time index gets the max timestamp so far at the same moments.
+        """
+        if self.read_only:
+            raise KvlogError(f"segment {self.log_path} is open read-only")
+        if not len(headers):
+            return
+        last = int(headers["last_offset"][-1])
+        if not self.can_convert_to_relative_offset(last):
+            raise InvalidOffsetError(
+                f"offset {last} cannot be stored relative to segment base {self.base_offset}")
+        physical = self._size
+        if physical == 0 and not self._rolling_ts_loaded:
+            self._rolling_ts_loaded = True
+            mts = int(headers["max_timestamp"].max())
+            self._rolling_ts = mts if mts >= 0 else None
+        _io.fs.pwrite(self._fd, data, physical)
+        if flush:
+            _io.fs.fsync(self._fd)
+        self._size = physical + len(data)
+        cur = self._max_timestamp_and_offset()
+        max_ts, shallow = cur.timestamp, cur.offset
+        since = self._bytes_since_last_index_entry
+        interval = self.index_interval_bytes
+        sizes = headers["size"]
+        lasts = headers["last_offset"]
+        maxes = headers["max_timestamp"]
+        for i in range(len(headers)):
+            m = int(maxes[i])
+            if m > max_ts:
+                max_ts, shallow = m, int(lasts[i])
+            if since > interval:
+                self.offset_index.append(int(lasts[i]), physical)
+                self.time_index.maybe_append(max_ts, shallow)
+                since = 0
+            size = int(sizes[i])
+            physical += size
+            since += size
+        self._bytes_since_last_index_entry = since
+        self._max_ts = TimestampOffset(max_ts, shallow)
+
+    def recover(self) -> int:
+        """Rebuild both indexes from the ``.log``; cut it at the first invalid byte. Returns bytes cut.
+
+        A batch is valid when its framing and CRC are intact, its offsets increase and stay within
+        this segment's relative range; the first one that is not ends the segment (Kafka's rule).
+        """
+        self.offset_index.truncate()
+        self.time_index.truncate()
+        self.offset_index.resize(self.max_index_size)
+        self.time_index.resize(self.max_index_size)
+        valid = 0
+        last_indexed = 0
+        max_ts, shallow = NO_TIMESTAMP, self.base_offset
+        prev_last = self.base_offset - 1
+        interval = self.index_interval_bytes
+        try:
+            for headers in self.iter_headers(0, with_crc=True, stop_on_crc=True):
+                for h in headers:
+                    base, lastoff = int(h["base_offset"]), int(h["last_offset"])
+                    if h["magic"] < 2 or base < 0:
+                        base = lastoff  # legacy: only the (wrapper) offset is known without inflating
+                    if base <= prev_last or not self.can_convert_to_relative_offset(lastoff) or base < self.base_offset:
+                        raise _StopRecovery()
+                    if int(h["position"]) != valid:
+                        raise _StopRecovery()
+                    m = int(h["max_timestamp"])
+                    if m > max_ts:
+                        max_ts, shallow = m, lastoff
+                    if valid - last_indexed > interval:
+                        self.offset_index.append(lastoff, valid)
+                        self.time_index.maybe_append(max_ts, shallow)
+                        last_indexed = valid
+                    valid += int(h["size"])
+                    prev_last = lastoff
+        except (CorruptRecordError, _StopRecovery):
+            pass
+        truncated = self._size - valid
+        if truncated > 0:
+            _io.fs.truncate(self._fd, valid)
+            self._size = valid
+        self._max_ts = TimestampOffset(max_ts, shallow)
+        self._bytes_since_last_index_entry = valid - last_indexed
+        self._rolling_ts_loaded = False
+        if max_ts >= 0:
+            self.time_index.maybe_append(max_ts, shallow, skip_full_check=True)
+        self.offset_index.trim_to_valid_size()
+        self.time_index.trim_to_valid_size()
+        return truncated
+
+    def truncate_to(self, offset: int) -> int:
+        """Remove every batch whose last offset ≥ ``offset`` (whole batches); returns bytes removed."""
+        found = self.translate_offset(offset)
+        self.offset_index.truncate_to(offset)
+        self.time_index.truncate_to(offset)
+        self.offset_index.resize(self.max_index_size)
+        self.time_index.resize(self.max_index_size)
+        if found is None:
+            return 0
+        removed = self._size - found.position
+        _io.fs.truncate(self._fd, found.position)
+        self._size = found.position
+        self._bytes_since_last_index_entry = 0
+        if self._size == 0:
+            self._rolling_ts_loaded = True
+            self._rolling_ts = None
+        # the max timestamp: the last time-index entry plus whatever follows it
+        last = self.time_index.last_entry
+        max_ts, shallow = (last.timestamp, last.offset) if last.timestamp >= 0 else (NO_TIMESTAMP, self.base_offset)
+        start = self.offset_index.lookup(last.offset).position if last.timestamp >= 0 else 0
+        for headers in self.iter_headers(start):
+            for h in headers:
+                if int(h["max_timestamp"]) > max_ts:
+                    max_ts, shallow = int(h["max_timestamp"]), int(h["last_offset"])
+        self._max_ts = TimestampOffset(max_ts, shallow)
+        return removed
+
+    def on_become_inactive(self) -> None:
+        """At roll: the final time-index entry (the segment's max timestamp), then trim the files."""
+        if self.read_only:
+            return
+        cur = self._max_timestamp_and_offset()
+        if cur.timestamp >= 0:
+            self.time_index.maybe_append(cur.timestamp, cur.offset, skip_full_check=True)
+        self.offset_index.trim_to_valid_size()
+        self.time_index.trim_to_valid_size()
+        if os.fstat(self._fd).st_size != self._size:
+            _io.fs.truncate(self._fd, self._size)  # preallocated file
+
+    def flush(self) -> None:
+        if self.read_only:
+            return
+        _io.fs.fsync(self._fd)
+        self.offset_index.flush()
+        self.time_index.flush()
+
+    def close(self) -> None:
+        if self._fd < 0:
+            return
+        if not self.read_only:
+            cur = self._max_timestamp_and_offset()
+            if cur.timestamp >= 0:
+                self.time_index.maybe_append(cur.timestamp, cur.offset, skip_full_check=True)
+            self.offset_index.trim_to_valid_size()
+            self.time_index.trim_to_valid_size()
+            if os.fstat(self._fd).st_size != self._size:
+                _io.fs.truncate(self._fd, self._size)
+        self.offset_index.close()
+        self.time_index.close()
+        _io.fs.close(self._fd)
+        self._fd = -1
+
+    def close_handlers(self) -> None:
+        """Close without touching the files (after they were renamed or are about to be deleted)."""
+        if self._fd < 0:
+            return
+        if self.offset_index is not None:
+            self.offset_index.close()
+            self.time_index.close()
+        _io.fs.close(self._fd)
+        self._fd = -1
+
+    def paths(self) -> list[str]:
+        return [self.log_path, self.offset_index.path, self.time_index.path]
+
+    def change_suffix(self, old: str, new: str) -> None:
+        """Rename the segment's files from suffix ``old`` to ``new`` (e.g. '' → '.deleted')."""
+        for attr in ("log_path",):
+            path = getattr(self, attr)
+            target = path[: len(path) - len(old)] + new if old else path + new
+            if os.path.exists(path):
+                _io.fs.rename(path, target)
+            setattr(self, attr, target)
+        for idx in (self.offset_index, self.time_index):
+            path = idx.path
+            target = path[: len(path) - len(old)] + new if old else path + new
+            idx.rename_to(target)
+        self.suffix = new
+
+    def delete(self) -> None:
+        """Close and remove the segment's files (the caller fsyncs the directory)."""
+        self.close_handlers()
+        for path in self.paths():
+            try:
+                _io.fs.unlink(path)
+            except FileNotFoundError:
+                pass
+
+
+class _StopRecovery(Exception):
+    pass
