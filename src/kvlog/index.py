@@ -48,7 +48,7 @@ import mmap
 import operator
 import os
 import struct
-from typing import Any, ClassVar, NamedTuple, Union
+from typing import Any, Callable, ClassVar, NamedTuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -97,6 +97,11 @@ class TimestampOffset(NamedTuple):
 
     timestamp: int
     offset: int
+
+
+_new_tuple: Any = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot lookup path)
+_new_op: Callable[[type[OffsetPosition], tuple[int, int]], OffsetPosition] = _new_tuple
+_new_to: Callable[[type[TimestampOffset], tuple[int, int]], TimestampOffset] = _new_tuple
 
 
 class IndexFullError(InvalidOffsetError):
@@ -215,11 +220,17 @@ class _AbstractIndex:
         self._max_entries = length // self.ENTRY_SIZE
 
     def _unmap(self) -> None:
+        """Give back our export and close the mapping. If someone else still exports it (``BufferError``:
+        a memoryview, or a batched lookup running in another thread) the object stays open and usable."""
         if self._pin is not None:
             self._pin.release()
             self._pin = None
         if self._mm is not None:
-            self._mm.close()
+            try:
+                self._mm.close()
+            except BufferError:
+                self._pin = _k.Pinned(self._mm)
+                raise
             self._mm = None
 
     def _load(self, kafka_entries: int) -> None:
@@ -333,9 +344,6 @@ class _AbstractIndex:
     def can_append_offset(self, offset: int) -> bool:
         rel = operator.index(offset) - self._base
         return 0 <= rel <= INT32_MAX
-
-    def _rel_target(self, offset: int) -> int:
-        return operator.index(offset) - self._base
 
     def _rel_targets(self, offsets: Any) -> I64Array:
         """Absolute offsets → relative, saturated so no int64 arithmetic wraps (keys are int32)."""
@@ -512,10 +520,13 @@ class OffsetIndex(_AbstractIndex):
     def lookup(self, target_offset: int) -> OffsetPosition:
         """The entry with the largest offset ≤ ``target_offset``; ``(base_offset, 0)`` when the index is
         empty or the target is below the first entry."""
-        hit = _k.offset_lookup_entry(self._live(), self._n, operator.index(target_offset) - self._base)
+        pin = self._pin
+        if pin is None:
+            self._live()
+        hit = _k.offset_lookup_entry(pin, self._n, target_offset - self._base)
         if hit is None:
-            return OffsetPosition(self._base, 0)
-        return OffsetPosition(self._base + hit[0], hit[1])
+            return _new_op(OffsetPosition, (self._base, 0))
+        return _new_op(OffsetPosition, (self._base + hit[0], hit[1]))
 
     def lookup_many(self, target_offsets: Any) -> tuple[I64Array, I64Array]:
         """``lookup`` for every element of an integer array: ``(offsets, positions)`` int64 arrays."""
@@ -591,6 +602,48 @@ class OffsetIndex(_AbstractIndex):
         self._last_offset = off
         self._last_position = pos
 
+    def append_many(self, offsets: Any, positions: Any) -> None:
+        """``append`` for each ``(offsets[j], positions[j])`` (integer arrays), all or nothing: the same
+        rules and errors, checked for every entry before any is written."""
+        mm = self._writer()
+        offs = _int64_targets(offsets, "offsets")
+        poss = _int64_targets(positions, "positions")
+        m = len(offs)
+        if len(poss) != m:
+            raise InvalidOffsetError(f"{m} offsets but {len(poss)} positions")
+        if m == 0:
+            return
+        n = self._n
+        prev_off, prev_pos = (self._last_offset, self._last_position) if n else (self._base - 1, -1)
+        room = self._max_entries - n
+        if m > room:  # the error sequential appends would meet first: a bad entry, or no slot
+            bad: int = _k.offset_store_many(_EMPTY, n, self._base, offs[:room], poss[:room], prev_off, prev_pos,
+                                            False) if room > 0 else -1
+            if bad < 0:
+                raise IndexFullError(
+                    f"attempt to append {m} entries to {self._KIND} {self._path} holding {n} of "
+                    f"{self._max_entries}")
+        else:
+            assert mm is not None
+            bad = _k.offset_store_many(mm, n, self._base, offs, poss, prev_off, prev_pos)
+        if bad >= 0:
+            o, p = int(offs[bad]), int(poss[bad])
+            before = (int(offs[bad - 1]), int(poss[bad - 1])) if bad else (self._last_offset, self._last_position)
+            if n or bad:
+                if o <= before[0]:
+                    raise InvalidOffsetError(
+                        f"attempt to append an offset {o} to position {n + bad} no larger than the last offset "
+                        f"appended ({before[0]}) to {self._path}")
+                if p <= before[1]:
+                    raise InvalidOffsetError(
+                        f"attempt to append position {p} for offset {o} no larger than the last position "
+                        f"({before[1]}) in {self._path}")
+            self.relative_offset(o)
+            raise InvalidOffsetError(f"position {p} outside 0..{INT32_MAX} for {self._path}")
+        self._n = n + m
+        self._last_offset = int(offs[-1])
+        self._last_position = int(poss[-1])
+
     def truncate_to(self, offset: int) -> None:
         """Drop every entry whose offset is ≥ ``offset`` (no effect past the last entry)."""
         self._writer()
@@ -645,10 +698,13 @@ class TimeIndex(_AbstractIndex):
 
     def lookup(self, timestamp: int) -> TimestampOffset:
         """The entry with the largest timestamp ≤ ``timestamp``; ``(-1, base_offset)`` when there is none."""
-        hit = _k.time_lookup_entry(self._live(), self._n, timestamp)
+        pin = self._pin
+        if pin is None:
+            self._live()
+        hit = _k.time_lookup_entry(pin, self._n, timestamp)
         if hit is None:
-            return TimestampOffset(NO_TIMESTAMP, self._base)
-        return TimestampOffset(hit[0], self._base + hit[1])
+            return _new_to(TimestampOffset, (NO_TIMESTAMP, self._base))
+        return _new_to(TimestampOffset, (hit[0], self._base + hit[1]))
 
     def lookup_many(self, timestamps: Any) -> tuple[I64Array, I64Array]:
         """``lookup`` for every element of an integer array: ``(timestamps, offsets)`` int64 arrays."""
@@ -721,6 +777,37 @@ class TimeIndex(_AbstractIndex):
         self._n = n + 1
         self._last = TimestampOffset(ts, off)
         return True
+
+    def append_many(self, timestamps: Any, offsets: Any, skip_full_check: bool = False) -> int:
+        """``maybe_append`` for each ``(timestamps[j], offsets[j])`` in turn (integer arrays), all or nothing:
+        the same rules and errors, checked for every entry before any is written. Returns how many entries
+        were appended (entries whose timestamp does not grow are ignored)."""
+        mm = self._writer()
+        tss = _int64_targets(timestamps, "timestamps")
+        offs = _int64_targets(offsets, "offsets")
+        if len(tss) != len(offs):
+            raise InvalidOffsetError(f"{len(tss)} timestamps but {len(offs)} offsets")
+        n = self._n
+        last = self._last
+        status, j, added = _k.time_store_many(
+            mm if mm is not None else _EMPTY, n, self._max_entries, self._base, tss, offs, last.timestamp,
+            last.offset, skip_full_check)
+        if status:
+            t, o = int(tss[j]), int(offs[j])
+            if status == 1:
+                raise IndexFullError(
+                    f"attempt to append to a full {self._KIND} {self._path} (entry {j} of the batch, "
+                    f"max = {self._max_entries})")
+            if status == 4:
+                self.relative_offset(o)
+            what = "an offset" if status == 2 else "a timestamp"
+            raise InvalidOffsetError(
+                f"attempt to append {what} ({t}, {o}) (entry {j} of the batch) going back past an earlier "
+                f"entry in {self._path} (last entry before the batch: {tuple(last)})")
+        if added:
+            self._n = n + added
+            self._reload_last()
+        return int(added)
 
     def truncate_to(self, offset: int) -> None:
         """Drop every entry whose offset is ≥ ``offset`` (no effect past the last entry).

@@ -26,7 +26,6 @@ from kvlog import _files, _io, checkpoint
 from kvlog._core import records as _k
 from kvlog.config import LogConfig
 from kvlog.errors import (
-    ConfigError,
     CorruptRecordError,
     InvalidOffsetError,
     InvalidTimestampError,
@@ -392,7 +391,7 @@ class Log:
         if target != "producer":
             want = int(Compression.parse(target))
             if ((headers["attributes"] & 7) != want).any():
-                data = _recompress(data, want)
+                data = _recompress(data, want, cfg.compression_level)
                 headers = MemoryRecords(data).batch_headers(check_crc=True)
                 counts = headers["record_count"].astype(np.int64)
         ttype = cfg.message_timestamp_type
@@ -797,7 +796,7 @@ class Log:
         self._checkpoints.remove(self.topic, self.partition)
 
 
-def _recompress(data: Any, codec: int) -> bytes:
+def _recompress(data: Any, codec: int, level: int | None = None) -> bytes:
     """Rebuild every batch with ``codec`` (compression.type other than 'producer'), keeping its fields."""
     parts = []
     for b in MemoryRecords(data).batches():
@@ -812,7 +811,7 @@ def _recompress(data: Any, codec: int) -> bytes:
             compression=codec, timestamp_type=b.timestamp_type, log_append_time=b.max_timestamp,
             producer_id=b.producer_id, producer_epoch=b.producer_epoch, base_sequence=b.base_sequence,
             partition_leader_epoch=b.partition_leader_epoch, is_transactional=b.is_transactional,
-            records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1))
+            records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1, compression_level=level))
     return b"".join(parts)
 
 
@@ -866,6 +865,3 @@ class _RootLock:
         fcntl.flock(self.fd, fcntl.LOCK_UN)
         os.close(self.fd)
 
-
-def _unused(*_: Any) -> None:  # pragma: no cover
-    raise ConfigError("unused")

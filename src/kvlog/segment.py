@@ -322,23 +322,14 @@ class LogSegment:
             _io.fs.fsync(self._fd)
         self._size = physical + len(data)
         cur = self._max_timestamp_and_offset()
-        max_ts, shallow = cur.timestamp, cur.offset
-        since = self._bytes_since_last_index_entry
-        interval = self.index_interval_bytes
-        sizes = headers["size"]
-        lasts = headers["last_offset"]
-        maxes = headers["max_timestamp"]
-        for i in range(len(headers)):
-            m = int(maxes[i])
-            if m > max_ts:
-                max_ts, shallow = m, int(lasts[i])
-            if since > interval:
-                self.offset_index.append(int(lasts[i]), physical)
-                self.time_index.maybe_append(max_ts, shallow)
-                since = 0
-            size = int(sizes[i])
-            physical += size
-            since += size
+        offs, poss, tss, tsoffs, since, max_ts, shallow = _k.index_plan(
+            np.ascontiguousarray(headers["size"]), np.ascontiguousarray(headers["last_offset"]),
+            np.ascontiguousarray(headers["max_timestamp"]), physical, self._bytes_since_last_index_entry,
+            self.index_interval_bytes, cur.timestamp, cur.offset, self.time_index.last_entry.timestamp)
+        if len(offs):
+            self.offset_index.append_many(offs, poss)
+        if len(tss):
+            self.time_index.append_many(tss, tsoffs)
         self._bytes_since_last_index_entry = since
         self._max_ts = TimestampOffset(max_ts, shallow)
 

@@ -45,3 +45,24 @@ def time_resolve(buf: Buffer | Pinned, n: int, slots: _Ints, base_offset: int) -
 def time_entries(buf: Buffer | Pinned, n: int, base_offset: int = 0, start: int = 0) -> tuple[_I64, _I64]: ...
 def offset_encode(rel_offsets: _Ints, positions: _Ints) -> bytes: ...
 def time_encode(timestamps: _Ints, rel_offsets: _Ints) -> bytes: ...
+def offset_store_many(
+    buf: Buffer,
+    slot: int,
+    base_offset: int,
+    offsets: _Ints,
+    positions: _Ints,
+    prev_offset: int,
+    prev_position: int,
+    write: bool = True,
+) -> int: ...
+def time_store_many(
+    buf: Buffer,
+    n: int,
+    max_entries: int,
+    base_offset: int,
+    timestamps: _Ints,
+    offsets: _Ints,
+    last_timestamp: int,
+    last_offset: int,
+    skip_full_check: bool = False,
+) -> tuple[int, int, int]: ...

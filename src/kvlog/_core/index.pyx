@@ -102,12 +102,18 @@ cdef struct Buf:
     Py_buffer view
 
 
-cdef inline int buf_open(object obj, Buf *b, int64_t n, int64_t esize) except -1:
+cdef inline int buf_open(object obj, Buf *b, int64_t n, int64_t esize, bint hold=False) except -1:
+    """Borrow the view of a Pinned, or acquire one. ``hold``: code that releases the GIL takes its own
+    export even from a Pinned, so another thread closing the mapping meanwhile gets BufferError, not a
+    dangling pointer."""
     cdef Pinned pin
     if type(obj) is Pinned:
         pin = <Pinned>obj
         if not pin._held:
-            raise ValueError("kvlog index: the pinned buffer was released")
+            raise ValueError("kvlog index: the pinned buffer was released (the index was closed)")
+        if hold:
+            obj = pin.obj
+    if type(obj) is Pinned:
         b.p = <const unsigned char *>pin.view.buf
         b.len = pin.view.len
         b.own = False
@@ -219,7 +225,7 @@ def offset_valid_entries(buf, int64_t n, int64_t start=0):
     """
     cdef Buf b
     cdef int64_t v
-    buf_open(buf, &b, n, KV_OI_ENTRY)
+    buf_open(buf, &b, n, KV_OI_ENTRY, True)
     with nogil:
         v = kv_oi_valid_from(b.p, n, start)
     buf_close(&b)
@@ -245,7 +251,7 @@ def offset_lookup_many(buf, int64_t n, rel_targets):
     cdef const int64_t *tp = <const int64_t *>cnp.PyArray_DATA(tg)
     cdef int64_t *op = <int64_t *>cnp.PyArray_DATA(out)
     cdef Buf b
-    buf_open(buf, &b, n, KV_OI_ENTRY)
+    buf_open(buf, &b, n, KV_OI_ENTRY, m > GIL_THRESHOLD)
     if m > GIL_THRESHOLD:
         with nogil:
             kv_oi_floor_many(b.p, n, tp, m, op)
@@ -267,7 +273,7 @@ def offset_resolve(buf, int64_t n, slots, int64_t base_offset):
     cdef int64_t *pp = <int64_t *>cnp.PyArray_DATA(poss)
     cdef Buf b
     cdef bint bad = False
-    buf_open(buf, &b, n, KV_OI_ENTRY)
+    buf_open(buf, &b, n, KV_OI_ENTRY, True)
     with nogil:
         for i in range(m):
             s = sp[i]
@@ -297,7 +303,7 @@ def offset_entries(buf, int64_t n, int64_t base_offset=0, int64_t start=0):
     cdef cnp.ndarray poss = np.empty(k, dtype=np.int64)
     cdef int64_t *op = <int64_t *>cnp.PyArray_DATA(offs)
     cdef int64_t *pp = <int64_t *>cnp.PyArray_DATA(poss)
-    buf_open(buf, &b, n, KV_OI_ENTRY)
+    buf_open(buf, &b, n, KV_OI_ENTRY, True)
     with nogil:
         for i in range(k):
             op[i] = base_offset + kv_oi_rel(b.p, start + i)
@@ -378,7 +384,7 @@ def time_valid_entries(buf, int64_t n, int64_t start=0):
     """
     cdef Buf b
     cdef int64_t v
-    buf_open(buf, &b, n, KV_TI_ENTRY)
+    buf_open(buf, &b, n, KV_TI_ENTRY, True)
     with nogil:
         v = kv_ti_valid_from(b.p, n, start)
     buf_close(&b)
@@ -394,7 +400,7 @@ def time_lookup_many(buf, int64_t n, timestamps):
     cdef const int64_t *tp = <const int64_t *>cnp.PyArray_DATA(tg)
     cdef int64_t *op = <int64_t *>cnp.PyArray_DATA(out)
     cdef Buf b
-    buf_open(buf, &b, n, KV_TI_ENTRY)
+    buf_open(buf, &b, n, KV_TI_ENTRY, m > GIL_THRESHOLD)
     if m > GIL_THRESHOLD:
         with nogil:
             kv_ti_floor_many(b.p, n, tp, m, op)
@@ -416,7 +422,7 @@ def time_resolve(buf, int64_t n, slots, int64_t base_offset):
     cdef int64_t *op = <int64_t *>cnp.PyArray_DATA(offs)
     cdef Buf b
     cdef bint bad = False
-    buf_open(buf, &b, n, KV_TI_ENTRY)
+    buf_open(buf, &b, n, KV_TI_ENTRY, True)
     with nogil:
         for i in range(m):
             s = sp[i]
@@ -446,7 +452,7 @@ def time_entries(buf, int64_t n, int64_t base_offset=0, int64_t start=0):
     cdef cnp.ndarray offs = np.empty(k, dtype=np.int64)
     cdef int64_t *tp = <int64_t *>cnp.PyArray_DATA(tss)
     cdef int64_t *op = <int64_t *>cnp.PyArray_DATA(offs)
-    buf_open(buf, &b, n, KV_TI_ENTRY)
+    buf_open(buf, &b, n, KV_TI_ENTRY, True)
     with nogil:
         for i in range(k):
             tp[i] = kv_ti_ts(b.p, start + i)
@@ -497,3 +503,122 @@ def time_encode(timestamps, rel_offsets):
         for i in range(m):
             kv_ti_store(&o[0], i, tp[i], <int32_t>rp[i])
     return bytes(out)
+
+
+# ---------------------------------------------------------------------------------------------------
+# bulk appends into a writable buffer (the mapped file): validate everything, then write, or write nothing
+# ---------------------------------------------------------------------------------------------------
+
+cdef inline int wbuf_open(object obj, Py_buffer *view, int64_t need) except -1:
+    PyObject_GetBuffer(obj, view, PyBUF_WRITABLE)
+    if need > view.len:
+        PyBuffer_Release(view)
+        raise ValueError(f"kvlog index: writing {need} bytes into a buffer of {view.len}")
+    return 0
+
+
+def offset_store_many(buf, int64_t slot, int64_t base_offset, offsets, positions, int64_t prev_offset,
+                      int64_t prev_position, bint write=True):
+    """Write ``(offsets[j] - base_offset, positions[j])`` into slots ``slot, slot + 1, ...`` of a writable buffer.
+
+    Every offset must exceed the one before it (``prev_offset`` for the first; pass ``base_offset - 1`` for
+    an empty index) and fit ``base_offset .. base_offset + 2^31 - 1``; every position must exceed the one
+    before it (``prev_position``; -1 for an empty index) and be at most 2^31 - 1. Returns -1 once all were
+    written, or the index of the first entry that breaks a rule, having written nothing. ``write=False``
+    only checks (``buf`` is not touched).
+    """
+    cdef cnp.ndarray o = _targets(offsets)
+    cdef cnp.ndarray p = _targets(positions)
+    cdef int64_t m = o.shape[0], j, off, pos, bad = -1
+    if p.shape[0] != m:
+        raise ValueError("kvlog index: offsets and positions differ in length")
+    if m == 0:
+        return -1
+    cdef const int64_t *op = <const int64_t *>cnp.PyArray_DATA(o)
+    cdef const int64_t *pp = <const int64_t *>cnp.PyArray_DATA(p)
+    cdef Py_buffer view
+    if slot < 0:
+        raise ValueError("kvlog index: negative slot")
+    cdef unsigned char *dst = NULL
+    if write:
+        wbuf_open(buf, &view, (slot + m) * KV_OI_ENTRY)
+        dst = <unsigned char *>view.buf
+    with nogil:
+        for j in range(m):
+            off = op[j]
+            pos = pp[j]
+            if off <= prev_offset or off < base_offset or off - base_offset > INT32_MAX \
+                    or pos <= prev_position or pos > INT32_MAX:
+                bad = j
+                break
+            prev_offset = off
+            prev_position = pos
+        if bad < 0 and write:
+            for j in range(m):
+                kv_oi_store(dst, slot + j, <int32_t>(op[j] - base_offset), <int32_t>pp[j])
+    if write:
+        PyBuffer_Release(&view)
+    return bad
+
+
+def time_store_many(buf, int64_t n, int64_t max_entries, int64_t base_offset, timestamps, offsets,
+                    int64_t last_timestamp, int64_t last_offset, bint skip_full_check=False):
+    """``TimeIndex.maybe_append`` for each ``(timestamps[j], offsets[j])`` in turn, all or nothing.
+
+    ``n`` entries are in use, the last being ``(last_timestamp, last_offset)`` (``(-1, base_offset)`` when
+    ``n == 0``). Per entry, in Kafka's order: full (``n >= max_entries - 1`` unless ``skip_full_check``),
+    offset below the last one, timestamp below the last one (both only when ``n > 0``); then an entry with
+    a larger timestamp is appended (its offset must fit ``base_offset .. base_offset + 2^31 - 1``, and a slot
+    must exist) and anything else is ignored. Returns ``(status, j, appended)``: status 0 (everything
+    written), or 1 full / 2 offset goes back / 3 timestamp goes back / 4 offset does not fit, at entry ``j``,
+    with nothing written.
+    """
+    cdef cnp.ndarray t = _targets(timestamps)
+    cdef cnp.ndarray o = _targets(offsets)
+    cdef int64_t m = t.shape[0], j, ts, off, k = n, status = 0, bad = -1
+    if o.shape[0] != m:
+        raise ValueError("kvlog index: timestamps and offsets differ in length")
+    if m == 0:
+        return 0, -1, 0
+    cdef const int64_t *tp = <const int64_t *>cnp.PyArray_DATA(t)
+    cdef const int64_t *op = <const int64_t *>cnp.PyArray_DATA(o)
+    cdef int64_t lt = last_timestamp, lo = last_offset
+    with nogil:
+        for j in range(m):
+            ts = tp[j]
+            off = op[j]
+            if not skip_full_check and k >= max_entries - 1:
+                status = 1
+            elif k > 0 and off < lo:
+                status = 2
+            elif k > 0 and ts < lt:
+                status = 3
+            elif ts > lt:
+                if off < base_offset or off - base_offset > INT32_MAX:
+                    status = 4
+                elif k >= max_entries:
+                    status = 1
+                else:
+                    k += 1
+                    lt = ts
+                    lo = off
+            if status:
+                bad = j
+                break
+    if status:
+        return status, bad, 0
+    if k == n:
+        return 0, -1, 0
+    cdef Py_buffer view
+    wbuf_open(buf, &view, k * KV_TI_ENTRY)
+    cdef unsigned char *dst = <unsigned char *>view.buf
+    k = n
+    lt = last_timestamp
+    with nogil:
+        for j in range(m):
+            if tp[j] > lt:
+                kv_ti_store(dst, k, tp[j], <int32_t>(op[j] - base_offset))
+                lt = tp[j]
+                k += 1
+    PyBuffer_Release(&view)
+    return 0, -1, k - n

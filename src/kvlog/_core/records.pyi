@@ -114,3 +114,16 @@ def patch_v2_header(
 def assign_offsets(
     buf: Buffer, positions: npt.NDArray[np.int64], first_offset: int, log_append_time: int = -1
 ) -> int: ...
+def index_plan(
+    sizes: npt.NDArray[np.int32],
+    last_offsets: npt.NDArray[np.int64],
+    max_timestamps: npt.NDArray[np.int64],
+    start_position: int,
+    bytes_since_last_entry: int,
+    interval: int,
+    max_ts: int,
+    shallow_offset: int,
+    last_time_entry_ts: int,
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], int, int, int
+]: ...

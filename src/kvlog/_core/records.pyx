@@ -1524,3 +1524,42 @@ def assign_offsets(buf, const int64_t[::1] positions, int64_t first_offset, int6
     finally:
         PyBuffer_Release(&view)
     return nxt
+
+
+def index_plan(const int32_t[::1] sizes, const int64_t[::1] last_offsets, const int64_t[::1] max_timestamps,
+               int64_t start_position, int64_t bytes_since_last_entry, int64_t interval, int64_t max_ts,
+               int64_t shallow_offset, int64_t last_time_entry_ts):
+    """Kafka's per-batch index rule for one append, as arrays (LogSegment.append).
+
+    Before each batch: the segment's max timestamp so far is updated from the batch; then, if more
+    than ``interval`` bytes were written since the last entry, the batch's last offset maps to its
+    start position and the time index gets (max timestamp so far, its shallow offset) when that
+    timestamp grew. Returns ``(offsets, positions, ts, ts_offsets, bytes_since, max_ts, shallow)``.
+    """
+    cdef Py_ssize_t n = sizes.shape[0], i, k = 0, t = 0
+    cdef int64_t pos = start_position, since = bytes_since_last_entry
+    out_off = np.empty(n, dtype=np.int64)
+    out_pos = np.empty(n, dtype=np.int64)
+    out_ts = np.empty(n, dtype=np.int64)
+    out_tso = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] oo = out_off, op = out_pos, ot = out_ts, oto = out_tso
+    if last_offsets.shape[0] != n or max_timestamps.shape[0] != n:
+        raise ValueError("index_plan: column lengths differ")
+    with nogil:
+        for i in range(n):
+            if max_timestamps[i] > max_ts:
+                max_ts = max_timestamps[i]
+                shallow_offset = last_offsets[i]
+            if since > interval:
+                oo[k] = last_offsets[i]
+                op[k] = pos
+                k += 1
+                if max_ts > last_time_entry_ts:
+                    ot[t] = max_ts
+                    oto[t] = shallow_offset
+                    t += 1
+                    last_time_entry_ts = max_ts
+                since = 0
+            pos += sizes[i]
+            since += sizes[i]
+    return out_off[:k], out_pos[:k], out_ts[:t], out_tso[:t], since, max_ts, shallow_offset

@@ -1,0 +1,1170 @@
+"""The ``kvlog`` command line: ``dump | verify | offsets | retention | mirror | demo``.
+
+``kvlog dump`` prints what Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``, 4.0) prints, line for line,
+so its output can be diffed against the broker tool's; every other command is kvlog's own. Exit status:
+0 on success, 1 when a check fails (``verify`` problems, ``dump`` index mismatches or damaged files) or an
+operation fails, 2 on usage errors. Expected errors are reported as ``kvlog: <message>`` on stderr.
+
+``verify``, ``offsets`` and ``retention --dry-run`` open logs read-only and never write anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import re
+import struct
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+
+from kvlog import _files, checkpoint
+from kvlog.compression import Compression, decompress
+from kvlog.config import LogConfig
+from kvlog.errors import ConfigError, CorruptRecordError, KvlogError
+from kvlog.index import OffsetIndex, TimeIndex
+from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, Log
+from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
+from kvlog.segment import LogSegment
+
+__all__ = ["main", "build_parser", "parse_timestamp"]
+
+INT32_MAX = 2**31 - 1
+DUMP_CHUNK = 8 << 20
+DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024
+MAX_REPORTED = 20  # problems of one kind reported per file before summarising
+
+
+def _out(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+# ================================================================================================ dump
+@dataclass
+class _DumpState:
+    """What DumpLogSegments collects while dumping and prints on stderr at the end."""
+
+    index_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    ts_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    ts_out_of_order: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    ts_not_found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    failed: bool = False
+
+
+def _base_offset_of(path: str) -> int:
+    head = os.path.basename(path).split(".")[0]
+    try:
+        return int(head)
+    except ValueError:
+        raise KvlogError(f"cannot read a base offset from the file name {os.path.basename(path)!r}") from None
+
+
+def _iter_file_batches(fd: int, limit: int, start: int = 0, chunk: int = DUMP_CHUNK,
+                       path: str | None = None) -> Iterator[tuple[int, RecordBatch]]:
+    """``(position, batch)`` for the batches in ``[start, limit)`` of a file, read a chunk at a time.
+
+    Stops silently at a trailing partial batch (Kafka's file iterator does); raises
+    ``CorruptRecordError`` (positioned in the file) at structural damage.
+    """
+    pos = start
+    while pos < limit:
+        want = min(chunk, limit - pos)
+        data = os.pread(fd, want, pos)
+        if not data:
+            return
+        consumed = 0
+        try:
+            for b in MemoryRecords(data).batches():
+                yield pos + b.position, b
+                consumed = b.position + b.size_in_bytes
+        except CorruptRecordError as exc:
+            raise exc.with_context(file=path, base_position=pos) from None
+        if consumed:
+            pos += consumed
+            continue
+        if len(data) >= limit - pos:
+            return  # what is left is an incomplete batch
+        head = os.pread(fd, 12, pos)
+        need = 12 + int.from_bytes(head[8:12], "big", signed=True) if len(head) == 12 else 0
+        if need <= len(data) or pos + need > limit:
+            return
+        # one batch larger than the chunk: read it whole
+        data = os.pread(fd, need, pos)
+        try:
+            for b in MemoryRecords(data).batches():
+                yield pos + b.position, b
+                consumed = b.position + b.size_in_bytes
+        except CorruptRecordError as exc:
+            raise exc.with_context(file=path, base_position=pos) from None
+        if not consumed:
+            return
+        pos += consumed
+
+
+def _inc_sequence(seq: int, inc: int) -> int:
+    """Kafka's DefaultRecordBatch.incrementSequence (wraps past Integer.MAX_VALUE to 0)."""
+    if seq > INT32_MAX - inc:
+        return inc - (INT32_MAX - seq) - 1
+    return seq + inc
+
+
+def _bool(v: bool) -> str:
+    return "true" if v else "false"
+
+
+def _codec_name(batch: RecordBatch) -> str:
+    try:
+        return Compression(batch.attributes & 7).kafka_name
+    except ValueError:
+        return f"unknown({batch.attributes & 7})"
+
+
+def _batch_line(b: RecordBatch, position: int) -> str:
+    tail = (f" position: {position} {b.timestamp_type.kafka_name}: {b.max_timestamp} size: {b.size_in_bytes}"
+            f" magic: {b.magic} compresscodec: {_codec_name(b)} crc: {b.crc} isvalid: {_bool(b.is_valid())}")
+    if b.magic < 2:
+        return f"offset: {b.last_offset}{tail}"
+    base = b.base_offset
+    bs = b.base_sequence
+    last_seq = -1 if bs == -1 else _inc_sequence(bs, b.last_offset - base)
+    dh = b.delete_horizon_ms
+    horizon = "OptionalLong.empty" if dh is None else f"OptionalLong[{dh}]"
+    return (f"baseOffset: {base} lastOffset: {b.last_offset} count: {b.record_count} baseSequence: {bs} "
+            f"lastSequence: {last_seq} producerId: {b.producer_id} producerEpoch: {b.producer_epoch} "
+            f"partitionLeaderEpoch: {b.partition_leader_epoch} isTransactional: {_bool(b.is_transactional)} "
+            f"isControl: {_bool(b.is_control)} deleteHorizonMs: {horizon}{tail}")
+
+
+def _legacy_inner_checks(b: RecordBatch) -> list[tuple[int, bool]]:
+    """``(crc, isValid)`` of each message of a legacy entry: itself, or a compressed wrapper's inner ones."""
+    if b.compression == Compression.NONE:
+        return [(b.crc, b.is_valid())]
+    buf = bytes(b.buffer())
+    at = 12 + (6 if b.magic == 0 else 14)
+    klen = int.from_bytes(buf[at:at + 4], "big", signed=True)
+    at += 4 + max(klen, 0)
+    vlen = int.from_bytes(buf[at:at + 4], "big", signed=True)
+    at += 4
+    inner = decompress(b.compression, buf[at:at + max(vlen, 0)], b.magic)
+    return [(m.crc, m.is_valid()) for m in MemoryRecords(inner).batches()]
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *, print_data: bool,
+                 skip_metadata: bool) -> str:
+    prefix = "| "
+    line = ""
+    if not skip_metadata:
+        ks = len(rec.key) if rec.key is not None else -1
+        vs = len(rec.value) if rec.value is not None else -1
+        line = (f"{prefix}offset: {rec.offset} {b.timestamp_type.kafka_name}: {rec.timestamp} "
+                f"keySize: {ks} valueSize: {vs}")
+        prefix = " "
+        if b.magic >= 2:
+            bs = b.base_sequence
+            seq = _inc_sequence(bs, rec.offset - b.base_offset) if bs >= 0 else -1
+            line += f" sequence: {seq} headerKeys: [{','.join(k for k, _ in rec.headers)}]"
+        if legacy is not None:
+            line += f" isValid: {_bool(legacy[1])} crc: {legacy[0]}}}"
+        if b.is_control:
+            key = rec.key or b""
+            type_id = int.from_bytes(key[2:4], "big", signed=True) if len(key) >= 4 else -1
+            ctype = rec.control_type
+            if ctype in (ControlRecordType.ABORT, ControlRecordType.COMMIT):
+                epoch = rec.coordinator_epoch
+                line += f" endTxnMarker: {ctype.name} coordinatorEpoch: {epoch if epoch is not None else -1}"
+            else:
+                line += f" controlType: {ctype.name}({type_id})"
+    if print_data and not b.is_control:
+        if rec.key is not None:
+            line += f"{prefix}key: {_text(rec.key)}"
+            prefix = " "
+        if rec.value is not None:
+            line += f" payload: {_text(rec.value)}"
+    return line
+
+
+def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, skip_metadata: bool,
+              max_bytes: int) -> None:
+    name = os.path.basename(path)
+    if name.endswith(_files.LOG):
+        _out(f"Log starting offset: {_base_offset_of(path)}")
+    elif name == "bootstrap.checkpoint":
+        _out("KRaft bootstrap snapshot")
+    else:
+        m = re.fullmatch(r"(\d+)-(\d+)\.checkpoint", name)
+        if m is None:
+            raise KvlogError(f"cannot read a snapshot id from the file name {name!r}")
+        _out(f"Snapshot end offset: {int(m.group(1))}, epoch: {int(m.group(2))}")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        limit = min(os.fstat(fd).st_size, max_bytes)
+        valid = 0
+        last_offset = -1
+        pairs = state.non_consecutive
+        key = os.path.abspath(path)
+        try:
+            for _, b in _iter_file_batches(fd, limit, path=path):
+                _out(_batch_line(b, valid))
+                if deep:
+                    try:
+                        recs = list(b.records())
+                        checks: list[tuple[int, bool]] | None = _legacy_inner_checks(b) if b.magic < 2 else None
+                    except KvlogError as exc:
+                        _err(f"kvlog: {path}: batch at position {valid}: {exc}")
+                        state.failed = True
+                        recs, checks = [], None
+                    for i, rec in enumerate(recs):
+                        if last_offset != -1 and rec.offset != last_offset + 1:
+                            pairs.setdefault(key, []).append((last_offset, rec.offset))
+                        last_offset = rec.offset
+                        legacy = None
+                        if checks is not None:
+                            legacy = checks[i] if i < len(checks) else (0, False)
+                        _out(_record_line(b, rec, legacy, print_data=print_data, skip_metadata=skip_metadata))
+                valid += b.size_in_bytes
+        except CorruptRecordError as exc:
+            _err(f"kvlog: {exc}")
+            state.failed = True
+            return
+        trailing = limit - valid
+        if trailing > 0 and max_bytes == INT32_MAX:
+            _out(f"Found {trailing} invalid bytes at the end of {name}")
+    finally:
+        os.close(fd)
+
+
+def _first_batch_last_offset(fd: int, size: int, position: int, max_message_size: int) -> int:
+    """Last offset of the batch starting at ``position`` if it fits ``max_message_size`` bytes, else -1."""
+    end = min(size, position + max_message_size)
+    head = os.pread(fd, 12, position) if position + 12 <= end else b""
+    if len(head) < 12:
+        return -1
+    need = 12 + int.from_bytes(head[8:12], "big", signed=True)
+    if need < 12 or position + need > end:
+        return -1
+    try:
+        for b in MemoryRecords(os.pread(fd, need, position)).batches():
+            return b.last_offset
+    except CorruptRecordError:
+        return -1
+    return -1
+
+
+def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only: bool,
+                max_message_size: int) -> None:
+    base = _base_offset_of(path)
+    prefix = os.path.basename(path).split(".")[0]
+    fd = os.open(os.path.join(os.path.dirname(os.path.abspath(path)), prefix + _files.LOG), os.O_RDONLY)
+    try:
+        index = OffsetIndex(path, base, writable=False, trust_tail=True)
+        try:
+            if index.entries == 0:
+                _out(f"{path} is empty.")
+                return
+            if sanity_only:
+                index.sanity_check()
+                _out(f"{path} passed sanity check.")
+                return
+            size = os.fstat(fd).st_size
+            offsets, positions = index.to_numpy()
+            key = os.path.abspath(path)
+            for i, (off, pos) in enumerate(zip(offsets.tolist(), positions.tolist())):
+                if off == base and i > 0:
+                    return  # the zero-filled (preallocated) tail
+                last = _first_batch_last_offset(fd, size, pos, max_message_size)
+                if last != off:
+                    state.index_mismatches.setdefault(key, []).append((off, last))
+                if not verify_only:
+                    _out(f"offset: {off} position: {pos}")
+        finally:
+            index.close()
+    finally:
+        os.close(fd)
+
+
+def _batch_at_or_after(fd: int, size: int, position: int, offset: int) -> RecordBatch | None:
+    """The first batch from ``position`` on whose last offset is ≥ ``offset``."""
+    for _, b in _iter_file_batches(fd, size, position, chunk=64 << 10):
+        if b.last_offset >= offset:
+            return b
+    return None
+
+
+def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only: bool) -> None:
+    base = _base_offset_of(path)
+    prefix = os.path.basename(path).split(".")[0]
+    directory = os.path.dirname(os.path.abspath(path))
+    fd = os.open(os.path.join(directory, prefix + _files.LOG), os.O_RDONLY)
+    index_path = os.path.join(directory, prefix + _files.INDEX)
+    offset_index = OffsetIndex(index_path, base, writable=False) if os.path.exists(index_path) else None
+    time_index = TimeIndex(path, base, writable=False, trust_tail=True)
+    try:
+        if sanity_only:
+            time_index.sanity_check()
+            _out(f"{path} passed sanity check.")
+            return
+        size = os.fstat(fd).st_size
+        key = os.path.abspath(path)
+        prev = -1
+        stamps, offsets = time_index.to_numpy()
+        for i, (ts, off) in enumerate(zip(stamps.tolist(), offsets.tolist())):
+            if off == base and i > 0:
+                return
+            position = offset_index.lookup(off).position if offset_index is not None else 0
+            batch = _batch_at_or_after(fd, size, position, off)
+            if batch is None:
+                state.ts_not_found.setdefault(key, []).append((off, -1))
+            elif batch.last_offset != off:
+                state.ts_not_found.setdefault(key, []).append((off, batch.last_offset))
+            else:
+                max_ts = -1
+                for rec in batch.records():
+                    if rec.timestamp is not None and rec.timestamp > max_ts:
+                        max_ts = rec.timestamp
+                if max_ts != ts:
+                    state.ts_mismatches.setdefault(key, []).append((ts, max_ts))
+                if prev >= ts:
+                    state.ts_out_of_order.setdefault(key, []).append((ts, prev))
+            if not verify_only:
+                _out(f"timestamp: {ts} offset: {off}")
+            prev = ts
+    finally:
+        time_index.close()
+        if offset_index is not None:
+            offset_index.close()
+        os.close(fd)
+
+
+def _dump_txn_index(path: str, state: _DumpState) -> None:
+    with open(path, "rb") as f:
+        data = f.read()
+    whole = len(data) - len(data) % 34
+    for version, pid, first, last, lso in struct.iter_unpack(">hqqqq", data[:whole]):
+        _out(f"version: {version} producerId: {pid} firstOffset: {first} lastOffset: {last} "
+             f"lastStableOffset: {lso}")
+    if whole != len(data):
+        _err(f"kvlog: {path}: {len(data) - whole} bytes after the last 34-byte aborted-transaction entry")
+        state.failed = True
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    state = _DumpState()
+    deep = args.deep_iteration or args.print_data_log
+    for path in args.files.split(","):
+        if not path:
+            continue
+        _out(f"Dumping {path}")
+        name = os.path.basename(path)
+        suffix = name[name.rfind("."):] if "." in name else ""
+        try:
+            if suffix in (_files.LOG, ".checkpoint"):
+                _dump_log(path, state, deep=deep, print_data=args.print_data_log,
+                          skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes)
+            elif suffix == _files.INDEX:
+                _dump_index(path, state, sanity_only=args.index_sanity_check, verify_only=args.verify_index_only,
+                            max_message_size=args.max_message_size)
+            elif suffix == _files.TIME_INDEX:
+                _dump_time_index(path, state, sanity_only=args.index_sanity_check,
+                                 verify_only=args.verify_index_only)
+            elif suffix == _files.TXN_INDEX:
+                _dump_txn_index(path, state)
+            elif suffix == _files.SNAPSHOT:
+                _err(f"kvlog: {path}: producer-state snapshots are not decoded by kvlog yet")
+            else:
+                _err(f"Ignoring unknown file {path}")
+        except (KvlogError, OSError) as exc:
+            _err(f"kvlog: {path}: {exc}")
+            state.failed = True
+    sys.stdout.flush()
+    # DumpLogSegments prepends to these lists, so they come out newest first
+    for name, pairs in state.index_mismatches.items():
+        _err(f"Mismatches in :{name}")
+        for index_offset, log_offset in reversed(pairs):
+            _err(f"  Index offset: {index_offset}, log offset: {log_offset}")
+    for name, pairs in state.ts_mismatches.items():
+        _err(f"Found timestamp mismatch in :{name}")
+        for a, b in pairs:
+            _err(f"  Index timestamp: {a}, log timestamp: {b}")
+    for name, pairs in state.ts_out_of_order.items():
+        _err(f"Found out of order timestamp in :{name}")
+        for a, b in pairs:
+            _err(f"  Index timestamp: {a}, Previously indexed timestamp: {b}")
+    for pairs in state.ts_not_found.values():
+        _err("The following indexed offsets are not found in the log.")
+        for a, b in pairs:
+            _err(f"Indexed offset: {a}, found log offset: {b}")
+    for name, pairs in state.non_consecutive.items():
+        _err(f"Non-consecutive offsets in {name}")
+        for a, b in reversed(pairs):
+            _err(f"  {a} is followed by {b}")
+    bad = state.failed or state.index_mismatches or state.ts_mismatches or state.ts_out_of_order \
+        or state.ts_not_found
+    return 1 if bad else 0
+
+
+# ============================================================================================== verify
+@dataclass
+class Problem:
+    """One finding of ``kvlog verify``: ``severity`` is "error" (the check fails) or "warning"."""
+
+    severity: str
+    file: str
+    message: str
+    position: int | None = None
+
+    def text(self) -> str:
+        where = f" position {self.position}" if self.position is not None else ""
+        return f"{self.severity}: {self.file}{where}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"severity": self.severity, "file": self.file, "position": self.position, "message": self.message}
+
+
+@dataclass
+class PartitionReport:
+    path: str
+    topic: str | None
+    partition: int | None
+    segments: int = 0
+    batches: int = 0
+    bytes: int = 0
+    first_offset: int | None = None
+    next_offset: int | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    def error(self, file: str, message: str, position: int | None = None) -> None:
+        self.problems.append(Problem("error", file, message, position))
+
+    def warn(self, file: str, message: str, position: int | None = None) -> None:
+        self.problems.append(Problem("warning", file, message, position))
+
+    def many(self, file: str, hits: np.ndarray, describe: Callable[[int], tuple[str, int | None]]) -> None:
+        """Report ``describe(i)`` for the first hits, then summarise the rest."""
+        for i in hits[:MAX_REPORTED].tolist():
+            msg, pos = describe(i)
+            self.error(file, msg, pos)
+        if len(hits) > MAX_REPORTED:
+            self.error(file, f"... and {len(hits) - MAX_REPORTED} more like the above")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "topic": self.topic, "partition": self.partition, "ok": not self.errors,
+            "segments": self.segments, "batches": self.batches, "bytes": self.bytes,
+            "first_offset": self.first_offset, "next_offset": self.next_offset,
+            "errors": [p.as_dict() for p in self.errors], "warnings": [p.as_dict() for p in self.warnings],
+        }
+
+
+def _is_partition_dir(path: str) -> bool:
+    names = os.listdir(path)
+    if any(n.endswith(_files.LOG) and _files.is_offset_name(n) for n in names):
+        return True
+    if any(_files.parse_partition_dir(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names):
+        return False
+    if _files.parse_partition_dir(path) is not None:
+        return True
+    raise KvlogError(f"{path} holds neither log segments nor <topic>-<partition> directories")
+
+
+def _partitions(path: str) -> tuple[bool, list[tuple[str, str | None, int | None]]]:
+    """(is one partition, [(path, topic, partition)]) for a partition directory or a data directory."""
+    path = os.path.abspath(path)
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"no such directory: {path}")
+    if _is_partition_dir(path):
+        tp = _files.parse_partition_dir(path)
+        return True, [(path, tp[0] if tp else None, tp[1] if tp else None)]
+    out = []
+    for name in sorted(os.listdir(path)):
+        tp = _files.parse_partition_dir(name)
+        full = os.path.join(path, name)
+        if tp is not None and os.path.isdir(full):
+            out.append((full, tp[0], tp[1]))
+    out.sort(key=lambda t: (t[1] or "", t[2] or 0))
+    return False, out
+
+
+def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        report.error(name, f"cannot read: {exc}")
+        return
+    if lines and lines[-1] == "":
+        lines.pop()
+    try:
+        version, count = int(lines[0]), int(lines[1])
+    except (IndexError, ValueError):
+        report.error(name, "malformed checkpoint header (expected a version line and an entry count)")
+        return
+    if version != 0:
+        report.error(name, f"unknown checkpoint version {version}")
+        return
+    if len(lines) - 2 != count:
+        report.error(name, f"header says {count} entries, found {len(lines) - 2}")
+        return
+    prev: tuple[int, int] | None = None
+    for i, line in enumerate(lines[2:], start=3):
+        parts = line.split()
+        try:
+            epoch, start = int(parts[0]), int(parts[1])
+            if len(parts) != 2:
+                raise ValueError
+        except (IndexError, ValueError):
+            report.error(name, f"line {i} is not '<epoch> <start offset>'")
+            return
+        if prev is not None and (epoch <= prev[0] or start < prev[1]):
+            report.error(name, f"line {i}: epoch {epoch} at offset {start} does not follow epoch {prev[0]} "
+                               f"at offset {prev[1]}")
+        prev = (epoch, start)
+
+
+def _check_partition_metadata(report: PartitionReport, path: str, name: str) -> None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            fields = dict(line.split(":", 1) for line in f.read().splitlines() if line.strip())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        report.error(name, f"cannot parse: {exc}")
+        return
+    fields = {k.strip(): v.strip() for k, v in fields.items()}
+    if fields.get("version") != "0" or not fields.get("topic_id"):
+        report.error(name, "expected 'version: 0' and 'topic_id: <id>' lines")
+
+
+def _all_zero(seg: LogSegment, start: int, end: int) -> bool:
+    pos = start
+    while pos < end:
+        data = seg.pread(pos, min(8 << 20, end - pos))
+        if not data:
+            return True
+        if data.count(0) != len(data):
+            return False
+        pos += len(data)
+    return True
+
+
+def _verify_segment(report: PartitionReport, directory: str, base: int, last_segment: bool,
+                    prev_last: int) -> int:
+    """Check one segment's ``.log`` and its indexes; returns the last offset seen (or ``prev_last``)."""
+    seg = LogSegment(directory, base, read_only=True, open_indexes=False)
+    log_name = os.path.basename(seg.log_path)
+    try:
+        size = seg.size_in_bytes
+        report.segments += 1
+        report.bytes += size
+        positions, lasts, maxes = [], [], []
+        end = 0
+        structural = False
+        try:
+            for h in seg.iter_headers(0, with_crc=True, stop_on_crc=False):
+                firsts = np.where((h["magic"] == 2) | (h["base_offset"] >= 0), h["base_offset"], h["last_offset"])
+                hl = h["last_offset"]
+                report.many(log_name, np.flatnonzero(h["crc_valid"] == 0), lambda i: (
+                    f"CRC mismatch in the batch at offsets {int(firsts[i])}..{int(hl[i])} "
+                    f"(stored crc {int(h['crc'][i])})", int(h["position"][i])))
+                before = np.concatenate([[prev_last], hl[:-1]])
+                report.many(log_name, np.flatnonzero(firsts <= before), lambda i: (
+                    f"offsets do not increase: the batch at offsets {int(firsts[i])}..{int(hl[i])} follows "
+                    f"offset {int(before[i])}", int(h["position"][i])))
+                report.many(log_name, np.flatnonzero(firsts < base), lambda i: (
+                    f"the batch at offset {int(firsts[i])} is below the segment's base offset {base}",
+                    int(h["position"][i])))
+                report.many(log_name, np.flatnonzero(hl - base > INT32_MAX), lambda i: (
+                    f"offset {int(hl[i])} cannot be stored relative to the segment base {base}",
+                    int(h["position"][i])))
+                if report.first_offset is None and len(h):
+                    report.first_offset = int(firsts[0])
+                prev_last = int(hl[-1])
+                report.next_offset = prev_last + 1
+                report.batches += len(h)
+                positions.append(h["position"].astype(np.int64))
+                lasts.append(hl.astype(np.int64))
+                maxes.append(h["max_timestamp"].astype(np.int64))
+                end = int(h["position"][-1] + h["size"][-1])
+        except CorruptRecordError as exc:
+            structural = True
+            report.error(log_name, f"unreadable batch: {exc.reason}", exc.position)
+        if not structural and end < size:
+            if _all_zero(seg, end, size):
+                report.warn(log_name, f"{size - end} zero bytes after the last batch (a preallocated file)", end)
+            else:
+                report.error(log_name, f"{size - end} bytes after the last complete batch do not form a whole "
+                                       "batch (a truncated or torn write)", end)
+        pos_a = np.concatenate(positions) if positions else np.empty(0, np.int64)
+        last_a = np.concatenate(lasts) if lasts else np.empty(0, np.int64)
+        max_a = np.concatenate(maxes) if maxes else np.empty(0, np.int64)
+        _verify_offset_index(report, directory, base, log_name, pos_a, last_a)
+        _verify_time_index(report, directory, base, log_name, pos_a, last_a, max_a, last_segment)
+        txn = _files.segment_path(directory, base, _files.TXN_INDEX)
+        if os.path.exists(txn) and os.path.getsize(txn) % 34:
+            report.error(os.path.basename(txn), f"size {os.path.getsize(txn)} is not a multiple of the 34-byte "
+                                                "aborted-transaction entry")
+        return prev_last
+    finally:
+        seg.close_handlers()
+
+
+def _index_cut(offsets: np.ndarray, base: int) -> int:
+    """DumpLogSegments' end of an index: the first entry after the first one that holds the base offset."""
+    hits = np.flatnonzero(offsets[1:] == base)
+    return int(hits[0]) + 1 if len(hits) else len(offsets)
+
+
+def _verify_offset_index(report: PartitionReport, directory: str, base: int, log_name: str,
+                         positions: np.ndarray, lasts: np.ndarray) -> None:
+    path = _files.segment_path(directory, base, _files.INDEX)
+    name = os.path.basename(path)
+    if not os.path.exists(path):
+        report.warn(name, "missing offset index (Kafka rebuilds it when it loads the log)")
+        return
+    index = OffsetIndex(path, base, writable=False, trust_tail=True)
+    try:
+        if index.file_size % 8:
+            report.error(name, f"file size {index.file_size} is not a multiple of the 8-byte entry")
+        offsets, pos = index.to_numpy()
+    finally:
+        index.close()
+    cut = _index_cut(offsets, base)
+    tail = np.flatnonzero((offsets[cut:] != base) | (pos[cut:] != 0))
+    if len(tail):
+        k = cut + int(tail[0])
+        report.error(name, f"entry {k} (offset {int(offsets[k])}, position {int(pos[k])}) follows the zero-filled "
+                           f"end of the index at entry {cut}", int(pos[k]))
+    offsets, pos = offsets[:cut], pos[:cut]
+    report.many(name, np.flatnonzero(np.diff(offsets) <= 0) + 1, lambda i: (
+        f"entry {i}: offset {int(offsets[i])} is not above the previous entry's {int(offsets[i - 1])}", int(pos[i])))
+    report.many(name, np.flatnonzero(np.diff(pos) <= 0) + 1, lambda i: (
+        f"entry {i}: position {int(pos[i])} is not above the previous entry's {int(pos[i - 1])}", int(pos[i])))
+    if not len(offsets):
+        return
+    j = np.searchsorted(positions, pos)
+    jc = np.minimum(j, max(len(positions) - 1, 0))
+    starts = (j < len(positions)) & (positions[jc] == pos) if len(positions) else np.zeros(len(pos), bool)
+    report.many(name, np.flatnonzero(~starts), lambda i: (
+        f"entry {i} (offset {int(offsets[i])}) points at position {int(pos[i])} of {log_name}, where no batch "
+        "starts", int(pos[i])))
+    if len(positions):
+        wrong = starts & (lasts[jc] != offsets)
+        report.many(name, np.flatnonzero(wrong), lambda i: (
+            f"entry {i} (offset {int(offsets[i])}) points at position {int(pos[i])} of {log_name}, where the batch "
+            f"ends at offset {int(lasts[jc[i]])}", int(pos[i])))
+
+
+def _verify_time_index(report: PartitionReport, directory: str, base: int, log_name: str, positions: np.ndarray,
+                       lasts: np.ndarray, maxes: np.ndarray, last_segment: bool) -> None:
+    path = _files.segment_path(directory, base, _files.TIME_INDEX)
+    name = os.path.basename(path)
+    if not os.path.exists(path):
+        report.warn(name, "missing time index (Kafka creates an empty one when it loads the log)")
+        return
+    index = TimeIndex(path, base, writable=False, trust_tail=True)
+    try:
+        if index.file_size % 12:
+            report.error(name, f"file size {index.file_size} is not a multiple of the 12-byte entry")
+        stamps, offsets = index.to_numpy()
+    finally:
+        index.close()
+    cut = _index_cut(offsets, base)
+    tail = np.flatnonzero((offsets[cut:] != base) | (stamps[cut:] != 0))
+    if len(tail):
+        k = cut + int(tail[0])
+        report.error(name, f"entry {k} (timestamp {int(stamps[k])}, offset {int(offsets[k])}) follows the "
+                           f"zero-filled end of the index at entry {cut}")
+    stamps, offsets = stamps[:cut], offsets[:cut]
+    report.many(name, np.flatnonzero(np.diff(stamps) <= 0) + 1, lambda i: (
+        f"entry {i}: timestamp {int(stamps[i])} is not above the previous entry's {int(stamps[i - 1])} "
+        "(time index timestamps must increase)", None))
+    report.many(name, np.flatnonzero(np.diff(offsets) < 0) + 1, lambda i: (
+        f"entry {i}: offset {int(offsets[i])} is below the previous entry's {int(offsets[i - 1])}", None))
+    if not len(stamps):
+        return
+    cummax = np.maximum.accumulate(maxes) if len(maxes) else maxes
+    j = np.searchsorted(lasts, offsets)
+    jc = np.minimum(j, max(len(lasts) - 1, 0))
+    found = (j < len(lasts)) & (lasts[jc] == offsets) if len(lasts) else np.zeros(len(offsets), bool)
+    report.many(name, np.flatnonzero(~found), lambda i: (
+        f"entry {i} (timestamp {int(stamps[i])}, offset {int(offsets[i])}): no batch of {log_name} ends at "
+        f"offset {int(offsets[i])}", None))
+    if len(lasts):
+        wrong = found & (cummax[jc] != stamps)
+        report.many(name, np.flatnonzero(wrong), lambda i: (
+            f"entry {i}: timestamp {int(stamps[i])} at offset {int(offsets[i])}, but the largest timestamp up to "
+            f"that offset is {int(cummax[jc[i]])} (batch at position {int(positions[jc[i]])} of {log_name})",
+            int(positions[jc[i]])))
+        top = int(cummax[-1])
+        if not last_segment and top >= 0 and int(stamps[-1]) != top:
+            report.warn(name, f"the last entry's timestamp {int(stamps[-1])} is not the segment's largest "
+                              f"timestamp {top} (Kafka writes that entry when it rolls the segment)")
+
+
+def verify_partition(path: str, topic: str | None = None, partition: int | None = None) -> PartitionReport:
+    """Check one partition directory without writing anything (see ``kvlog verify``)."""
+    from kvlog.mirror import CHECKPOINT_FILE, read_checkpoint
+
+    report = PartitionReport(path, topic, partition)
+    names = sorted(os.listdir(path))
+    bases = sorted(_files.offset_from_name(n) for n in names
+                   if _files.is_offset_name(n) and n.split(".", 1)[1] == "log")
+    have = set(bases)
+    for n in names:
+        full = os.path.join(path, n)
+        if os.path.isdir(full):
+            report.warn(n, "unexpected directory in a partition directory")
+        elif _files.is_offset_name(n):
+            ext = "." + n.split(".", 1)[1]
+            if ext in (_files.LOG, _files.SNAPSHOT):
+                continue
+            if ext in (_files.INDEX, _files.TIME_INDEX, _files.TXN_INDEX):
+                if _files.offset_from_name(n) not in have:
+                    report.error(n, "orphan index file: there is no .log for this base offset")
+            elif ext.endswith((_files.SWAP, _files.CLEANED)):
+                report.error(n, "leftover temporary file of an interrupted compaction or segment split "
+                                "(Kafka finishes or rolls it back when it loads the log)")
+            elif ext.endswith(_files.DELETED):
+                report.warn(n, "segment file awaiting asynchronous deletion")
+            else:
+                report.warn(n, "unknown file")
+        elif n == "leader-epoch-checkpoint":
+            _check_leader_epochs(report, full, n)
+        elif n == "partition.metadata":
+            _check_partition_metadata(report, full, n)
+        elif n == CHECKPOINT_FILE:
+            try:
+                read_checkpoint(path)
+            except KvlogError as exc:
+                report.error(n, str(exc))
+        elif n.endswith(".tmp"):
+            report.warn(n, "leftover temporary file (an interrupted checkpoint write)")
+        elif n in (_files.LOCK, "quorum-state") or n.endswith((".checkpoint", ".checkpoint.part", ".checkpoint.deleted")):
+            continue
+        else:
+            report.warn(n, "unknown file")
+    prev_last = -1
+    for i, base in enumerate(bases):
+        if base <= prev_last:
+            report.error(_files.prefix(base) + _files.LOG,
+                         f"segment base offset {base} is not above the previous segment's last offset {prev_last}")
+        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last)
+    if report.next_offset is None and bases:
+        report.next_offset = bases[-1]
+    return report
+
+
+_ROOT_CHECKPOINTS = (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET, checkpoint.CLEANER_OFFSET,
+                     checkpoint.REPLICATION_OFFSET)
+
+
+def verify_path(path: str) -> tuple[list[PartitionReport], list[Problem]]:
+    """Reports for every partition under ``path`` (a partition or data directory) and root-level problems."""
+    single, parts = _partitions(path)
+    reports = [verify_partition(p, t, n) for p, t, n in parts]
+    root_problems: list[Problem] = []
+    if not single:
+        root = os.path.abspath(path)
+        by_tp = {(r.topic, r.partition): r for r in reports}
+        for name in _ROOT_CHECKPOINTS:
+            full = os.path.join(root, name)
+            if not os.path.exists(full):
+                continue
+            try:
+                table = checkpoint.read_offsets(full)
+            except checkpoint.CorruptCheckpointError as exc:
+                root_problems.append(Problem("error", name, str(exc)))
+                continue
+            if name == checkpoint.LOG_START_OFFSET:
+                for (t, p), off in sorted(table.items()):
+                    r = by_tp.get((t, p))
+                    if r is not None and r.next_offset is not None and off > r.next_offset:
+                        r.error(name, f"log start offset {off} of {t}-{p} is past its log end offset "
+                                      f"{r.next_offset}: loading the log would delete every segment")
+        topics = os.path.join(root, "kvlog-topics.json")
+        if os.path.exists(topics):
+            try:
+                with open(topics, encoding="utf-8") as f:
+                    json.load(f)
+            except (OSError, ValueError) as exc:
+                root_problems.append(Problem("error", "kvlog-topics.json", f"cannot parse: {exc}"))
+    return reports, root_problems
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    reports, root_problems = verify_path(args.path)
+    bad = [r for r in reports if r.errors]
+    ok = not bad and not any(p.severity == "error" for p in root_problems)
+    if args.json:
+        _out(json.dumps({"ok": ok, "path": os.path.abspath(args.path),
+                         "partitions": [r.as_dict() for r in reports],
+                         "problems": [p.as_dict() for p in root_problems]}, indent=1))
+        return 0 if ok else 1
+    for p in root_problems:
+        _out(p.text())
+    for r in reports:
+        offsets = (f", offsets {r.first_offset}..{r.next_offset - 1}"
+                   if r.first_offset is not None and r.next_offset is not None else "")
+        summary = f"{r.segments} segments, {r.batches} batches, {r.bytes} bytes{offsets}"
+        status = "OK" if not r.problems else (
+            f"{len(r.errors)} errors, {len(r.warnings)} warnings" if r.errors else f"OK with {len(r.warnings)} warnings")
+        _out(f"{r.path}: {status} ({summary})")
+        for p in r.problems:
+            _out(f"  {p.text()}")
+    _out(f"verified {len(reports)} partitions: {len(bad)} with errors")
+    return 0 if ok else 1
+
+
+# ============================================================================================= offsets
+_SPECIAL = {"earliest": EARLIEST, "latest": LATEST, "max": MAX_TIMESTAMP, "max-timestamp": MAX_TIMESTAMP}
+
+
+def parse_timestamp(text: str, *, special: bool = True) -> int:
+    """Epoch milliseconds, an ISO-8601 time (naive means UTC) or, with ``special``, earliest/latest/max."""
+    s = text.strip()
+    if special and s.lower() in _SPECIAL:
+        return _SPECIAL[s.lower()]
+    if re.fullmatch(r"-?\d+", s):
+        value = int(s)
+        if value < 0 and not (special and value in (EARLIEST, LATEST, MAX_TIMESTAMP)):
+            raise ConfigError(f"invalid timestamp {value}")
+        return value
+    try:
+        when = _dt.datetime.fromisoformat(s[:-1] + "+00:00" if s[-1:] in ("Z", "z") else s)
+    except ValueError:
+        raise ConfigError(f"cannot read {text!r} as epoch milliseconds or an ISO-8601 time"
+                          + (" (or earliest/latest/max)" if special else "")) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return (when - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)) // _dt.timedelta(milliseconds=1)
+
+
+def cmd_offsets(args: argparse.Namespace) -> int:
+    target = parse_timestamp(args.timestamp)
+    if target >= 0:
+        target = max(0, target - args.margin)
+    single, parts = _partitions(args.path)
+    for path, topic, partition in parts:
+        with Log.open(path, read_only=True) as log:
+            found = log.offset_for_timestamp(target)
+        offset, ts = (found.offset, found.timestamp) if found is not None else (-1, -1)
+        _out(f"{offset} {ts}" if single else f"{topic} {partition} {offset} {ts}")
+    return 0
+
+
+# =========================================================================================== retention
+def _topic_config(partition_dir: str, overrides: dict[str, str]) -> LogConfig:
+    """The partition's topic configuration (kvlog's topic table in the parent, if any) plus overrides."""
+    props: dict[str, object] = {}
+    tp = _files.parse_partition_dir(partition_dir)
+    table = os.path.join(os.path.dirname(os.path.abspath(partition_dir)), "kvlog-topics.json")
+    if tp is not None and os.path.exists(table):
+        try:
+            with open(table, encoding="utf-8") as f:
+                entry = json.load(f).get(tp[0]) or {}
+            props.update(entry.get("config") or {})
+        except (OSError, ValueError, AttributeError) as exc:
+            raise KvlogError(f"cannot read {table}: {exc}") from None
+    props.update(overrides)
+    return LogConfig.from_properties(props)
+
+
+def _plan_retention(log: Log, now: int) -> list[LogSegment]:
+    """The segments ``delete_old_segments(now)`` would delete, worked out without changing anything."""
+    cfg = log.config
+    remaining = log.segments
+    leo = log.log_end_offset
+    start = [log.log_start_offset]
+    doomed: list[LogSegment] = []
+
+    def delete_while(pred: Callable[[LogSegment, LogSegment | None], bool]) -> None:
+        k = 0
+        for i, seg in enumerate(remaining):
+            nxt = remaining[i + 1] if i + 1 < len(remaining) else None
+            upper = nxt.base_offset if nxt is not None else leo
+            if upper > leo or (nxt is None and seg.size_in_bytes == 0) or not pred(seg, nxt):
+                break
+            k += 1
+        doomed.extend(remaining[:k])
+        del remaining[:k]
+        if k:
+            start[0] = max(start[0], remaining[0].base_offset if remaining else leo)
+
+    delete_while(lambda seg, nxt: nxt is not None and nxt.base_offset <= start[0])
+    if cfg.delete:
+        if cfg.retention_bytes >= 0:
+            excess = [sum(s.size_in_bytes for s in remaining) - cfg.retention_bytes]
+
+            def over(seg: LogSegment, nxt: LogSegment | None) -> bool:
+                if excess[0] - seg.size_in_bytes >= 0:
+                    excess[0] -= seg.size_in_bytes
+                    return True
+                return False
+
+            delete_while(over)
+        if cfg.retention_ms >= 0:
+            def expired(seg: LogSegment, nxt: LogSegment | None) -> bool:
+                if seg.size_in_bytes == 0 or now - seg.largest_timestamp <= cfg.retention_ms:
+                    return False
+                verified = seg.verified_max_timestamp()
+                return now - (verified if verified >= 0 else seg.largest_timestamp) > cfg.retention_ms
+
+            delete_while(expired)
+    return doomed
+
+
+def _describe_deletion(label: str, verb: str, gone: list[tuple[int, int]], start_before: int, start_after: int) -> str:
+    if not gone:
+        return f"{label}: nothing to delete (log start offset {start_before})"
+    size = sum(s for _, s in gone)
+    bases = ", ".join(str(b) for b, _ in gone)
+    return (f"{label}: {verb} {len(gone)} segments ({size} bytes; base offsets {bases}); "
+            f"log start offset {start_before} -> {start_after}")
+
+
+def cmd_retention(args: argparse.Namespace) -> int:
+    overrides = dict(args.config or [])
+    now = args.now if args.now is not None else int(time.time() * 1000)
+    single, parts = _partitions(args.path)
+    for path, topic, partition in parts:
+        label = os.path.basename(path) if not single else path
+        cfg = _topic_config(path, overrides)
+        if args.dry_run:
+            with Log.open(path, cfg, read_only=True) as log:
+                doomed = _plan_retention(log, now)
+                gone = [(s.base_offset, s.size_in_bytes) for s in doomed]
+                remaining = [s for s in log.segments if s not in doomed]
+                after = max(log.log_start_offset, remaining[0].base_offset if remaining else log.log_end_offset)
+                _out(_describe_deletion(label, "would delete", gone, log.log_start_offset, after))
+            continue
+        with Log.open(path, cfg) as log:
+            before = {s.base_offset: s.size_in_bytes for s in log.segments}
+            start = log.log_start_offset
+            log.delete_old_segments(now)
+            left = {s.base_offset for s in log.segments}
+            gone = [(b, s) for b, s in sorted(before.items()) if b not in left]
+            _out(_describe_deletion(label, "deleted", gone, start, log.log_start_offset))
+    return 0
+
+
+# ============================================================================================== mirror
+class _Progress:
+    """Records/s and bytes on stderr, redrawn in place at most a few times a second."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.t0 = time.monotonic()
+        self.last = 0.0
+        self.totals: dict[str, tuple[int, int]] = {}
+        self.shown = False
+
+    def __call__(self, stats: Any) -> None:
+        self.totals[stats.source] = (stats.records, stats.bytes)
+        now = time.monotonic()
+        if now - self.last < 0.2:
+            return
+        self.last = now
+        records = sum(r for r, _ in self.totals.values())
+        nbytes = sum(b for _, b in self.totals.values())
+        rate = records / max(now - self.t0, 1e-9)
+        self.stream.write(f"\rkvlog mirror: {records:,} records, {nbytes / 1e6:,.1f} MB, {rate:,.0f} records/s   ")
+        self.stream.flush()
+        self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def cmd_mirror(args: argparse.Namespace) -> int:
+    from kvlog.mirror import mirror_directory, mirror_log
+
+    overrides = dict(args.config or [])
+    topic_map = dict(args.topic_map or [])
+    from_ts = parse_timestamp(args.from_timestamp, special=False) if args.from_timestamp is not None else None
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    source = os.path.abspath(args.source)
+    if not os.path.isdir(source):
+        raise FileNotFoundError(f"no such directory: {source}")
+    try:
+        if _is_partition_dir(source):
+            if topic_map:
+                raise ConfigError("--topic-map applies when mirroring data directories")
+            with Log.open(args.target, _topic_config(args.target, overrides)) as target:
+                results = {("", 0): mirror_log(source, target, from_timestamp=from_ts, progress=progress,
+                                               batch_bytes=args.batch_bytes, compression=args.compression)}
+        else:
+            results = mirror_directory(source, args.target, topic_map=topic_map, config=overrides or None,
+                                       from_timestamp=from_ts, progress=progress, batch_bytes=args.batch_bytes,
+                                       compression=args.compression)
+    finally:
+        if progress is not None:
+            progress.finish()
+    for stats in results.values():
+        label = f"{os.path.basename(stats.source)} -> {os.path.basename(stats.target)}"
+        if stats.records:
+            _out(f"{label}: {stats.records} records, {stats.bytes} bytes; source offsets "
+                 f"{stats.source_start_offset}..{stats.source_end_offset - 1} -> target offsets "
+                 f"{stats.target_start_offset}..{stats.target_end_offset - 1}")
+        else:
+            _out(f"{label}: nothing new (source offset {stats.source_end_offset})")
+        for w in stats.warnings:
+            _err(f"kvlog: {label}: {w}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from kvlog import demo
+
+    demo.main()
+    return 0
+
+
+# ============================================================================================== parser
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"kvlog: {message}\n")
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive integer")
+    return value
+
+
+def _pair(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="kvlog", description="Kafka log directories: dump, verify, search, retention, mirroring.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    d = sub.add_parser("dump", help="print segment files as Kafka's kafka-dump-log.sh does",
+                       description="Print .log/.index/.timeindex/.txnindex files like Kafka's DumpLogSegments.")
+    d.add_argument("--files", required=True, metavar="FILE1,FILE2,...", help="comma-separated files to dump")
+    d.add_argument("--deep-iteration", action="store_true", help="print every record of every batch")
+    d.add_argument("--print-data-log", action="store_true", help="print keys and values (implies --deep-iteration)")
+    d.add_argument("--skip-record-metadata", action="store_true", help="omit per-record metadata")
+    d.add_argument("--verify-index-only", action="store_true", help="check index entries against the log, print "
+                   "only mismatches")
+    d.add_argument("--index-sanity-check", action="store_true", help="run the broker's index sanity check only")
+    d.add_argument("--max-message-size", type=_positive, default=DEFAULT_MAX_MESSAGE_SIZE, metavar="N",
+                   help="largest batch looked at when checking index entries (default %(default)s)")
+    d.add_argument("--max-bytes", type=_non_negative, default=INT32_MAX, metavar="N",
+                   help="read only the first N bytes of each .log")
+    d.set_defaults(func=cmd_dump)
+
+    v = sub.add_parser("verify", help="check every batch, index and checkpoint (read-only)",
+                       description="Check a partition directory or every partition of a data directory: batch "
+                                   "framing and CRCs, offset order, offset/time index entries, leftover files, "
+                                   "checkpoint files. Nothing is written. Exit status 1 when anything is wrong.")
+    v.add_argument("path", help="a partition directory or a data directory")
+    v.add_argument("--json", action="store_true", help="print a JSON report")
+    v.set_defaults(func=cmd_verify)
+
+    o = sub.add_parser("offsets", help="find the offset for a timestamp (read-only)",
+                       description="Print the earliest offset whose timestamp is >= TIMESTAMP - MARGIN, and its "
+                                   "timestamp (-1 -1 when no record is that recent). For a data directory one line "
+                                   "per partition: topic partition offset timestamp.")
+    o.add_argument("path", help="a partition directory or a data directory")
+    o.add_argument("--timestamp", required=True, metavar="T",
+                   help="epoch milliseconds, ISO-8601 (2024-05-01T12:00:00Z), earliest, latest or max")
+    o.add_argument("--margin", type=_non_negative, default=0, metavar="MS",
+                   help="search from T minus this many milliseconds (failover safety margin)")
+    o.set_defaults(func=cmd_offsets)
+
+    r = sub.add_parser("retention", help="delete segments past retention",
+                       description="Apply retention (log start offset, retention.bytes, retention.ms) to a "
+                                   "partition or every partition of a data directory.")
+    r.add_argument("path", help="a partition directory or a data directory")
+    r.add_argument("--now", type=_non_negative, metavar="MS", help="the current time in epoch ms (default: now)")
+    r.add_argument("--dry-run", action="store_true", help="report what would be deleted; change nothing")
+    r.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
+                   help="topic configs to apply (Kafka names, e.g. retention.ms=86400000)")
+    r.set_defaults(func=cmd_retention)
+
+    m = sub.add_parser("mirror", help="copy a log or a data directory into another",
+                       description="Copy records (keys, values, headers, timestamps) into a target log or data "
+                                   "directory, which assigns its own offsets. Resumable: a second run copies only "
+                                   "what is new.")
+    m.add_argument("source", help="a partition directory or a data directory (opened read-only)")
+    m.add_argument("target", help="the target partition directory or data directory")
+    m.add_argument("--topic-map", type=_pair, nargs="+", action="extend", metavar="SRC=DST",
+                   help="rename topics in the target")
+    m.add_argument("--from-timestamp", metavar="T", help="on the first run, start at this time (epoch ms or ISO-8601)")
+    m.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
+                   help="configs of created target topics (Kafka names)")
+    m.add_argument("--compression", metavar="CODEC", help="codec of the target batches (default: the source's)")
+    m.add_argument("--batch-bytes", type=_positive, default=8 << 20, metavar="N",
+                   help="bytes read from the source at a time (default %(default)s)")
+    m.set_defaults(func=cmd_mirror)
+
+    demo = sub.add_parser("demo", help="a tour of kvlog on generated data")
+    demo.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    if getattr(args, "func", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:
+        # the reader went away (kvlog dump ... | head): stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+    except (KvlogError, OSError) as exc:
+        sys.stdout.flush()
+        _err(f"kvlog: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _err("kvlog: interrupted")
+        return 130

@@ -1,0 +1,467 @@
+"""Mirroring: copy a log, or every partition of a data directory, into another (MirrorMaker-style).
+
+What is copied, per record: key, value, headers and timestamp (the timestamp is written as CreateTime;
+a target configured with ``message.timestamp.type=LogAppendTime`` stamps its own append time instead).
+Offsets are **reassigned** by the target (leader semantics: the target's ``append`` assigns them from its
+log end offset), so a record at source offset ``s`` usually lands at another target offset ``t``;
+:meth:`MirrorStats.translate` maps one to the other.
+
+What is not copied:
+
+* control batches (transaction markers): consumers never see them;
+* producer ids, epochs and sequences, and the transactional flag: the target is a new producer, as it is
+  for MirrorMaker. Records of **aborted** transactions are copied as-is, like committed ones
+  (``read_committed`` filtering needs the aborted-transaction index and comes in a later issue);
+* the source's batch boundaries: records are re-encoded in batches of up to
+  :data:`kvlog.records.DEFAULT_RECORDS_PER_BATCH` records and at most the target's ``max.message.bytes``,
+  keeping each source batch's codec (unless the target's ``compression.type`` or ``compression=`` says
+  otherwise).
+
+Sources are opened read-only (a writer may be appending): a run copies the snapshot of the source that
+existed when it started, up to its log end offset at that moment.
+
+**Resuming.** After a run the target partition directory holds ``mirror-checkpoint``, a small JSON file
+``{"version": 1, "sources": {"<source partition path>": {"next_offset": N, "target_end_offset": M}}}``
+written atomically after the target was flushed. Running again copies only what the source gained since.
+If a run stopped after appending but before its checkpoint (a crash), the target's log end offset is
+past ``target_end_offset``; when the partition has a single source, the next run skips that many source
+records so nothing is copied twice.
+
+Throughput: whole chunks of batches are decoded to Arrow columns (``MemoryRecords.to_arrow``) and
+re-encoded from those columns (``encode_arrays``); there is no per-record Python code on this path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kvlog import _files, _io
+from kvlog.config import LogConfig
+from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
+from kvlog.log import Log
+from kvlog.manager import LogManager
+from kvlog.records import Compression, MemoryRecords, encode_arrays
+
+__all__ = ["MirrorStats", "mirror_log", "mirror_directory", "read_checkpoint", "CHECKPOINT_FILE",
+           "DEFAULT_BATCH_BYTES"]
+
+CHECKPOINT_FILE = "mirror-checkpoint"
+CHECKPOINT_VERSION = 1
+DEFAULT_BATCH_BYTES = 8 << 20
+_MAX_ENCODED_BATCH = 1 << 20
+
+ProgressCallback = Callable[["MirrorStats"], None]
+
+
+@dataclass
+class MirrorStats:
+    """What one ``mirror_log`` run copied.
+
+    ``source_start_offset``/``source_end_offset``: the source offsets this run covered,
+    ``[start, end)``; ``source_end_offset`` is where the next run resumes. ``target_start_offset``/
+    ``target_end_offset``: the target offsets the copied records received, ``[start, end)`` (equal when
+    nothing was copied). ``bytes`` counts bytes appended to the target, ``source_bytes`` bytes of source
+    batches read; ``control_records`` the transaction markers skipped.
+    """
+
+    source: str
+    target: str
+    records: int = 0
+    batches: int = 0
+    bytes: int = 0
+    source_bytes: int = 0
+    control_records: int = 0
+    source_start_offset: int = -1
+    source_end_offset: int = -1
+    target_start_offset: int = -1
+    target_end_offset: int = -1
+    elapsed_s: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    _runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list, repr=False)
+    _map: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def records_per_second(self) -> float:
+        return self.records / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    def _add_runs(self, src: np.ndarray, tgt_first: int) -> None:
+        """Record that source offsets ``src`` (increasing) became target offsets ``tgt_first, +1, …``."""
+        if not len(src):
+            return
+        breaks = np.flatnonzero(np.diff(src) != 1) + 1
+        starts = np.concatenate([[0], breaks])
+        lengths = np.diff(np.concatenate([starts, [len(src)]]))
+        self._runs.append((src[starts].astype(np.int64), (tgt_first + starts).astype(np.int64),
+                           lengths.astype(np.int64)))
+        self._map = None
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._map is None:
+            if self._runs:
+                self._map = tuple(np.concatenate([r[i] for r in self._runs]) for i in range(3))  # type: ignore[assignment]
+            else:
+                empty = np.empty(0, dtype=np.int64)
+                self._map = (empty, empty, empty)
+        assert self._map is not None
+        return self._map
+
+    @property
+    def offset_map(self) -> list[tuple[int, int]]:
+        """``(source offset, target offset)`` at the start of every run of consecutive copied offsets.
+
+        A new entry starts wherever the copied source offsets have a gap (a compacted range, a skipped
+        control batch) or a new append began; between entries offsets advance together.
+        """
+        src, tgt, _ = self._arrays()
+        return list(zip(src.tolist(), tgt.tolist()))
+
+    def translate(self, source_offset: int) -> int:
+        """The target offset of source offset ``source_offset`` (for offsets this run covered).
+
+        Resolution: exact for every source offset that was copied. An offset that was not copied (a
+        control record, a gap in a compacted source) maps to the target offset of the next copied
+        record — the position a consumer switching over should resume at; ``source_end_offset`` maps to
+        ``target_end_offset``. ``OffsetOutOfRangeError`` outside ``[source_start_offset,
+        source_end_offset]``.
+        """
+        s = int(source_offset)
+        if self.source_start_offset < 0 or not self.source_start_offset <= s <= self.source_end_offset:
+            raise OffsetOutOfRangeError(
+                f"source offset {s} was not covered by this mirror run "
+                f"({self.source_start_offset}..{self.source_end_offset})",
+                log_start_offset=self.source_start_offset, log_end_offset=self.source_end_offset)
+        src, tgt, length = self._arrays()
+        i = int(np.searchsorted(src, s, side="right")) - 1
+        if i < 0:
+            return int(tgt[0]) if len(tgt) else self.target_end_offset
+        return int(tgt[i] + min(s - int(src[i]), int(length[i])))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source, "target": self.target, "records": self.records, "batches": self.batches,
+            "bytes": self.bytes, "source_bytes": self.source_bytes, "control_records": self.control_records,
+            "source_offsets": [self.source_start_offset, self.source_end_offset],
+            "target_offsets": [self.target_start_offset, self.target_end_offset],
+            "elapsed_s": round(self.elapsed_s, 6), "warnings": list(self.warnings),
+        }
+
+
+# ------------------------------------------------------------------------------------------ checkpoint
+def read_checkpoint(target_dir: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
+    """``{source path: {"next_offset": N, "target_end_offset": M}}`` from a target partition directory."""
+    path = os.path.join(os.fspath(target_dir), CHECKPOINT_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise KvlogError(f"cannot read mirror checkpoint {path}: {exc}") from None
+    sources = data.get("sources") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION or not isinstance(sources, dict):
+        raise KvlogError(f"mirror checkpoint {path} is not a version {CHECKPOINT_VERSION} checkpoint")
+    out: dict[str, dict[str, int]] = {}
+    for src, entry in sources.items():
+        try:
+            out[str(src)] = {"next_offset": int(entry["next_offset"]),
+                             "target_end_offset": int(entry["target_end_offset"])}
+        except (KeyError, TypeError, ValueError):
+            raise KvlogError(f"mirror checkpoint {path}: bad entry for {src!r}") from None
+    return out
+
+
+def _write_checkpoint(target_dir: str, table: dict[str, dict[str, int]]) -> None:
+    data = {"version": CHECKPOINT_VERSION, "sources": {k: table[k] for k in sorted(table)}}
+    _io.fs.write_atomic(os.path.join(target_dir, CHECKPOINT_FILE),
+                        (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+
+
+# ---------------------------------------------------------------------------------------------- copying
+def _target_codec(target: Log, forced: Compression | str | int | None) -> Compression | None:
+    if forced is not None:
+        return Compression.parse(forced)
+    ct = target.config.compression_type
+    if ct != "producer":
+        return Compression.parse(ct)
+    return None
+
+
+def _plain_headers(col: Any) -> Any:
+    """Arrow headers column without nulls (records without headers get an empty list), or None."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if col.null_count == len(col):
+        return None
+    if col.null_count:
+        # decoded null lists are empty ranges, so the offsets alone describe empty lists
+        col = pa.ListArray.from_arrays(col.offsets, col.values)
+    return col
+
+
+def _skip_records(src: Log, start: int, end: int, count: int, batch_bytes: int) -> tuple[int, int]:
+    """The source offset after the ``count``-th copyable record at or after ``start``; (offset, skipped)."""
+    pos, skipped = start, 0
+    while pos < end and skipped < count:
+        mr = src.read(pos, batch_bytes, max_offset=end)
+        if not len(mr):
+            break
+        hdr = mr.batch_headers(check_crc=True)
+        offs = mr.to_arrow(include_headers=False, check_crc=False).column("offset").to_numpy()
+        offs = offs[(offs >= pos) & (offs < end)]
+        need = count - skipped
+        if len(offs) >= need:
+            return int(offs[need - 1]) + 1, count
+        skipped += len(offs)
+        pos = min(int(hdr["last_offset"][-1]) + 1, end)
+    return pos, skipped
+
+
+def mirror_log(
+    source: Log | str | os.PathLike[str],
+    target: Log,
+    *,
+    start_offset: int | None = None,
+    from_timestamp: int | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    progress: ProgressCallback | None = None,
+    compression: Compression | str | int | None = None,
+    checkpoint: bool = True,
+) -> MirrorStats:
+    """Copy the records of ``source`` (a Log, or a partition directory opened read-only) into ``target``.
+
+    Where to start: ``start_offset`` if given; else the ``mirror-checkpoint`` entry for this source in
+    the target directory (resume); else the first offset whose timestamp is ≥ ``from_timestamp``
+    (nothing when no record is that recent); else the source's log start offset. The run ends at the
+    source's log end offset as seen when it started. ``batch_bytes`` bounds each read from the source
+    (at least one batch is read). ``progress(stats)`` is called after every chunk. ``compression``
+    forces the target codec (default: each source batch's codec, or the target's ``compression.type``).
+    ``checkpoint=False`` neither reads nor writes ``mirror-checkpoint``.
+    """
+    own = not isinstance(source, Log)
+    src: Log = Log.open(source, read_only=True) if own else source  # type: ignore[arg-type]
+    t0 = time.monotonic()
+    try:
+        key = os.path.realpath(src.dir)
+        stats = MirrorStats(source=src.dir, target=target.dir)
+        table = read_checkpoint(target.dir) if checkpoint else {}
+        entry = table.get(key)
+        end = src.log_end_offset
+        if start_offset is not None:
+            start = int(start_offset)
+        elif entry is not None:
+            start = entry["next_offset"]
+            extra = target.log_end_offset - entry["target_end_offset"]
+            if extra > 0 and len(table) == 1:
+                # appended by a run that stopped before writing its checkpoint: don't copy twice
+                start, done = _skip_records(src, max(start, src.log_start_offset), end, extra, batch_bytes)
+                if done < extra:
+                    stats.warnings.append(
+                        f"target has {extra} records past its checkpoint but the source explains only {done}")
+            elif extra > 0:
+                stats.warnings.append(
+                    f"target has {extra} records past its checkpoint that cannot be attributed to one source")
+        elif from_timestamp is not None:
+            found = src.offset_for_timestamp(int(from_timestamp))
+            start = end if found is None else found.offset
+        else:
+            start = src.log_start_offset
+        if start < src.log_start_offset:
+            stats.warnings.append(
+                f"source offsets {start}..{src.log_start_offset - 1} are gone (retention); starting at "
+                f"{src.log_start_offset}")
+            start = src.log_start_offset
+        start = min(start, end)
+        stats.source_start_offset = stats.source_end_offset = start
+        stats.target_start_offset = stats.target_end_offset = target.log_end_offset
+        forced = _target_codec(target, compression)
+        cfg = target.config
+        try:
+            pos = start
+            while pos < end:
+                mr = src.read(pos, batch_bytes, max_offset=end)
+                if not len(mr):
+                    break
+                hdr = mr.batch_headers(check_crc=True)
+                next_pos = min(int(hdr["last_offset"][-1]) + 1, end)
+                _copy_chunk(mr, hdr, pos, end, target, cfg, forced, stats)
+                stats.source_bytes += len(mr)
+                stats.source_end_offset = next_pos
+                stats.elapsed_s = time.monotonic() - t0
+                if progress is not None:
+                    progress(stats)
+                if next_pos <= pos:
+                    break
+                pos = next_pos
+        finally:
+            stats.elapsed_s = time.monotonic() - t0
+            moved = stats.source_end_offset != (entry or {}).get("next_offset") or stats.records > 0
+            if checkpoint and moved and not target.read_only:
+                target.flush()  # the checkpoint must never claim more than the target has on disk
+                table[key] = {"next_offset": stats.source_end_offset, "target_end_offset": target.log_end_offset}
+                _write_checkpoint(target.dir, table)
+        return stats
+    finally:
+        if own:
+            src.close()
+
+
+def _copy_chunk(mr: MemoryRecords, hdr: np.ndarray, pos: int, end: int, target: Log, cfg: LogConfig,
+                forced: Compression | None, stats: MirrorStats) -> None:
+    """Decode one chunk of source batches, keep offsets in ``[pos, end)``, re-encode and append."""
+    control = (hdr["magic"] == 2) & ((hdr["attributes"] & 0x20) != 0)
+    if control.any():
+        lo = np.maximum(hdr["base_offset"], pos)
+        hi = np.minimum(hdr["last_offset"], end - 1)
+        stats.control_records += int(np.where(control & (hi >= lo), np.maximum(hdr["record_count"], 0), 0).sum())
+    tab = mr.to_arrow(include_headers=True, check_crc=False, include_control=False)
+    if not len(tab):
+        return
+    offs = tab.column("offset")
+    first, last = pc.min(offs).as_py(), pc.max(offs).as_py()
+    if first < pos or last >= end:
+        tab = tab.filter(pc.and_(pc.greater_equal(offs, pos), pc.less(offs, end)))
+        if not len(tab):
+            return
+    src_offsets = tab.column("offset").to_numpy()
+    if forced is not None:
+        groups = [(0, len(tab), forced)]
+    else:
+        # each record keeps the codec of the source batch it came from (runs of equal codecs)
+        codecs = (hdr["attributes"] & 7).astype(np.int64)
+        which = np.searchsorted(hdr["last_offset"], src_offsets, side="left")
+        row_codec = codecs[np.minimum(which, len(codecs) - 1)]
+        cuts = np.flatnonzero(np.diff(row_codec)) + 1
+        bounds = np.concatenate([[0], cuts, [len(tab)]])
+        groups = [(int(a), int(b), Compression(int(row_codec[a]))) for a, b in zip(bounds[:-1], bounds[1:])]
+    for a, b, codec in groups:
+        part = tab.slice(a, b - a)
+        limit = min(_MAX_ENCODED_BATCH, cfg.max_message_bytes)
+        if codec != Compression.NONE:
+            limit -= min(limit // 2, 256 + limit // 100)  # room for a codec's framing on incompressible data
+        data = encode_arrays(part.column("key"), part.column("value"), part.column("timestamp"),
+                             headers=_plain_headers(part.column("headers")), compression=codec,
+                             max_batch_bytes=max(limit, 128))
+        _append_groups(data, src_offsets[a:b], target, cfg, stats)
+
+
+def _append_groups(data: bytes, src_offsets: np.ndarray, target: Log, cfg: LogConfig, stats: MirrorStats) -> None:
+    """Append ``data`` (whole batches) in pieces no larger than ``segment.bytes``; record the offset map."""
+    hdr = MemoryRecords(data).batch_headers(check_crc=False)
+    sizes = hdr["size"].astype(np.int64)
+    counts = hdr["record_count"].astype(np.int64)
+    view = memoryview(data)
+    i, n, pos, row = 0, len(hdr), 0, 0
+    while i < n:
+        j, size = i, 0
+        while j < n and (j == i or size + sizes[j] <= cfg.segment_bytes):
+            size += int(sizes[j])
+            j += 1
+        info = target.append(view[pos:pos + size])
+        rows = int(counts[i:j].sum())
+        stats._add_runs(src_offsets[row:row + rows], info.first_offset)
+        if stats.records == 0:
+            stats.target_start_offset = info.first_offset
+        stats.records += rows
+        stats.batches += j - i
+        stats.bytes += info.valid_bytes
+        stats.target_end_offset = info.last_offset + 1
+        pos += size
+        row += rows
+        i = j
+
+
+# -------------------------------------------------------------------------------------------- directories
+def _partition_dirs(root: str) -> dict[str, list[int]]:
+    """``{topic: [partitions]}`` for the ``<topic>-<partition>`` directories under ``root``."""
+    out: dict[str, list[int]] = {}
+    for name in sorted(os.listdir(root)):
+        tp = _files.parse_partition_dir(name)
+        if tp is None or not os.path.isdir(os.path.join(root, name)):
+            continue
+        out.setdefault(tp[0], []).append(tp[1])
+    for parts in out.values():
+        parts.sort()
+    return out
+
+
+def _resolve_config(config: LogConfig | Mapping[str, object] | None, base: LogConfig) -> LogConfig:
+    if isinstance(config, LogConfig):
+        return config
+    if config is None:
+        return base
+    props: dict[str, object] = dict(base.to_properties())
+    props.update(config)
+    return LogConfig.from_properties(props)
+
+
+def mirror_directory(
+    source_root: str | os.PathLike[str],
+    target_root: str | os.PathLike[str],
+    *,
+    topic_map: Mapping[str, str] | None = None,
+    config: LogConfig | Mapping[str, object] | None = None,
+    from_timestamp: int | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    progress: ProgressCallback | None = None,
+    compression: Compression | str | int | None = None,
+    topics: list[str] | None = None,
+) -> dict[tuple[str, int], MirrorStats]:
+    """Mirror every partition of a Kafka or kvlog data directory into another data directory.
+
+    Target topics are named through ``topic_map`` (default: the same name) and created with the source's
+    partition count through a :class:`LogManager` on ``target_root``; an existing target topic must have
+    at least as many partitions. Their configuration: ``config`` when it is a :class:`LogConfig`;
+    otherwise the source topic's configuration (kvlog's topic table; Kafka defaults for a broker's
+    directory) with ``config``'s ``{kafka name: value}`` entries on top. ``topics`` restricts the run
+    to those source topics. Each partition goes through :func:`mirror_log` (resumable, read-only source).
+    Returns ``{(source topic, partition): MirrorStats}``.
+    """
+    src_root = os.path.abspath(os.fspath(source_root))
+    if not os.path.isdir(src_root):
+        raise FileNotFoundError(f"no data directory at {src_root}")
+    mapping = dict(topic_map or {})
+    found = _partition_dirs(src_root)
+    if topics is not None:
+        missing = [t for t in topics if t not in found]
+        if missing:
+            raise ConfigError(f"no topic {missing[0]!r} in {src_root}")
+        found = {t: found[t] for t in topics}
+    unknown = [t for t in mapping if t not in found]
+    if unknown:
+        raise ConfigError(f"--topic-map names topic {unknown[0]!r}, which {src_root} does not have")
+    src_mgr = LogManager(src_root, read_only=True)
+    results: dict[tuple[str, int], MirrorStats] = {}
+    try:
+        with LogManager(target_root) as tgt_mgr:
+            existing = tgt_mgr.topics()
+            for topic, parts in found.items():
+                name = mapping.get(topic, topic)
+                count = max(parts) + 1
+                if name in existing:
+                    if existing[name] < count:
+                        raise ConfigError(
+                            f"target topic {name!r} has {existing[name]} partitions; the source {topic!r} has {count}")
+                else:
+                    try:
+                        base = src_mgr.topic_config(topic)
+                    except KeyError:
+                        base = LogConfig()
+                    tgt_mgr.create_topic(name, count, _resolve_config(config, base))
+                    existing[name] = count
+                for p in parts:
+                    results[(topic, p)] = mirror_log(
+                        os.path.join(src_root, f"{topic}-{p}"), tgt_mgr.log(name, p),
+                        from_timestamp=from_timestamp, batch_bytes=batch_bytes, progress=progress,
+                        compression=compression)
+    finally:
+        src_mgr.close()
+    return results
