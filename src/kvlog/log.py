@@ -543,21 +543,20 @@ class Log:
         return s, e
 
     def _chunks(self, start: int, end: int, chunk: int) -> Iterator[bytes]:
+        """The bytes of offsets [start, end) in pieces of about ``chunk`` bytes, cut on batch boundaries."""
         for seg, lo, hi in self._ranges(start, end):
             pos = lo
             while pos < hi:
-                # cut on batch boundaries so every chunk decodes on its own
                 cut = hi
                 if hi - pos > chunk:
                     cut = pos
-                    for headers in seg.iter_headers(pos, end_position=hi):
+                    for headers in seg.iter_headers(pos, end_position=hi, chunk=min(chunk, 8 << 20)):
                         ends = headers["position"] + headers["size"]
-                        far = np.searchsorted(ends, pos + chunk, side="right")
-                        if far > 0:
-                            cut = int(ends[far - 1])
+                        within = int(np.searchsorted(ends, pos + chunk, side="right"))
+                        if within < len(ends):
+                            cut = int(ends[within - 1]) if within else max(cut, int(ends[0]))
                             break
-                        cut = int(ends[0])
-                        break
+                        cut = int(ends[-1])
                     if cut <= pos:
                         cut = hi
                 data = seg.pread(pos, cut - pos)
