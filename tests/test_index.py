@@ -673,17 +673,24 @@ def test_read_only_reader_of_a_file_being_appended(tmp_path):
             assert r2.lookup_many([BASE + 7])[1].tolist() == [70]
 
 
-def test_read_only_mapping_is_read_only(tmp_path):
+def test_read_only_reads_a_private_copy(tmp_path):
+    """Readers never map the file: a writer trimming it must not SIGBUS them (KAFKA-19390)."""
     p = tmp_path / "ro.index"
-    with OffsetIndex(p, BASE, 10 * 8) as w:
-        w.append(BASE + 1, 1)
+    w = OffsetIndex(p, BASE, 10 * 8)
+    w.append(BASE + 1, 1)
+    w.append(BASE + 2, 9)
     before = p.read_bytes()
     with OffsetIndex(p, BASE, writable=False) as r:
-        assert r._mm is not None and r._mm.closed is False
-        with pytest.raises(TypeError):
-            r._mm[0:1] = b"x"
+        assert r._mm is None
+        with pytest.raises(ReadOnlyIndexError):
+            r.append(BASE + 3, 20)
         r.flush()  # a no-op for readers
-    assert p.read_bytes() == before
+        w.truncate_to(BASE + 2)
+        w.trim_to_valid_size()  # the file shrinks under the reader
+        assert r.lookup(BASE + 5) == (BASE + 2, 9)  # the reader's copy is unaffected
+        assert r.refresh() == 1 and r.lookup(BASE + 5) == (BASE + 1, 1)
+    w.close()
+    assert p.read_bytes() != before and len(p.read_bytes()) == 8
 
 
 def test_empty_files(tmp_path):
@@ -700,8 +707,9 @@ def test_empty_files(tmp_path):
         w.resize(w.max_index_size)
         w.append(BASE + 1, 1)
         assert w.entries == 1
-    with pytest.raises(FileNotFoundError):
-        OffsetIndex(tmp_path / "missing.index", BASE, writable=False)
+    with OffsetIndex(tmp_path / "missing.index", BASE, writable=False) as r:  # a reader of bare segments
+        assert r.entries == 0 and r.lookup(BASE + 7) == (BASE, 0)
+    assert not (tmp_path / "missing.index").exists()
     t = tmp_path / "e.timeindex"
     t.write_bytes(b"")
     with TimeIndex(t, BASE, writable=False) as r:

@@ -571,3 +571,28 @@ def test_index_entries_follow_kafka_rule(tmp_path):
     for i in range(n):
         e = seg.offset_index.entry(i)
         assert positions[e.position] == e.offset
+
+
+def test_read_only_open_of_bare_segments(tmp_path, kraft_segment):
+    d = tmp_path / "__cluster_metadata-0"
+    d.mkdir()
+    os.replace(kraft_segment, d / kraft_segment.name)
+    reader = Log.open(d, read_only=True)
+    assert [r.offset for r in reader.records()] == [0, 1, 2, 3]
+    assert reader.offset_for_timestamp(1726045950000) == (1, 1726045957397)
+    assert sorted(os.listdir(d)) == [kraft_segment.name]  # nothing created
+
+
+def test_reader_survives_writer_rolling_and_trimming(tmp_path):
+    """KAFKA-19390's lesson: a reader must not crash when the writer trims or truncates files it uses."""
+    log = open_log(tmp_path, segment_bytes=2000, index_interval_bytes=64)
+    log.append(recs(5, size=100))
+    reader = Log.open(tmp_path / "topic-0", read_only=True)
+    for i in range(60):
+        log.append(recs(3, start=5 + 3 * i, size=100))  # rolls: old indexes trimmed, files shrink
+        assert reader.to_arrow().num_rows == 5
+        assert reader.offset_for_timestamp(T0) == (0, T0)
+    log.truncate_to(2)  # removes the whole first batch (offsets 0..4) under the reader
+    assert [r.offset for r in reader.records()] == []  # what vanished is not seen; no crash, no garbage
+    late = Log.open(tmp_path / "topic-0", read_only=True)
+    assert late.log_end_offset == 0

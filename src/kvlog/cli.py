@@ -30,15 +30,22 @@ from kvlog.config import LogConfig
 from kvlog.errors import ConfigError, CorruptRecordError, KvlogError
 from kvlog.index import OffsetIndex, TimeIndex
 from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, Log
+from kvlog.manager import LogManager
 from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
 from kvlog.segment import LogSegment
 
-__all__ = ["main", "build_parser", "parse_timestamp"]
+__all__ = ["build_parser", "main", "parse_timestamp", "verify_partition", "verify_path"]
 
 INT32_MAX = 2**31 - 1
 DUMP_CHUNK = 8 << 20
 DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024
 MAX_REPORTED = 20  # problems of one kind reported per file before summarising
+
+
+def _count(n: int, noun: str) -> str:
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun}es" if noun.endswith("ch") else f"{n} {noun}s"
 
 
 def _out(line: str) -> None:
@@ -223,7 +230,7 @@ def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, ski
                 if deep:
                     try:
                         recs = list(b.records())
-                        checks: list[tuple[int, bool]] | None = _legacy_inner_checks(b) if b.magic < 2 else None
+                        checks = _legacy_inner_checks(b) if b.magic < 2 else None
                     except KvlogError as exc:
                         _err(f"kvlog: {path}: batch at position {valid}: {exc}")
                         state.failed = True
@@ -265,34 +272,65 @@ def _first_batch_last_offset(fd: int, size: int, position: int, max_message_size
     return -1
 
 
+_OFFSET_ENTRY = np.dtype([("rel", ">i4"), ("position", ">i4")])
+_TIME_ENTRY = np.dtype([("timestamp", ">i8"), ("rel", ">i4")])
+
+
+def _read_entries(path: str, dtype: np.dtype) -> tuple[np.ndarray, int]:
+    """Every entry Kafka would believe (``file length // entry size``) and the file length.
+
+    Read with plain reads, never mapped: a broker or kvlog writer may trim the file of an active segment
+    at any moment, and a mapped page past the new end would kill this read-only tool with SIGBUS.
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    whole = len(data) - len(data) % dtype.itemsize
+    return np.frombuffer(data[:whole], dtype=dtype), len(data)
+
+
+def read_offset_index(path: str, base: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(offsets, positions, file length)`` of every entry of a ``.index`` file (int64 arrays)."""
+    raw, length = _read_entries(path, _OFFSET_ENTRY)
+    return base + raw["rel"].astype(np.int64), raw["position"].astype(np.int64), length
+
+
+def read_time_index(path: str, base: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(timestamps, offsets, file length)`` of every entry of a ``.timeindex`` file (int64 arrays)."""
+    raw, length = _read_entries(path, _TIME_ENTRY)
+    return raw["timestamp"].astype(np.int64), base + raw["rel"].astype(np.int64), length
+
+
+def _index_cut(offsets: np.ndarray, base: int) -> int:
+    """DumpLogSegments' end of an index: the first entry after the first one that holds the base offset."""
+    hits = np.flatnonzero(offsets[1:] == base)
+    return int(hits[0]) + 1 if len(hits) else len(offsets)
+
+
 def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only: bool,
                 max_message_size: int) -> None:
     base = _base_offset_of(path)
     prefix = os.path.basename(path).split(".")[0]
     fd = os.open(os.path.join(os.path.dirname(os.path.abspath(path)), prefix + _files.LOG), os.O_RDONLY)
     try:
-        index = OffsetIndex(path, base, writable=False, trust_tail=True)
-        try:
-            if index.entries == 0:
-                _out(f"{path} is empty.")
-                return
-            if sanity_only:
+        offsets, positions, _ = read_offset_index(path, base)
+        if len(offsets) == 0:
+            _out(f"{path} is empty.")
+            return
+        if sanity_only:
+            with OffsetIndex(path, base, writable=False, trust_tail=True) as index:
                 index.sanity_check()
-                _out(f"{path} passed sanity check.")
-                return
-            size = os.fstat(fd).st_size
-            offsets, positions = index.to_numpy()
-            key = os.path.abspath(path)
-            for i, (off, pos) in enumerate(zip(offsets.tolist(), positions.tolist())):
-                if off == base and i > 0:
-                    return  # the zero-filled (preallocated) tail
-                last = _first_batch_last_offset(fd, size, pos, max_message_size)
-                if last != off:
-                    state.index_mismatches.setdefault(key, []).append((off, last))
-                if not verify_only:
-                    _out(f"offset: {off} position: {pos}")
-        finally:
-            index.close()
+            _out(f"{path} passed sanity check.")
+            return
+        size = os.fstat(fd).st_size
+        key = os.path.abspath(path)
+        for i, (off, pos) in enumerate(zip(offsets.tolist(), positions.tolist())):
+            if off == base and i > 0:
+                return  # the zero-filled (preallocated) tail
+            last = _first_batch_last_offset(fd, size, pos, max_message_size)
+            if last != off:
+                state.index_mismatches.setdefault(key, []).append((off, last))
+            if not verify_only:
+                _out(f"offset: {off} position: {pos}")
     finally:
         os.close(fd)
 
@@ -310,22 +348,28 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
     prefix = os.path.basename(path).split(".")[0]
     directory = os.path.dirname(os.path.abspath(path))
     fd = os.open(os.path.join(directory, prefix + _files.LOG), os.O_RDONLY)
-    index_path = os.path.join(directory, prefix + _files.INDEX)
-    offset_index = OffsetIndex(index_path, base, writable=False) if os.path.exists(index_path) else None
-    time_index = TimeIndex(path, base, writable=False, trust_tail=True)
     try:
         if sanity_only:
-            time_index.sanity_check()
+            with TimeIndex(path, base, writable=False, trust_tail=True) as index:
+                index.sanity_check()
             _out(f"{path} passed sanity check.")
             return
+        index_path = os.path.join(directory, prefix + _files.INDEX)
+        if os.path.exists(index_path):
+            hint_offsets, hint_positions, _ = read_offset_index(index_path, base)
+            cut = _index_cut(hint_offsets, base)
+            hint_offsets, hint_positions = hint_offsets[:cut], hint_positions[:cut]
+        else:
+            hint_offsets = hint_positions = np.empty(0, np.int64)
+        stamps, offsets, _ = read_time_index(path, base)
         size = os.fstat(fd).st_size
         key = os.path.abspath(path)
         prev = -1
-        stamps, offsets = time_index.to_numpy()
         for i, (ts, off) in enumerate(zip(stamps.tolist(), offsets.tolist())):
             if off == base and i > 0:
                 return
-            position = offset_index.lookup(off).position if offset_index is not None else 0
+            slot = int(np.searchsorted(hint_offsets, off, side="right")) - 1  # the offset index lookup
+            position = int(hint_positions[slot]) if slot >= 0 else 0
             batch = _batch_at_or_after(fd, size, position, off)
             if batch is None:
                 state.ts_not_found.setdefault(key, []).append((off, -1))
@@ -344,9 +388,6 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
                 _out(f"timestamp: {ts} offset: {off}")
             prev = ts
     finally:
-        time_index.close()
-        if offset_index is not None:
-            offset_index.close()
         os.close(fd)
 
 
@@ -376,8 +417,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 _dump_log(path, state, deep=deep, print_data=args.print_data_log,
                           skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes)
             elif suffix == _files.INDEX:
-                _dump_index(path, state, sanity_only=args.index_sanity_check, verify_only=args.verify_index_only,
-                            max_message_size=args.max_message_size)
+                _dump_index(path, state, sanity_only=args.index_sanity_check,
+                            verify_only=args.verify_index_only, max_message_size=args.max_message_size)
             elif suffix == _files.TIME_INDEX:
                 _dump_time_index(path, state, sanity_only=args.index_sanity_check,
                                  verify_only=args.verify_index_only)
@@ -432,7 +473,8 @@ class Problem:
         return f"{self.severity}: {self.file}{where}: {self.message}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"severity": self.severity, "file": self.file, "position": self.position, "message": self.message}
+        return {"severity": self.severity, "file": self.file, "position": self.position,
+                "message": self.message}
 
 
 @dataclass
@@ -497,7 +539,7 @@ def _partitions(path: str) -> tuple[bool, list[tuple[str, str | None, int | None
     if _is_partition_dir(path):
         tp = _files.parse_partition_dir(path)
         return True, [(path, tp[0] if tp else None, tp[1] if tp else None)]
-    out = []
+    out: list[tuple[str, str | None, int | None]] = []
     for name in sorted(os.listdir(path)):
         tp = _files.parse_partition_dir(name)
         full = os.path.join(path, name)
@@ -567,6 +609,27 @@ def _all_zero(seg: LogSegment, start: int, end: int) -> bool:
     return True
 
 
+def _check_headers(report: PartitionReport, log_name: str, base: int, h: np.ndarray,
+                   prev_last: int) -> np.ndarray:
+    """CRC and offset-order checks of a chunk of batch headers; returns each batch's first offset."""
+    legacy_wrapper = (h["magic"] < 2) & (h["base_offset"] < 0)  # first offset unknown without inflating
+    firsts = np.where(legacy_wrapper, h["last_offset"], h["base_offset"])
+    lasts = h["last_offset"]
+    where = h["position"]
+    report.many(log_name, np.flatnonzero(h["crc_valid"] == 0), lambda i: (
+        (f"CRC mismatch in the batch at offsets {int(firsts[i])}..{int(lasts[i])} "
+         f"(stored crc {int(h['crc'][i])})"), int(where[i])))
+    before = np.concatenate([[prev_last], lasts[:-1]])
+    report.many(log_name, np.flatnonzero(firsts <= before), lambda i: (
+        (f"offsets do not increase: the batch at offsets {int(firsts[i])}..{int(lasts[i])} follows "
+         f"offset {int(before[i])}"), int(where[i])))
+    report.many(log_name, np.flatnonzero(firsts < base), lambda i: (
+        f"the batch at offset {int(firsts[i])} is below the segment's base offset {base}", int(where[i])))
+    report.many(log_name, np.flatnonzero(lasts - base > INT32_MAX), lambda i: (
+        f"offset {int(lasts[i])} cannot be stored relative to the segment base {base}", int(where[i])))
+    return firsts
+
+
 def _verify_segment(report: PartitionReport, directory: str, base: int, last_segment: bool,
                     prev_last: int) -> int:
     """Check one segment's ``.log`` and its indexes; returns the last offset seen (or ``prev_last``)."""
@@ -581,21 +644,8 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
         structural = False
         try:
             for h in seg.iter_headers(0, with_crc=True, stop_on_crc=False):
-                firsts = np.where((h["magic"] == 2) | (h["base_offset"] >= 0), h["base_offset"], h["last_offset"])
+                firsts = _check_headers(report, log_name, base, h, prev_last)
                 hl = h["last_offset"]
-                report.many(log_name, np.flatnonzero(h["crc_valid"] == 0), lambda i: (
-                    f"CRC mismatch in the batch at offsets {int(firsts[i])}..{int(hl[i])} "
-                    f"(stored crc {int(h['crc'][i])})", int(h["position"][i])))
-                before = np.concatenate([[prev_last], hl[:-1]])
-                report.many(log_name, np.flatnonzero(firsts <= before), lambda i: (
-                    f"offsets do not increase: the batch at offsets {int(firsts[i])}..{int(hl[i])} follows "
-                    f"offset {int(before[i])}", int(h["position"][i])))
-                report.many(log_name, np.flatnonzero(firsts < base), lambda i: (
-                    f"the batch at offset {int(firsts[i])} is below the segment's base offset {base}",
-                    int(h["position"][i])))
-                report.many(log_name, np.flatnonzero(hl - base > INT32_MAX), lambda i: (
-                    f"offset {int(hl[i])} cannot be stored relative to the segment base {base}",
-                    int(h["position"][i])))
                 if report.first_offset is None and len(h):
                     report.first_offset = int(firsts[0])
                 prev_last = int(hl[-1])
@@ -610,10 +660,11 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
             report.error(log_name, f"unreadable batch: {exc.reason}", exc.position)
         if not structural and end < size:
             if _all_zero(seg, end, size):
-                report.warn(log_name, f"{size - end} zero bytes after the last batch (a preallocated file)", end)
+                report.warn(log_name, f"{size - end} zero bytes after the last batch (a preallocated file)",
+                            end)
             else:
-                report.error(log_name, f"{size - end} bytes after the last complete batch do not form a whole "
-                                       "batch (a truncated or torn write)", end)
+                report.error(log_name, f"{size - end} bytes after the last complete batch do not form a "
+                                       "whole batch (a truncated or torn write)", end)
         pos_a = np.concatenate(positions) if positions else np.empty(0, np.int64)
         last_a = np.concatenate(lasts) if lasts else np.empty(0, np.int64)
         max_a = np.concatenate(maxes) if maxes else np.empty(0, np.int64)
@@ -621,17 +672,11 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
         _verify_time_index(report, directory, base, log_name, pos_a, last_a, max_a, last_segment)
         txn = _files.segment_path(directory, base, _files.TXN_INDEX)
         if os.path.exists(txn) and os.path.getsize(txn) % 34:
-            report.error(os.path.basename(txn), f"size {os.path.getsize(txn)} is not a multiple of the 34-byte "
-                                                "aborted-transaction entry")
+            report.error(os.path.basename(txn), f"size {os.path.getsize(txn)} is not a multiple of the "
+                                                "34-byte aborted-transaction entry")
         return prev_last
     finally:
         seg.close_handlers()
-
-
-def _index_cut(offsets: np.ndarray, base: int) -> int:
-    """DumpLogSegments' end of an index: the first entry after the first one that holds the base offset."""
-    hits = np.flatnonzero(offsets[1:] == base)
-    return int(hits[0]) + 1 if len(hits) else len(offsets)
 
 
 def _verify_offset_index(report: PartitionReport, directory: str, base: int, log_name: str,
@@ -641,65 +686,59 @@ def _verify_offset_index(report: PartitionReport, directory: str, base: int, log
     if not os.path.exists(path):
         report.warn(name, "missing offset index (Kafka rebuilds it when it loads the log)")
         return
-    index = OffsetIndex(path, base, writable=False, trust_tail=True)
-    try:
-        if index.file_size % 8:
-            report.error(name, f"file size {index.file_size} is not a multiple of the 8-byte entry")
-        offsets, pos = index.to_numpy()
-    finally:
-        index.close()
+    offsets, pos, length = read_offset_index(path, base)
+    if length % 8:
+        report.error(name, f"file size {length} is not a multiple of the 8-byte entry")
     cut = _index_cut(offsets, base)
     tail = np.flatnonzero((offsets[cut:] != base) | (pos[cut:] != 0))
     if len(tail):
         k = cut + int(tail[0])
-        report.error(name, f"entry {k} (offset {int(offsets[k])}, position {int(pos[k])}) follows the zero-filled "
-                           f"end of the index at entry {cut}", int(pos[k]))
+        report.error(name, f"entry {k} (offset {int(offsets[k])}, position {int(pos[k])}) follows the "
+                           f"zero-filled end of the index at entry {cut}", k * 8)
     offsets, pos = offsets[:cut], pos[:cut]
     report.many(name, np.flatnonzero(np.diff(offsets) <= 0) + 1, lambda i: (
-        f"entry {i}: offset {int(offsets[i])} is not above the previous entry's {int(offsets[i - 1])}", int(pos[i])))
+        f"entry {i}: offset {int(offsets[i])} is not above the previous entry's {int(offsets[i - 1])}",
+        i * 8))
     report.many(name, np.flatnonzero(np.diff(pos) <= 0) + 1, lambda i: (
-        f"entry {i}: position {int(pos[i])} is not above the previous entry's {int(pos[i - 1])}", int(pos[i])))
+        f"entry {i}: log position {int(pos[i])} is not above the previous entry's {int(pos[i - 1])}", i * 8))
     if not len(offsets):
         return
     j = np.searchsorted(positions, pos)
     jc = np.minimum(j, max(len(positions) - 1, 0))
     starts = (j < len(positions)) & (positions[jc] == pos) if len(positions) else np.zeros(len(pos), bool)
     report.many(name, np.flatnonzero(~starts), lambda i: (
-        f"entry {i} (offset {int(offsets[i])}) points at position {int(pos[i])} of {log_name}, where no batch "
-        "starts", int(pos[i])))
+        (f"entry {i} (offset {int(offsets[i])}) points at position {int(pos[i])} of {log_name}, where no "
+         "batch starts"), i * 8))
     if len(positions):
         wrong = starts & (lasts[jc] != offsets)
         report.many(name, np.flatnonzero(wrong), lambda i: (
-            f"entry {i} (offset {int(offsets[i])}) points at position {int(pos[i])} of {log_name}, where the batch "
-            f"ends at offset {int(lasts[jc[i]])}", int(pos[i])))
+            (f"entry {i} (offset {int(offsets[i])}) points at position {int(pos[i])} of {log_name}, "
+             f"where the batch ends at offset {int(lasts[jc[i]])}"), i * 8))
 
 
-def _verify_time_index(report: PartitionReport, directory: str, base: int, log_name: str, positions: np.ndarray,
-                       lasts: np.ndarray, maxes: np.ndarray, last_segment: bool) -> None:
+def _verify_time_index(report: PartitionReport, directory: str, base: int, log_name: str,
+                       positions: np.ndarray, lasts: np.ndarray, maxes: np.ndarray,
+                       last_segment: bool) -> None:
     path = _files.segment_path(directory, base, _files.TIME_INDEX)
     name = os.path.basename(path)
     if not os.path.exists(path):
         report.warn(name, "missing time index (Kafka creates an empty one when it loads the log)")
         return
-    index = TimeIndex(path, base, writable=False, trust_tail=True)
-    try:
-        if index.file_size % 12:
-            report.error(name, f"file size {index.file_size} is not a multiple of the 12-byte entry")
-        stamps, offsets = index.to_numpy()
-    finally:
-        index.close()
+    stamps, offsets, length = read_time_index(path, base)
+    if length % 12:
+        report.error(name, f"file size {length} is not a multiple of the 12-byte entry")
     cut = _index_cut(offsets, base)
     tail = np.flatnonzero((offsets[cut:] != base) | (stamps[cut:] != 0))
     if len(tail):
         k = cut + int(tail[0])
         report.error(name, f"entry {k} (timestamp {int(stamps[k])}, offset {int(offsets[k])}) follows the "
-                           f"zero-filled end of the index at entry {cut}")
+                           f"zero-filled end of the index at entry {cut}", k * 12)
     stamps, offsets = stamps[:cut], offsets[:cut]
     report.many(name, np.flatnonzero(np.diff(stamps) <= 0) + 1, lambda i: (
-        f"entry {i}: timestamp {int(stamps[i])} is not above the previous entry's {int(stamps[i - 1])} "
-        "(time index timestamps must increase)", None))
+        (f"entry {i}: timestamp {int(stamps[i])} is not above the previous entry's {int(stamps[i - 1])} "
+         "(time index timestamps must increase)"), i * 12))
     report.many(name, np.flatnonzero(np.diff(offsets) < 0) + 1, lambda i: (
-        f"entry {i}: offset {int(offsets[i])} is below the previous entry's {int(offsets[i - 1])}", None))
+        f"entry {i}: offset {int(offsets[i])} is below the previous entry's {int(offsets[i - 1])}", i * 12))
     if not len(stamps):
         return
     cummax = np.maximum.accumulate(maxes) if len(maxes) else maxes
@@ -707,14 +746,15 @@ def _verify_time_index(report: PartitionReport, directory: str, base: int, log_n
     jc = np.minimum(j, max(len(lasts) - 1, 0))
     found = (j < len(lasts)) & (lasts[jc] == offsets) if len(lasts) else np.zeros(len(offsets), bool)
     report.many(name, np.flatnonzero(~found), lambda i: (
-        f"entry {i} (timestamp {int(stamps[i])}, offset {int(offsets[i])}): no batch of {log_name} ends at "
-        f"offset {int(offsets[i])}", None))
+        (f"entry {i} (timestamp {int(stamps[i])}, offset {int(offsets[i])}): no batch of {log_name} ends at "
+         f"offset {int(offsets[i])}"), i * 12))
     if len(lasts):
         wrong = found & (cummax[jc] != stamps)
         report.many(name, np.flatnonzero(wrong), lambda i: (
-            f"entry {i}: timestamp {int(stamps[i])} at offset {int(offsets[i])}, but the largest timestamp up to "
-            f"that offset is {int(cummax[jc[i]])} (batch at position {int(positions[jc[i]])} of {log_name})",
-            int(positions[jc[i]])))
+            (f"entry {i}: timestamp {int(stamps[i])} at offset {int(offsets[i])}, but the largest "
+             f"timestamp up to that offset is {int(cummax[jc[i]])} (batch at position "
+             f"{int(positions[jc[i]])} of {log_name})"),
+            i * 12))
         top = int(cummax[-1])
         if not last_segment and top >= 0 and int(stamps[-1]) != top:
             report.warn(name, f"the last entry's timestamp {int(stamps[-1])} is not the segment's largest "
@@ -759,21 +799,22 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
                 report.error(n, str(exc))
         elif n.endswith(".tmp"):
             report.warn(n, "leftover temporary file (an interrupted checkpoint write)")
-        elif n in (_files.LOCK, "quorum-state") or n.endswith((".checkpoint", ".checkpoint.part", ".checkpoint.deleted")):
+        elif n in (_files.LOCK, "quorum-state") or n.endswith(_KRAFT_SUFFIXES):
             continue
         else:
             report.warn(n, "unknown file")
     prev_last = -1
     for i, base in enumerate(bases):
         if base <= prev_last:
-            report.error(_files.prefix(base) + _files.LOG,
-                         f"segment base offset {base} is not above the previous segment's last offset {prev_last}")
+            report.error(_files.prefix(base) + _files.LOG, f"segment base offset {base} is not above the "
+                                                           f"previous segment's last offset {prev_last}")
         prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last)
     if report.next_offset is None and bases:
         report.next_offset = bases[-1]
     return report
 
 
+_KRAFT_SUFFIXES = (".checkpoint", ".checkpoint.part", ".checkpoint.deleted")
 _ROOT_CHECKPOINTS = (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET, checkpoint.CLEANER_OFFSET,
                      checkpoint.REPLICATION_OFFSET)
 
@@ -825,13 +866,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for r in reports:
         offsets = (f", offsets {r.first_offset}..{r.next_offset - 1}"
                    if r.first_offset is not None and r.next_offset is not None else "")
-        summary = f"{r.segments} segments, {r.batches} batches, {r.bytes} bytes{offsets}"
-        status = "OK" if not r.problems else (
-            f"{len(r.errors)} errors, {len(r.warnings)} warnings" if r.errors else f"OK with {len(r.warnings)} warnings")
+        summary = (f"{_count(r.segments, 'segment')}, {_count(r.batches, 'batch')}, "
+                   f"{_count(r.bytes, 'byte')}{offsets}")
+        if r.errors:
+            status = f"{_count(len(r.errors), 'error')}, {_count(len(r.warnings), 'warning')}"
+        else:
+            status = f"OK with {_count(len(r.warnings), 'warning')}" if r.warnings else "OK"
         _out(f"{r.path}: {status} ({summary})")
         for p in r.problems:
             _out(f"  {p.text()}")
-    _out(f"verified {len(reports)} partitions: {len(bad)} with errors")
+    _out(f"verified {_count(len(reports), 'partition')}: {len(bad)} with errors")
     return 0 if ok else 1
 
 
@@ -849,8 +893,11 @@ def parse_timestamp(text: str, *, special: bool = True) -> int:
         if value < 0 and not (special and value in (EARLIEST, LATEST, MAX_TIMESTAMP)):
             raise ConfigError(f"invalid timestamp {value}")
         return value
+    iso = s[:-1] + "+00:00" if s[-1:] in ("Z", "z") else s
+    # Python 3.10's fromisoformat wants 3 or 6 fraction digits
+    iso = re.sub(r"(T\d\d:\d\d:\d\d)\.(\d+)", lambda m: f"{m.group(1)}.{(m.group(2) + '000000')[:6]}", iso)
     try:
-        when = _dt.datetime.fromisoformat(s[:-1] + "+00:00" if s[-1:] in ("Z", "z") else s)
+        when = _dt.datetime.fromisoformat(iso)
     except ValueError:
         raise ConfigError(f"cannot read {text!r} as epoch milliseconds or an ISO-8601 time"
                           + (" (or earliest/latest/max)" if special else "")) from None
@@ -860,7 +907,7 @@ def parse_timestamp(text: str, *, special: bool = True) -> int:
 
 
 def cmd_offsets(args: argparse.Namespace) -> int:
-    target = parse_timestamp(args.timestamp)
+    target = args.timestamp
     if target >= 0:
         target = max(0, target - args.margin)
     single, parts = _partitions(args.path)
@@ -927,43 +974,61 @@ def _plan_retention(log: Log, now: int) -> list[LogSegment]:
                 if seg.size_in_bytes == 0 or now - seg.largest_timestamp <= cfg.retention_ms:
                     return False
                 verified = seg.verified_max_timestamp()
-                return now - (verified if verified >= 0 else seg.largest_timestamp) > cfg.retention_ms
+                age = now - (verified if verified >= 0 else seg.largest_timestamp)
+                return bool(age > cfg.retention_ms)
 
             delete_while(expired)
     return doomed
 
 
-def _describe_deletion(label: str, verb: str, gone: list[tuple[int, int]], start_before: int, start_after: int) -> str:
+def _describe_deletion(label: str, verb: str, gone: list[tuple[int, int]], start_before: int,
+                       start_after: int) -> str:
     if not gone:
         return f"{label}: nothing to delete (log start offset {start_before})"
     size = sum(s for _, s in gone)
     bases = ", ".join(str(b) for b, _ in gone)
-    return (f"{label}: {verb} {len(gone)} segments ({size} bytes; base offsets {bases}); "
+    return (f"{label}: {verb} {_count(len(gone), 'segment')} ({_count(size, 'byte')}; base offsets {bases}); "
             f"log start offset {start_before} -> {start_after}")
+
+
+def _apply_retention(log: Log, label: str, now: int) -> None:
+    before = {s.base_offset: s.size_in_bytes for s in log.segments}
+    start = log.log_start_offset
+    log.delete_old_segments(now)
+    left = {s.base_offset for s in log.segments}
+    gone = [(b, s) for b, s in sorted(before.items()) if b not in left]
+    _out(_describe_deletion(label, "deleted", gone, start, log.log_start_offset))
 
 
 def cmd_retention(args: argparse.Namespace) -> int:
     overrides = dict(args.config or [])
     now = args.now if args.now is not None else int(time.time() * 1000)
     single, parts = _partitions(args.path)
-    for path, topic, partition in parts:
-        label = os.path.basename(path) if not single else path
-        cfg = _topic_config(path, overrides)
-        if args.dry_run:
-            with Log.open(path, cfg, read_only=True) as log:
+    if args.dry_run:
+        for path, _, _ in parts:
+            label = path if single else os.path.basename(path)
+            with Log.open(path, _topic_config(path, overrides), read_only=True) as log:
                 doomed = _plan_retention(log, now)
                 gone = [(s.base_offset, s.size_in_bytes) for s in doomed]
                 remaining = [s for s in log.segments if s not in doomed]
-                after = max(log.log_start_offset, remaining[0].base_offset if remaining else log.log_end_offset)
+                first_left = remaining[0].base_offset if remaining else log.log_end_offset
+                after = max(log.log_start_offset, first_left)
                 _out(_describe_deletion(label, "would delete", gone, log.log_start_offset, after))
-            continue
-        with Log.open(path, cfg) as log:
-            before = {s.base_offset: s.size_in_bytes for s in log.segments}
-            start = log.log_start_offset
-            log.delete_old_segments(now)
-            left = {s.base_offset for s in log.segments}
-            gone = [(b, s) for b, s in sorted(before.items()) if b not in left]
-            _out(_describe_deletion(label, "deleted", gone, start, log.log_start_offset))
+        return 0
+    if single:
+        with Log.open(parts[0][0], _topic_config(parts[0][0], overrides)) as log:
+            _apply_retention(log, parts[0][0], now)
+        return 0
+    # a data directory: through a LogManager, which takes the directory's lock and its shutdown marker
+    with LogManager(args.path) as manager:
+        for path, topic, partition in parts:
+            assert topic is not None and partition is not None
+            log = manager.log(topic, partition)
+            if overrides:
+                props: dict[str, object] = dict(log.config.to_properties())
+                props.update(overrides)
+                log.config = LogConfig.from_properties(props)
+            _apply_retention(log, os.path.basename(path), now)
     return 0
 
 
@@ -987,7 +1052,8 @@ class _Progress:
         records = sum(r for r, _ in self.totals.values())
         nbytes = sum(b for _, b in self.totals.values())
         rate = records / max(now - self.t0, 1e-9)
-        self.stream.write(f"\rkvlog mirror: {records:,} records, {nbytes / 1e6:,.1f} MB, {rate:,.0f} records/s   ")
+        self.stream.write(f"\rkvlog mirror: {records:,} records, {nbytes / 1e6:,.1f} MB, "
+                          f"{rate:,.0f} records/s   ")
         self.stream.flush()
         self.shown = True
 
@@ -1002,7 +1068,7 @@ def cmd_mirror(args: argparse.Namespace) -> int:
 
     overrides = dict(args.config or [])
     topic_map = dict(args.topic_map or [])
-    from_ts = parse_timestamp(args.from_timestamp, special=False) if args.from_timestamp is not None else None
+    from_ts = args.from_timestamp
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     source = os.path.abspath(args.source)
     if not os.path.isdir(source):
@@ -1016,8 +1082,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
                                                batch_bytes=args.batch_bytes, compression=args.compression)}
         else:
             results = mirror_directory(source, args.target, topic_map=topic_map, config=overrides or None,
-                                       from_timestamp=from_ts, progress=progress, batch_bytes=args.batch_bytes,
-                                       compression=args.compression)
+                                       from_timestamp=from_ts, progress=progress,
+                                       batch_bytes=args.batch_bytes, compression=args.compression)
     finally:
         if progress is not None:
             progress.finish()
@@ -1065,6 +1131,20 @@ def _positive(text: str) -> int:
     return value
 
 
+def _timestamp_arg(text: str) -> int:
+    try:
+        return parse_timestamp(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _plain_timestamp_arg(text: str) -> int:
+    try:
+        return parse_timestamp(text, special=False)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _pair(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
@@ -1073,18 +1153,22 @@ def _pair(text: str) -> tuple[str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="kvlog", description="Kafka log directories: dump, verify, search, retention, mirroring.")
+    p = _Parser(prog="kvlog",
+                description="Kafka log directories: dump, verify, search by time, retention, mirroring.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     d = sub.add_parser("dump", help="print segment files as Kafka's kafka-dump-log.sh does",
-                       description="Print .log/.index/.timeindex/.txnindex files like Kafka's DumpLogSegments.")
+                       description="Print .log/.index/.timeindex/.txnindex files like Kafka's "
+                                   "DumpLogSegments.")
     d.add_argument("--files", required=True, metavar="FILE1,FILE2,...", help="comma-separated files to dump")
     d.add_argument("--deep-iteration", action="store_true", help="print every record of every batch")
-    d.add_argument("--print-data-log", action="store_true", help="print keys and values (implies --deep-iteration)")
+    d.add_argument("--print-data-log", action="store_true",
+                   help="print keys and values (implies --deep-iteration)")
     d.add_argument("--skip-record-metadata", action="store_true", help="omit per-record metadata")
-    d.add_argument("--verify-index-only", action="store_true", help="check index entries against the log, print "
-                   "only mismatches")
-    d.add_argument("--index-sanity-check", action="store_true", help="run the broker's index sanity check only")
+    d.add_argument("--verify-index-only", action="store_true",
+                   help="check index entries against the log, print only mismatches")
+    d.add_argument("--index-sanity-check", action="store_true",
+                   help="run the broker's index sanity check only")
     d.add_argument("--max-message-size", type=_positive, default=DEFAULT_MAX_MESSAGE_SIZE, metavar="N",
                    help="largest batch looked at when checking index entries (default %(default)s)")
     d.add_argument("--max-bytes", type=_non_negative, default=INT32_MAX, metavar="N",
@@ -1092,19 +1176,20 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_dump)
 
     v = sub.add_parser("verify", help="check every batch, index and checkpoint (read-only)",
-                       description="Check a partition directory or every partition of a data directory: batch "
-                                   "framing and CRCs, offset order, offset/time index entries, leftover files, "
-                                   "checkpoint files. Nothing is written. Exit status 1 when anything is wrong.")
+                       description="Check a partition directory or every partition of a data "
+                                   "directory: batch framing and CRCs, offset order, offset/time index "
+                                   "entries, leftover files, checkpoint files. Nothing is written. Exit "
+                                   "status 1 when anything is wrong.")
     v.add_argument("path", help="a partition directory or a data directory")
     v.add_argument("--json", action="store_true", help="print a JSON report")
     v.set_defaults(func=cmd_verify)
 
     o = sub.add_parser("offsets", help="find the offset for a timestamp (read-only)",
-                       description="Print the earliest offset whose timestamp is >= TIMESTAMP - MARGIN, and its "
-                                   "timestamp (-1 -1 when no record is that recent). For a data directory one line "
-                                   "per partition: topic partition offset timestamp.")
+                       description="Print the earliest offset whose timestamp is >= T - MARGIN, and "
+                                   "its timestamp (-1 -1 when no record is that recent). For a data "
+                                   "directory one line per partition: topic partition offset timestamp.")
     o.add_argument("path", help="a partition directory or a data directory")
-    o.add_argument("--timestamp", required=True, metavar="T",
+    o.add_argument("--timestamp", required=True, metavar="T", type=_timestamp_arg,
                    help="epoch milliseconds, ISO-8601 (2024-05-01T12:00:00Z), earliest, latest or max")
     o.add_argument("--margin", type=_non_negative, default=0, metavar="MS",
                    help="search from T minus this many milliseconds (failover safety margin)")
@@ -1114,24 +1199,27 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Apply retention (log start offset, retention.bytes, retention.ms) to a "
                                    "partition or every partition of a data directory.")
     r.add_argument("path", help="a partition directory or a data directory")
-    r.add_argument("--now", type=_non_negative, metavar="MS", help="the current time in epoch ms (default: now)")
+    r.add_argument("--now", type=_non_negative, metavar="MS",
+                   help="the current time in epoch ms (default: now)")
     r.add_argument("--dry-run", action="store_true", help="report what would be deleted; change nothing")
     r.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
                    help="topic configs to apply (Kafka names, e.g. retention.ms=86400000)")
     r.set_defaults(func=cmd_retention)
 
     m = sub.add_parser("mirror", help="copy a log or a data directory into another",
-                       description="Copy records (keys, values, headers, timestamps) into a target log or data "
-                                   "directory, which assigns its own offsets. Resumable: a second run copies only "
-                                   "what is new.")
+                       description="Copy records (keys, values, headers, timestamps) into a target log or "
+                                   "data directory, which assigns its own offsets. Resumable: a second run "
+                                   "copies only what is new.")
     m.add_argument("source", help="a partition directory or a data directory (opened read-only)")
     m.add_argument("target", help="the target partition directory or data directory")
     m.add_argument("--topic-map", type=_pair, nargs="+", action="extend", metavar="SRC=DST",
                    help="rename topics in the target")
-    m.add_argument("--from-timestamp", metavar="T", help="on the first run, start at this time (epoch ms or ISO-8601)")
+    m.add_argument("--from-timestamp", metavar="T", type=_plain_timestamp_arg,
+                   help="on the first run, start at this time (epoch ms or ISO-8601)")
     m.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
                    help="configs of created target topics (Kafka names)")
-    m.add_argument("--compression", metavar="CODEC", help="codec of the target batches (default: the source's)")
+    m.add_argument("--compression", metavar="CODEC",
+                   help="codec of the target batches (default: the source's)")
     m.add_argument("--batch-bytes", type=_positive, default=8 << 20, metavar="N",
                    help="bytes read from the source at a time (default %(default)s)")
     m.set_defaults(func=cmd_mirror)

@@ -160,7 +160,8 @@ class _AbstractIndex:
 
         A missing file is created with length ``max_index_size`` rounded down to the entry size
         (``ConfigError`` when that is 0); an existing file keeps its length and ``max_entries`` follows from
-        it. ``writable=False`` opens an existing file read-only (``FileNotFoundError`` if missing).
+        it. ``writable=False`` reads a private copy of the file (a missing file is an empty index): a
+        reader never maps a file that its writer may trim or truncate, which would be SIGBUS.
         """
         base = _as_int(base_offset, "base_offset")
         if not 0 <= base <= INT64_MAX:
@@ -202,7 +203,11 @@ class _AbstractIndex:
                 except FileExistsError:
                     fd = fs.open(self._path, os.O_RDWR)
         else:
-            fd = fs.open(self._path, os.O_RDONLY)
+            try:
+                fd = fs.open(self._path, os.O_RDONLY)
+            except FileNotFoundError:
+                self._pin = _k.Pinned(_EMPTY)
+                return False
         try:
             if created:
                 fs.truncate(fd, self._max_index_size // es * es)
@@ -213,8 +218,14 @@ class _AbstractIndex:
 
     def _map(self, fd: int) -> None:
         length = os.fstat(fd).st_size
-        access = mmap.ACCESS_WRITE if self._writable else mmap.ACCESS_READ
-        self._mm = mmap.mmap(fd, length, access=access) if length > 0 else None
+        if not self._writable:
+            data = _io.fs.pread(fd, length, 0) if length > 0 else _EMPTY
+            length = len(data)
+            self._pin = _k.Pinned(data)
+            self._length = length
+            self._max_entries = length // self.ENTRY_SIZE
+            return
+        self._mm = mmap.mmap(fd, length, access=mmap.ACCESS_WRITE) if length > 0 else None
         self._pin = _k.Pinned(self._mm if self._mm is not None else _EMPTY)
         self._length = length
         self._max_entries = length // self.ENTRY_SIZE
@@ -427,9 +438,8 @@ class _AbstractIndex:
         fs = _io.fs
         fd = fs.open(self._path, os.O_RDONLY)
         try:
-            if os.fstat(fd).st_size != self._length:
-                self._unmap()
-                self._map(fd)
+            self._unmap()
+            self._map(fd)  # a fresh private copy: contents may change at the same length
         finally:
             fs.close(fd)
         self._load(self._length // self.ENTRY_SIZE)

@@ -23,9 +23,10 @@ existed when it started, up to its log end offset at that moment.
 **Resuming.** After a run the target partition directory holds ``mirror-checkpoint``, a small JSON file
 ``{"version": 1, "sources": {"<source partition path>": {"next_offset": N, "target_end_offset": M}}}``
 written atomically after the target was flushed. Running again copies only what the source gained since.
-If a run stopped after appending but before its checkpoint (a crash), the target's log end offset is
-past ``target_end_offset``; when the partition has a single source, the next run skips that many source
-records so nothing is copied twice.
+The checkpoint is also written every :data:`CHECKPOINT_EVERY_BYTES` of source data. If a run stopped
+after appending but before its checkpoint (a crash), the target's log end offset is past
+``target_end_offset``; when the records past it equal (key and value) the next source records, the next
+run skips them so nothing is copied twice (otherwise it warns and copies from the checkpoint).
 
 Throughput: whole chunks of batches are decoded to Arrow columns (``MemoryRecords.to_arrow``) and
 re-encoded from those columns (``encode_arrays``); there is no per-record Python code on this path.
@@ -33,6 +34,7 @@ re-encoded from those columns (``encode_arrays``); there is no per-record Python
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -51,12 +53,13 @@ from kvlog.log import Log
 from kvlog.manager import LogManager
 from kvlog.records import Compression, MemoryRecords, encode_arrays
 
-__all__ = ["MirrorStats", "mirror_log", "mirror_directory", "read_checkpoint", "CHECKPOINT_FILE",
-           "DEFAULT_BATCH_BYTES"]
+__all__ = ["CHECKPOINT_FILE", "DEFAULT_BATCH_BYTES", "MirrorStats", "mirror_directory", "mirror_log",
+           "read_checkpoint"]
 
 CHECKPOINT_FILE = "mirror-checkpoint"
 CHECKPOINT_VERSION = 1
 DEFAULT_BATCH_BYTES = 8 << 20
+CHECKPOINT_EVERY_BYTES = 256 << 20  # of source data copied: bounds what a crash leaves to reconcile
 _MAX_ENCODED_BATCH = 1 << 20
 
 ProgressCallback = Callable[["MirrorStats"], None]
@@ -107,7 +110,8 @@ class MirrorStats:
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._map is None:
             if self._runs:
-                self._map = tuple(np.concatenate([r[i] for r in self._runs]) for i in range(3))  # type: ignore[assignment]
+                src, tgt, length = (np.concatenate([r[i] for r in self._runs]) for i in range(3))
+                self._map = (src, tgt, length)
             else:
                 empty = np.empty(0, dtype=np.int64)
                 self._map = (empty, empty, empty)
@@ -167,7 +171,8 @@ def read_checkpoint(target_dir: str | os.PathLike[str]) -> dict[str, dict[str, i
     except (OSError, ValueError) as exc:
         raise KvlogError(f"cannot read mirror checkpoint {path}: {exc}") from None
     sources = data.get("sources") if isinstance(data, dict) else None
-    if not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION or not isinstance(sources, dict):
+    if (not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION
+            or not isinstance(sources, dict)):
         raise KvlogError(f"mirror checkpoint {path} is not a version {CHECKPOINT_VERSION} checkpoint")
     out: dict[str, dict[str, int]] = {}
     for src, entry in sources.items():
@@ -202,27 +207,42 @@ def _plain_headers(col: Any) -> Any:
     if col.null_count == len(col):
         return None
     if col.null_count:
-        # decoded null lists are empty ranges, so the offsets alone describe empty lists
-        col = pa.ListArray.from_arrays(col.offsets, col.values)
+        # encode_arrays takes a fast path for lists without nulls; an empty list encodes like no headers
+        lengths = pc.fill_null(pc.list_value_length(col), 0).to_numpy()
+        offsets = np.zeros(len(col) + 1, dtype=np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        col = pa.ListArray.from_arrays(pa.array(offsets), pc.list_flatten(col))  # flatten skips nulls
     return col
 
 
-def _skip_records(src: Log, start: int, end: int, count: int, batch_bytes: int) -> tuple[int, int]:
-    """The source offset after the ``count``-th copyable record at or after ``start``; (offset, skipped)."""
-    pos, skipped = start, 0
-    while pos < end and skipped < count:
+def _reconcile(src: Log, target: Log, start: int, end: int, target_from: int, count: int,
+               batch_bytes: int) -> int | None:
+    """Where to resume when the target holds ``count`` records past its checkpoint (``target_from`` on).
+
+    Those records were appended by a run that stopped before writing its checkpoint if they equal (key
+    and value) the next ``count`` copyable source records from ``start``: then the source offset after
+    them, else None (someone else wrote to the target, or the source changed).
+    """
+    pos, done = start, 0
+    while done < count and pos < end:
         mr = src.read(pos, batch_bytes, max_offset=end)
         if not len(mr):
             break
         hdr = mr.batch_headers(check_crc=True)
-        offs = mr.to_arrow(include_headers=False, check_crc=False).column("offset").to_numpy()
-        offs = offs[(offs >= pos) & (offs < end)]
-        need = count - skipped
-        if len(offs) >= need:
-            return int(offs[need - 1]) + 1, count
-        skipped += len(offs)
+        tab = mr.to_arrow(include_headers=False, check_crc=False)
+        offs = tab.column("offset")
+        tab = tab.filter(pc.and_(pc.greater_equal(offs, pos), pc.less(offs, end)))
+        take = min(len(tab), count - done)
+        mine = tab.slice(0, take)
+        theirs = target.to_arrow(target_from + done, target_from + done + take, include_headers=False)
+        if len(theirs) != take or not (theirs.column("key").equals(mine.column("key"))
+                                       and theirs.column("value").equals(mine.column("value"))):
+            return None
+        done += take
+        if take < len(tab):
+            return int(mine.column("offset")[take - 1].as_py()) + 1
         pos = min(int(hdr["last_offset"][-1]) + 1, end)
-    return pos, skipped
+    return pos if done == count else None
 
 
 def mirror_log(
@@ -247,7 +267,7 @@ def mirror_log(
     ``checkpoint=False`` neither reads nor writes ``mirror-checkpoint``.
     """
     own = not isinstance(source, Log)
-    src: Log = Log.open(source, read_only=True) if own else source  # type: ignore[arg-type]
+    src = source if isinstance(source, Log) else Log.open(source, read_only=True)
     t0 = time.monotonic()
     try:
         key = os.path.realpath(src.dir)
@@ -260,15 +280,15 @@ def mirror_log(
         elif entry is not None:
             start = entry["next_offset"]
             extra = target.log_end_offset - entry["target_end_offset"]
-            if extra > 0 and len(table) == 1:
-                # appended by a run that stopped before writing its checkpoint: don't copy twice
-                start, done = _skip_records(src, max(start, src.log_start_offset), end, extra, batch_bytes)
-                if done < extra:
-                    stats.warnings.append(
-                        f"target has {extra} records past its checkpoint but the source explains only {done}")
-            elif extra > 0:
-                stats.warnings.append(
-                    f"target has {extra} records past its checkpoint that cannot be attributed to one source")
+            if extra > 0:
+                # maybe appended by a run that stopped before writing its checkpoint: don't copy twice
+                resume = _reconcile(src, target, max(start, src.log_start_offset), end,
+                                    entry["target_end_offset"], extra, batch_bytes)
+                if resume is None:
+                    stats.warnings.append(f"the target has {extra} records past its checkpoint that are not "
+                                          "the next source records; copying from the checkpoint")
+                else:
+                    start = resume
         elif from_timestamp is not None:
             found = src.offset_for_timestamp(int(from_timestamp))
             start = end if found is None else found.offset
@@ -284,6 +304,21 @@ def mirror_log(
         stats.target_start_offset = stats.target_end_offset = target.log_end_offset
         forced = _target_codec(target, compression)
         cfg = target.config
+        # (source offset, target log end offset) after the last fully copied chunk
+        done = (start, target.log_end_offset)
+        saved = (entry["next_offset"], entry["target_end_offset"]) if entry is not None else None
+        unsaved_bytes = 0
+
+        def save() -> None:
+            nonlocal saved, unsaved_bytes
+            unsaved_bytes = 0
+            if not checkpoint or done == saved:
+                return
+            target.flush()  # the checkpoint must never claim more than the target has on disk
+            table[key] = {"next_offset": done[0], "target_end_offset": done[1]}
+            _write_checkpoint(target.dir, table)
+            saved = done
+
         try:
             pos = start
             while pos < end:
@@ -293,9 +328,13 @@ def mirror_log(
                 hdr = mr.batch_headers(check_crc=True)
                 next_pos = min(int(hdr["last_offset"][-1]) + 1, end)
                 _copy_chunk(mr, hdr, pos, end, target, cfg, forced, stats)
+                done = (next_pos, target.log_end_offset)
                 stats.source_bytes += len(mr)
                 stats.source_end_offset = next_pos
                 stats.elapsed_s = time.monotonic() - t0
+                unsaved_bytes += len(mr)
+                if unsaved_bytes >= CHECKPOINT_EVERY_BYTES:
+                    save()
                 if progress is not None:
                     progress(stats)
                 if next_pos <= pos:
@@ -303,11 +342,7 @@ def mirror_log(
                 pos = next_pos
         finally:
             stats.elapsed_s = time.monotonic() - t0
-            moved = stats.source_end_offset != (entry or {}).get("next_offset") or stats.records > 0
-            if checkpoint and moved and not target.read_only:
-                target.flush()  # the checkpoint must never claim more than the target has on disk
-                table[key] = {"next_offset": stats.source_end_offset, "target_end_offset": target.log_end_offset}
-                _write_checkpoint(target.dir, table)
+            save()
         return stats
     finally:
         if own:
@@ -321,7 +356,8 @@ def _copy_chunk(mr: MemoryRecords, hdr: np.ndarray, pos: int, end: int, target: 
     if control.any():
         lo = np.maximum(hdr["base_offset"], pos)
         hi = np.minimum(hdr["last_offset"], end - 1)
-        stats.control_records += int(np.where(control & (hi >= lo), np.maximum(hdr["record_count"], 0), 0).sum())
+        counted = np.where(control & (hi >= lo), np.maximum(hdr["record_count"], 0), 0)
+        stats.control_records += int(counted.sum())
     tab = mr.to_arrow(include_headers=True, check_crc=False, include_control=False)
     if not len(tab):
         return
@@ -341,7 +377,7 @@ def _copy_chunk(mr: MemoryRecords, hdr: np.ndarray, pos: int, end: int, target: 
         row_codec = codecs[np.minimum(which, len(codecs) - 1)]
         cuts = np.flatnonzero(np.diff(row_codec)) + 1
         bounds = np.concatenate([[0], cuts, [len(tab)]])
-        groups = [(int(a), int(b), Compression(int(row_codec[a]))) for a, b in zip(bounds[:-1], bounds[1:])]
+        groups = [(int(a), int(b), Compression(int(row_codec[a]))) for a, b in itertools.pairwise(bounds)]
     for a, b, codec in groups:
         part = tab.slice(a, b - a)
         limit = min(_MAX_ENCODED_BATCH, cfg.max_message_bytes)
@@ -353,7 +389,8 @@ def _copy_chunk(mr: MemoryRecords, hdr: np.ndarray, pos: int, end: int, target: 
         _append_groups(data, src_offsets[a:b], target, cfg, stats)
 
 
-def _append_groups(data: bytes, src_offsets: np.ndarray, target: Log, cfg: LogConfig, stats: MirrorStats) -> None:
+def _append_groups(data: bytes, src_offsets: np.ndarray, target: Log, cfg: LogConfig,
+                   stats: MirrorStats) -> None:
     """Append ``data`` (whole batches) in pieces no larger than ``segment.bytes``; record the offset map."""
     hdr = MemoryRecords(data).batch_headers(check_crc=False)
     sizes = hdr["size"].astype(np.int64)
@@ -448,8 +485,8 @@ def mirror_directory(
                 count = max(parts) + 1
                 if name in existing:
                     if existing[name] < count:
-                        raise ConfigError(
-                            f"target topic {name!r} has {existing[name]} partitions; the source {topic!r} has {count}")
+                        raise ConfigError(f"target topic {name!r} has {existing[name]} partitions; "
+                                          f"the source {topic!r} has {count}")
                 else:
                     try:
                         base = src_mgr.topic_config(topic)

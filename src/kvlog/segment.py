@@ -256,17 +256,23 @@ class LogSegment:
         if self.offset_index.entries:
             hint = self.offset_index.lookup(2**63 - 1).position
             start = hint if hint < self._size else 0
+        indexed = self.time_index.last_entry
         for attempt in (start, 0) if start else (0,):
             valid = attempt
+            max_ts, shallow = (indexed.timestamp, indexed.offset) if attempt else (NO_TIMESTAMP, self.base_offset)
             try:
                 for headers in self.iter_headers(attempt, with_crc=True, stop_on_crc=True):
                     if len(headers):
                         valid = int(headers["position"][-1] + headers["size"][-1])
+                        i = int(np.argmax(headers["max_timestamp"]))
+                        if int(headers["max_timestamp"][i]) > max_ts:
+                            max_ts, shallow = int(headers["max_timestamp"][i]), int(headers["last_offset"][i])
             except CorruptRecordError:
                 pass
             if valid > attempt or attempt == 0:
                 break
         self._size = valid
+        self._max_ts = TimestampOffset(max_ts, shallow)
         return valid
 
     def read_next_offset(self) -> int:

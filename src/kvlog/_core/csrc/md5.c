@@ -4,12 +4,14 @@
  *   md5_block()   the compression function over one 64-byte block (RFC 1321 §3.4), scalar.
  *   kvlog_md5()   one-shot digest: whole blocks straight from the input, the padded tail (§3.1-§3.2) in a
  *                 local block.
- *   md5_x4()      the same compression on four independent blocks at once in 128-bit vectors (SSE2 on
- *                 x86-64, NEON on aarch64; both are baseline for their architecture, so no run-time
- *                 dispatch is needed). Used for batches of short messages (<= 55 bytes: one block each),
- *                 which is what Kafka keys usually are.
- *   kvlog_md5_many32/64()   digests of an Arrow-style binary column, four at a time when possible.
  *   kvlog_md5_init/update/final()   incremental interface.
+ *   md5_lanes_*() the same compression on one block per vector lane, for many short messages at once
+ *                 (<= 55 bytes, i.e. one padded block: what Kafka keys usually are). Variants: SSE2
+ *                 (x86-64 baseline) and NEON (aarch64 baseline) with 2 x 4 lanes, AVX2 with 2 x 8 and
+ *                 AVX-512F with 2 x 16 (native rotate, one ternary-logic op per round function), the
+ *                 last two chosen at run time (__builtin_cpu_supports) and compiled with per-function
+ *                 target attributes, so the file needs no -m flags.
+ *   kvlog_md5_many32/64()   digests of an Arrow-style binary column through the best variant.
  *
  * Round functions use the usual equivalent forms with fewer operations:
  *   F(x,y,z) = (x & y) | (~x & z)  ==  z ^ (x & (y ^ z))
@@ -21,14 +23,6 @@
 #include "kvlog_md5.h"
 
 #include <string.h>
-
-#if (defined(__x86_64__) || defined(__amd64__) || defined(_M_X64)) && !defined(KVLOG_MD5_NO_SIMD)
-#  include <emmintrin.h>
-#  define KVLOG_MD5_SSE2 1
-#elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(__AARCH64EB__) && !defined(KVLOG_MD5_NO_SIMD)
-#  include <arm_neon.h>
-#  define KVLOG_MD5_NEON 1
-#endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #  define KVLOG_MD5_LE 1
@@ -271,241 +265,336 @@ void kvlog_md5_final(kvlog_md5_ctx *ctx, unsigned char out[16])
     md5_output(ctx->state, out);
 }
 
-/* ------------------------------------------------------------------ four lanes */
-#if defined(KVLOG_MD5_SSE2) || defined(KVLOG_MD5_NEON)
+/* ------------------------------------------------------------------ many messages, in vector lanes */
+/* A lanes kernel compresses one padded block per lane for B = 2 * W lanes (two interleaved groups of W
+   lanes: the MD5 step chain is latency-bound, so a second independent chain in the same instruction
+   stream nearly doubles throughput). Input is lane-major: xs[16 * ... ] with word j of lane l at
+   xs[j * B + l]; output words A, B, C, D of lane l at st[0 * B + l], st[1 * B + l], ... (the chaining
+   values of a one-block message, i.e. its digest words). Vector ops are macros (V_*) defined per
+   instruction set right before each instantiation. */
+#define LANE_STEP(f, a, b, c, d, k, s, t)                                                                \
+    a##0 = V_ADD(a##0, V_ADD(V##f(b##0, c##0, d##0), V_ADD(V_LOAD(xs + (k) * 2 * W), V_SET1(t))));      \
+    a##1 = V_ADD(a##1, V_ADD(V##f(b##1, c##1, d##1), V_ADD(V_LOAD(xs + (k) * 2 * W + W), V_SET1(t))));  \
+    a##0 = V_ADD(V_ROTL(a##0, s), b##0);                                                                \
+    a##1 = V_ADD(V_ROTL(a##1, s), b##1);
 
-#if defined(KVLOG_MD5_SSE2)
-typedef __m128i v4u;
-#  define V_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-#  define V_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
-#  define V_SET1(x) _mm_set1_epi32((int)(x))
-#  define V_ADD(x, y) _mm_add_epi32((x), (y))
-#  define V_AND(x, y) _mm_and_si128((x), (y))
-#  define V_OR(x, y) _mm_or_si128((x), (y))
-#  define V_XOR(x, y) _mm_xor_si128((x), (y))
-#  define V_ROTL(x, s) _mm_or_si128(_mm_slli_epi32((x), (s)), _mm_srli_epi32((x), 32 - (s)))
-#  define V_ORNOT(x, y) _mm_or_si128((x), _mm_xor_si128((y), _mm_set1_epi32(-1))) /* x | ~y */
-#  define V_ZIPLO32(x, y) _mm_unpacklo_epi32((x), (y))
-#  define V_ZIPHI32(x, y) _mm_unpackhi_epi32((x), (y))
-#  define V_ZIPLO64(x, y) _mm_unpacklo_epi64((x), (y))
-#  define V_ZIPHI64(x, y) _mm_unpackhi_epi64((x), (y))
-#  define MD5_X4_NAME "sse2-x8"
-#else
-typedef uint32x4_t v4u;
-#  define V_LOAD(p) vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)(p)))
-#  define V_STORE(p, v) vst1q_u8((uint8_t *)(p), vreinterpretq_u8_u32(v))
-#  define V_SET1(x) vdupq_n_u32((uint32_t)(x))
-#  define V_ADD(x, y) vaddq_u32((x), (y))
-#  define V_AND(x, y) vandq_u32((x), (y))
-#  define V_OR(x, y) vorrq_u32((x), (y))
-#  define V_XOR(x, y) veorq_u32((x), (y))
-#  define V_ROTL(x, s) vsriq_n_u32(vshlq_n_u32((x), (s)), (x), 32 - (s))
-#  define V_ORNOT(x, y) vornq_u32((x), (y))
-#  define V_ZIPLO32(x, y) vzip1q_u32((x), (y))
-#  define V_ZIPHI32(x, y) vzip2q_u32((x), (y))
-#  define V_ZIPLO64(x, y) \
-      vreinterpretq_u32_u64(vzip1q_u64(vreinterpretq_u64_u32(x), vreinterpretq_u64_u32(y)))
-#  define V_ZIPHI64(x, y) \
-      vreinterpretq_u32_u64(vzip2q_u64(vreinterpretq_u64_u32(x), vreinterpretq_u64_u32(y)))
-#  define MD5_X4_NAME "neon-x8"
-#endif
+#define DEFINE_LANES_KERNEL(fn, ATTR)                                                                   \
+    ATTR static void fn(const uint32_t *xs, uint32_t *st)                                               \
+    {                                                                                                   \
+        VT a0 = V_SET1(MD5_A0), b0 = V_SET1(MD5_B0), c0 = V_SET1(MD5_C0), d0 = V_SET1(MD5_D0);          \
+        VT a1 = a0, b1 = b0, c1 = c0, d1 = d0;                                                          \
+        MD5_STEPS(LANE_STEP)                                                                            \
+        V_STORE(st, V_ADD(a0, V_SET1(MD5_A0)));                                                         \
+        V_STORE(st + W, V_ADD(a1, V_SET1(MD5_A0)));                                                     \
+        V_STORE(st + 2 * W, V_ADD(b0, V_SET1(MD5_B0)));                                                 \
+        V_STORE(st + 3 * W, V_ADD(b1, V_SET1(MD5_B0)));                                                 \
+        V_STORE(st + 4 * W, V_ADD(c0, V_SET1(MD5_C0)));                                                 \
+        V_STORE(st + 5 * W, V_ADD(c1, V_SET1(MD5_C0)));                                                 \
+        V_STORE(st + 6 * W, V_ADD(d0, V_SET1(MD5_D0)));                                                 \
+        V_STORE(st + 7 * W, V_ADD(d1, V_SET1(MD5_D0)));                                                 \
+    }
 
+/* Generic round functions for instruction sets without a ternary-logic op. */
 #define VF(x, y, z) V_XOR((z), V_AND((x), V_XOR((y), (z))))
 #define VG(x, y, z) V_XOR((y), V_AND((z), V_XOR((x), (y))))
 #define VH(x, y, z) V_XOR(V_XOR((x), (y)), (z))
 #define VI(x, y, z) V_XOR((y), V_ORNOT((x), (z)))
-#define VECTOR_STEP(f, a, b, c, d, k, s, t)                                                              \
-    a = V_ADD(a, V_ADD(V##f(b, c, d), V_ADD(X[k], V_SET1(t))));                                         \
-    a = V_ADD(V_ROTL(a, s), b);
 
-/* 4x4 transpose of 32-bit words: rows r0..r3 become columns. */
-#define TRANSPOSE4(r0, r1, r2, r3, o0, o1, o2, o3)                                                      \
-    do {                                                                                                \
-        v4u t0_ = V_ZIPLO32(r0, r1), t1_ = V_ZIPLO32(r2, r3);                                           \
-        v4u t2_ = V_ZIPHI32(r0, r1), t3_ = V_ZIPHI32(r2, r3);                                           \
-        o0 = V_ZIPLO64(t0_, t1_);                                                                       \
-        o1 = V_ZIPHI64(t0_, t1_);                                                                       \
-        o2 = V_ZIPLO64(t2_, t3_);                                                                       \
-        o3 = V_ZIPHI64(t2_, t3_);                                                                       \
-    } while (0)
+typedef void (*md5_lanes_fn)(const uint32_t *xs, uint32_t *st);
 
-/* Compresses block i of each lane (blocks are 64 bytes, little-endian words: both SIMD targets are
-   little-endian) into the digest of a one-block message, written to out + 16 * lane. */
-static void md5_x4_blocks(const unsigned char *b0, const unsigned char *b1, const unsigned char *b2,
-                          const unsigned char *b3, unsigned char *out)
-{
-    v4u X[16];
-    v4u a, b, c, d;
-    int g;
-    for (g = 0; g < 4; g++) {
-        v4u r0 = V_LOAD(b0 + 16 * g), r1 = V_LOAD(b1 + 16 * g);
-        v4u r2 = V_LOAD(b2 + 16 * g), r3 = V_LOAD(b3 + 16 * g);
-        TRANSPOSE4(r0, r1, r2, r3, X[4 * g], X[4 * g + 1], X[4 * g + 2], X[4 * g + 3]);
-    }
-    a = V_SET1(MD5_A0);
-    b = V_SET1(MD5_B0);
-    c = V_SET1(MD5_C0);
-    d = V_SET1(MD5_D0);
-    MD5_STEPS(VECTOR_STEP)
-    a = V_ADD(a, V_SET1(MD5_A0));
-    b = V_ADD(b, V_SET1(MD5_B0));
-    c = V_ADD(c, V_SET1(MD5_C0));
-    d = V_ADD(d, V_SET1(MD5_D0));
-    {
-        v4u o0, o1, o2, o3;
-        TRANSPOSE4(a, b, c, d, o0, o1, o2, o3);
-        V_STORE(out, o0);
-        V_STORE(out + 16, o1);
-        V_STORE(out + 32, o2);
-        V_STORE(out + 48, o3);
-    }
-}
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__amd64__)) && !defined(KVLOG_MD5_NO_SIMD)
+#  include <immintrin.h>
+#  define HAVE_MD5_X86 1
 
-/* Eight lanes as two interleaved groups of four: the MD5 step chain is latency-bound, so a second
-   independent chain in the same instruction stream nearly doubles throughput. blocks[i] is lane i. */
-#define VECTOR_STEP2(f, a, b, c, d, k, s, t)                                                             \
-    a##0 = V_ADD(a##0, V_ADD(V##f(b##0, c##0, d##0), V_ADD(X0[k], V_SET1(t))));                         \
-    a##1 = V_ADD(a##1, V_ADD(V##f(b##1, c##1, d##1), V_ADD(X1[k], V_SET1(t))));                         \
-    a##0 = V_ADD(V_ROTL(a##0, s), b##0);                                                                \
-    a##1 = V_ADD(V_ROTL(a##1, s), b##1);
+/* SSE2 (x86-64 baseline): 2 x 4 lanes */
+#  define VT __m128i
+#  define W 4
+#  define V_LOAD(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#  define V_STORE(p, v) _mm_store_si128((__m128i *)(void *)(p), (v))
+#  define V_SET1(x) _mm_set1_epi32((int)(x))
+#  define V_ADD(x, y) _mm_add_epi32((x), (y))
+#  define V_AND(x, y) _mm_and_si128((x), (y))
+#  define V_XOR(x, y) _mm_xor_si128((x), (y))
+#  define V_ROTL(x, s) _mm_or_si128(_mm_slli_epi32((x), (s)), _mm_srli_epi32((x), 32 - (s)))
+#  define V_ORNOT(x, y) _mm_or_si128((x), _mm_xor_si128((y), _mm_set1_epi32(-1)))
+DEFINE_LANES_KERNEL(md5_lanes_sse2, )
+#  undef VT
+#  undef W
+#  undef V_LOAD
+#  undef V_STORE
+#  undef V_SET1
+#  undef V_ADD
+#  undef V_AND
+#  undef V_XOR
+#  undef V_ROTL
+#  undef V_ORNOT
 
-static void md5_x8_blocks(const unsigned char (*blocks)[64], unsigned char *out)
-{
-    v4u X0[16], X1[16];
-    v4u a0, b0, c0, d0, a1, b1, c1, d1;
-    int g;
-    for (g = 0; g < 4; g++) {
-        v4u r0 = V_LOAD(blocks[0] + 16 * g), r1 = V_LOAD(blocks[1] + 16 * g);
-        v4u r2 = V_LOAD(blocks[2] + 16 * g), r3 = V_LOAD(blocks[3] + 16 * g);
-        v4u r4 = V_LOAD(blocks[4] + 16 * g), r5 = V_LOAD(blocks[5] + 16 * g);
-        v4u r6 = V_LOAD(blocks[6] + 16 * g), r7 = V_LOAD(blocks[7] + 16 * g);
-        TRANSPOSE4(r0, r1, r2, r3, X0[4 * g], X0[4 * g + 1], X0[4 * g + 2], X0[4 * g + 3]);
-        TRANSPOSE4(r4, r5, r6, r7, X1[4 * g], X1[4 * g + 1], X1[4 * g + 2], X1[4 * g + 3]);
-    }
-    a0 = a1 = V_SET1(MD5_A0);
-    b0 = b1 = V_SET1(MD5_B0);
-    c0 = c1 = V_SET1(MD5_C0);
-    d0 = d1 = V_SET1(MD5_D0);
-    MD5_STEPS(VECTOR_STEP2)
-    a0 = V_ADD(a0, V_SET1(MD5_A0));
-    b0 = V_ADD(b0, V_SET1(MD5_B0));
-    c0 = V_ADD(c0, V_SET1(MD5_C0));
-    d0 = V_ADD(d0, V_SET1(MD5_D0));
-    a1 = V_ADD(a1, V_SET1(MD5_A0));
-    b1 = V_ADD(b1, V_SET1(MD5_B0));
-    c1 = V_ADD(c1, V_SET1(MD5_C0));
-    d1 = V_ADD(d1, V_SET1(MD5_D0));
-    {
-        v4u o0, o1, o2, o3;
-        TRANSPOSE4(a0, b0, c0, d0, o0, o1, o2, o3);
-        V_STORE(out, o0);
-        V_STORE(out + 16, o1);
-        V_STORE(out + 32, o2);
-        V_STORE(out + 48, o3);
-        TRANSPOSE4(a1, b1, c1, d1, o0, o1, o2, o3);
-        V_STORE(out + 64, o0);
-        V_STORE(out + 80, o1);
-        V_STORE(out + 96, o2);
-        V_STORE(out + 112, o3);
-    }
-}
+/* AVX2: 2 x 8 lanes */
+#  define VT __m256i
+#  define W 8
+#  define V_LOAD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+#  define V_STORE(p, v) _mm256_store_si256((__m256i *)(void *)(p), (v))
+#  define V_SET1(x) _mm256_set1_epi32((int)(x))
+#  define V_ADD(x, y) _mm256_add_epi32((x), (y))
+#  define V_AND(x, y) _mm256_and_si256((x), (y))
+#  define V_XOR(x, y) _mm256_xor_si256((x), (y))
+#  define V_ROTL(x, s) _mm256_or_si256(_mm256_slli_epi32((x), (s)), _mm256_srli_epi32((x), 32 - (s)))
+#  define V_ORNOT(x, y) _mm256_or_si256((x), _mm256_xor_si256((y), _mm256_set1_epi32(-1)))
+DEFINE_LANES_KERNEL(md5_lanes_avx2, __attribute__((target("avx2"))))
+#  undef VT
+#  undef W
+#  undef V_LOAD
+#  undef V_STORE
+#  undef V_SET1
+#  undef V_ADD
+#  undef V_AND
+#  undef V_XOR
+#  undef V_ROTL
+#  undef V_ORNOT
 
-/* One padded block for a message of n <= 55 bytes. */
-static inline void md5_short_block(unsigned char block[64], const unsigned char *p, size_t n)
-{
-    uint64_t bits = (uint64_t)n << 3;
-    int i;
-    memset(block, 0, 64);
-    if (n)
-        memcpy(block, p, n);
-    block[n] = 0x80;
-    for (i = 0; i < 8; i++)
-        block[56 + i] = (unsigned char)(bits >> (8 * i));
-}
+/* AVX-512F: 2 x 16 lanes, with native rotates and one ternary-logic op per round function. */
+#  if (defined(__clang__) && __clang_major__ >= 6) || (!defined(__clang__) && __GNUC__ >= 8)
+#    define HAVE_MD5_AVX512 1
+#    undef VF
+#    undef VG
+#    undef VH
+#    undef VI
+#    define VT __m512i
+#    define W 16
+#    define V_LOAD(p) _mm512_load_si512((const void *)(p))
+#    define V_STORE(p, v) _mm512_store_si512((void *)(p), (v))
+#    define V_SET1(x) _mm512_set1_epi32((int)(x))
+#    define V_ADD(x, y) _mm512_add_epi32((x), (y))
+#    define V_ROTL(x, s) _mm512_rol_epi32((x), (s))
+/* truth tables over (x, y, z): bit (x << 2 | y << 1 | z) of the immediate */
+#    define VF(x, y, z) _mm512_ternarylogic_epi32((x), (y), (z), 0xca)
+#    define VG(x, y, z) _mm512_ternarylogic_epi32((x), (y), (z), 0xe4)
+#    define VH(x, y, z) _mm512_ternarylogic_epi32((x), (y), (z), 0x96)
+#    define VI(x, y, z) _mm512_ternarylogic_epi32((x), (y), (z), 0x39)
+DEFINE_LANES_KERNEL(md5_lanes_avx512, __attribute__((target("avx512f"))))
+#    undef VT
+#    undef W
+#    undef V_LOAD
+#    undef V_STORE
+#    undef V_SET1
+#    undef V_ADD
+#    undef V_ROTL
+#    undef VF
+#    undef VG
+#    undef VH
+#    undef VI
+#    define VF(x, y, z) V_XOR((z), V_AND((x), V_XOR((y), (z))))
+#    define VG(x, y, z) V_XOR((y), V_AND((z), V_XOR((x), (y))))
+#    define VH(x, y, z) V_XOR(V_XOR((x), (y)), (z))
+#    define VI(x, y, z) V_XOR((y), V_ORNOT((x), (z)))
+#  endif
 
-#define HAVE_MD5_X4 1
-#endif /* SIMD */
+#elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(__AARCH64EB__) && !defined(KVLOG_MD5_NO_SIMD)
+#  include <arm_neon.h>
+#  define HAVE_MD5_NEON 1
 
-void kvlog_md5_x4(const unsigned char *const data[4], const size_t len[4], unsigned char *out)
-{
-#ifdef HAVE_MD5_X4
-    if (len[0] <= 55 && len[1] <= 55 && len[2] <= 55 && len[3] <= 55) {
-        unsigned char blocks[4][64];
-        int i;
-        for (i = 0; i < 4; i++)
-            md5_short_block(blocks[i], data[i], len[i]);
-        md5_x4_blocks(blocks[0], blocks[1], blocks[2], blocks[3], out);
-        return;
-    }
+/* NEON (aarch64 baseline): 2 x 4 lanes, bit-select for F and G, or-not for I. */
+#  undef VF
+#  undef VG
+#  undef VI
+#  define VT uint32x4_t
+#  define W 4
+#  define V_LOAD(p) vld1q_u32(p)
+#  define V_STORE(p, v) vst1q_u32((p), (v))
+#  define V_SET1(x) vdupq_n_u32((uint32_t)(x))
+#  define V_ADD(x, y) vaddq_u32((x), (y))
+#  define V_XOR(x, y) veorq_u32((x), (y))
+#  define V_ROTL(x, s) vsriq_n_u32(vshlq_n_u32((x), (s)), (x), 32 - (s))
+#  define VF(x, y, z) vbslq_u32((x), (y), (z))
+#  define VG(x, y, z) vbslq_u32((z), (x), (y))
+#  define VI(x, y, z) veorq_u32((y), vornq_u32((x), (z)))
+DEFINE_LANES_KERNEL(md5_lanes_neon, )
+#  undef VT
+#  undef W
+#  undef V_LOAD
+#  undef V_STORE
+#  undef V_SET1
+#  undef V_ADD
+#  undef V_XOR
+#  undef V_ROTL
 #endif
-    kvlog_md5(data[0], len[0], out);
-    kvlog_md5(data[1], len[1], out + 16);
-    kvlog_md5(data[2], len[2], out + 32);
-    kvlog_md5(data[3], len[3], out + 48);
+
+#define MAX_LANES 32
+
+/* Digests of n messages; message i is data[off(i) .. off(i+1)) with off from o32 or o64 (one is NULL).
+   Messages of at most 55 bytes (one block) go through the lanes kernel `fn` of `lanes` lanes (NULL: none),
+   longer ones through kvlog_md5. */
+static void md5_many(md5_lanes_fn fn, int lanes, const unsigned char *data, const int32_t *o32,
+                     const int64_t *o64, size_t n, unsigned char *out)
+{
+#if defined(__GNUC__)
+    uint32_t xs[16 * MAX_LANES] __attribute__((aligned(64)));
+    uint32_t st[4 * MAX_LANES] __attribute__((aligned(64)));
+#else
+    uint32_t xs[16 * MAX_LANES];
+    uint32_t st[4 * MAX_LANES];
+#endif
+    size_t idx[MAX_LANES];
+    int fill = 0, l, j;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        size_t start = o32 ? (size_t)o32[i] : (size_t)o64[i];
+        size_t len = (o32 ? (size_t)o32[i + 1] : (size_t)o64[i + 1]) - start;
+        unsigned char block[64];
+        uint64_t bits;
+        if (fn == NULL || len > 55) {
+            kvlog_md5(data + start, len, out + 16 * i);
+            continue;
+        }
+        /* the padded block of the message, stored as column `fill` of the lane-major words */
+        memset(block, 0, 64);
+        if (len)
+            memcpy(block, data + start, len);
+        block[len] = 0x80;
+        bits = (uint64_t)len << 3;
+        for (j = 0; j < 8; j++)
+            block[56 + j] = (unsigned char)(bits >> (8 * j));
+        for (j = 0; j < 16; j++)
+            xs[j * lanes + fill] = load_le32(block + 4 * j);
+        idx[fill++] = i;
+        if (fill == lanes) {
+            fn(xs, st);
+            for (l = 0; l < lanes; l++) {
+                unsigned char *o = out + 16 * idx[l];
+                store_le32(o, st[l]);
+                store_le32(o + 4, st[lanes + l]);
+                store_le32(o + 8, st[2 * lanes + l]);
+                store_le32(o + 12, st[3 * lanes + l]);
+            }
+            fill = 0;
+        }
+    }
+    if (fill) {
+        /* a partial group: lanes past `fill` hold stale words; computing them is harmless */
+        if (fill <= 2) {
+            for (l = 0; l < fill; l++) {
+                size_t k = idx[l];
+                size_t start = o32 ? (size_t)o32[k] : (size_t)o64[k];
+                size_t len = (o32 ? (size_t)o32[k + 1] : (size_t)o64[k + 1]) - start;
+                kvlog_md5(data + start, len, out + 16 * k);
+            }
+            return;
+        }
+        for (l = fill; l < lanes; l++)
+            for (j = 0; j < 16; j++)
+                xs[j * lanes + l] = 0;
+        fn(xs, st);
+        for (l = 0; l < fill; l++) {
+            unsigned char *o = out + 16 * idx[l];
+            store_le32(o, st[l]);
+            store_le32(o + 4, st[lanes + l]);
+            store_le32(o + 8, st[2 * lanes + l]);
+            store_le32(o + 12, st[3 * lanes + l]);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ variants and dispatch */
+static const char *const variant_names[KVLOG_MD5_NVARIANTS] = {"scalar", "sse2-x8", "avx2-x16", "avx512-x32",
+                                                               "neon-x8"};
+
+/* The lanes kernel of a variant, or -1 if it is not compiled in or this CPU cannot run it. */
+static int variant_kernel(int variant, md5_lanes_fn *fn, int *lanes)
+{
+    switch (variant) {
+    case KVLOG_MD5_SCALAR:
+        *fn = NULL;
+        *lanes = 0;
+        return 0;
+#if defined(HAVE_MD5_X86)
+    case KVLOG_MD5_SSE2:
+        *fn = md5_lanes_sse2;
+        *lanes = 8;
+        return 0;
+    case KVLOG_MD5_AVX2:
+        if (!__builtin_cpu_supports("avx2"))
+            return -1;
+        *fn = md5_lanes_avx2;
+        *lanes = 16;
+        return 0;
+#  if defined(HAVE_MD5_AVX512)
+    case KVLOG_MD5_AVX512:
+        if (!__builtin_cpu_supports("avx512f"))
+            return -1;
+        *fn = md5_lanes_avx512;
+        *lanes = 32;
+        return 0;
+#  endif
+#endif
+#if defined(HAVE_MD5_NEON)
+    case KVLOG_MD5_NEON:
+        *fn = md5_lanes_neon;
+        *lanes = 8;
+        return 0;
+#endif
+    default:
+        return -1;
+    }
+}
+
+/* Best variant, chosen once (a benign race: every thread computes the same answer). */
+static int active_variant = -1;
+
+static int best_variant(void)
+{
+    int v = active_variant;
+    if (v < 0) {
+        static const int order[] = {KVLOG_MD5_AVX512, KVLOG_MD5_AVX2, KVLOG_MD5_SSE2, KVLOG_MD5_NEON,
+                                    KVLOG_MD5_SCALAR};
+        md5_lanes_fn fn;
+        int lanes;
+        size_t k;
+#if defined(HAVE_MD5_X86)
+        __builtin_cpu_init();
+#endif
+        for (k = 0; k < sizeof order / sizeof order[0]; k++)
+            if (variant_kernel(order[k], &fn, &lanes) == 0) {
+                v = order[k];
+                break;
+            }
+        active_variant = v;
+    }
+    return v;
 }
 
 const char *kvlog_md5_kernel(void)
 {
-#ifdef HAVE_MD5_X4
-    return MD5_X4_NAME;
-#else
-    return "scalar";
-#endif
+    return variant_names[best_variant()];
 }
 
-/* Eight messages (pointers and lengths), digests to out + 16 * i. */
-static void md5_group8(const unsigned char *const ptr[8], const size_t len[8], unsigned char *out)
+const char *kvlog_md5_variant_name(int variant)
 {
-#ifdef HAVE_MD5_X4
-    size_t longest = 0;
-    int i;
-    for (i = 0; i < 8; i++)
-        longest = len[i] > longest ? len[i] : longest;
-    if (longest <= 55) {
-        unsigned char blocks[8][64];
-        for (i = 0; i < 8; i++)
-            md5_short_block(blocks[i], ptr[i], len[i]);
-        md5_x8_blocks((const unsigned char (*)[64])blocks, out);
-        return;
-    }
-    kvlog_md5_x4(ptr, len, out);
-    kvlog_md5_x4(ptr + 4, len + 4, out + 64);
-#else
-    int i;
-    for (i = 0; i < 8; i++)
-        kvlog_md5(ptr[i], len[i], out + 16 * i);
-#endif
+    return variant >= 0 && variant < KVLOG_MD5_NVARIANTS ? variant_names[variant] : NULL;
 }
-
-/* Binary column: n messages, message i = data[off[i] .. off[i+1]). Offsets are trusted (callers check). */
-#define MD5_MANY_BODY                                                                                   \
-    size_t i = 0;                                                                                       \
-    int j;                                                                                              \
-    const unsigned char *ptr[8];                                                                        \
-    size_t len[8];                                                                                      \
-    for (; i + 8 <= n; i += 8) {                                                                        \
-        for (j = 0; j < 8; j++) {                                                                       \
-            ptr[j] = data + off[i + (size_t)j];                                                         \
-            len[j] = (size_t)(off[i + (size_t)j + 1] - off[i + (size_t)j]);                             \
-        }                                                                                               \
-        md5_group8(ptr, len, out + 16 * i);                                                             \
-    }                                                                                                   \
-    for (; i + 4 <= n; i += 4) {                                                                        \
-        for (j = 0; j < 4; j++) {                                                                       \
-            ptr[j] = data + off[i + (size_t)j];                                                         \
-            len[j] = (size_t)(off[i + (size_t)j + 1] - off[i + (size_t)j]);                             \
-        }                                                                                               \
-        kvlog_md5_x4(ptr, len, out + 16 * i);                                                           \
-    }                                                                                                   \
-    for (; i < n; i++)                                                                                  \
-        kvlog_md5(data + off[i], (size_t)(off[i + 1] - off[i]), out + 16 * i);
 
 void kvlog_md5_many32(const unsigned char *data, const int32_t *off, size_t n, unsigned char *out)
 {
-    MD5_MANY_BODY
+    md5_lanes_fn fn = NULL;
+    int lanes = 0;
+    variant_kernel(best_variant(), &fn, &lanes);
+    md5_many(fn, lanes, data, off, NULL, n, out);
 }
 
 void kvlog_md5_many64(const unsigned char *data, const int64_t *off, size_t n, unsigned char *out)
 {
-    MD5_MANY_BODY
+    md5_lanes_fn fn = NULL;
+    int lanes = 0;
+    variant_kernel(best_variant(), &fn, &lanes);
+    md5_many(fn, lanes, data, NULL, off, n, out);
+}
+
+int kvlog_md5_many_variant(int variant, const unsigned char *data, const int64_t *off, size_t n,
+                           unsigned char *out)
+{
+    md5_lanes_fn fn = NULL;
+    int lanes = 0;
+    if (variant_kernel(variant, &fn, &lanes) != 0)
+        return -1;
+    md5_many(fn, lanes, data, NULL, off, n, out);
+    return 0;
 }

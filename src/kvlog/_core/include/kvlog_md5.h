@@ -20,18 +20,31 @@ extern "C" {
 /* One-shot digest of `len` bytes at `data` (data may be NULL when len is 0). */
 void kvlog_md5(const void *data, size_t len, unsigned char out[16]);
 
-/* Digests of `n` messages: message i is data[offsets[i] .. offsets[i + 1]) (Arrow binary-column layout),
-   written to out + 16 * i. Uses the multi-lane kernel when one is compiled in (see kvlog_md5_kernel()). */
+/* Digests of `n` messages: message i is data[offsets[i] .. offsets[i + 1]) (Arrow binary-column layout;
+   offsets must be non-decreasing and inside data, which callers check), written to out + 16 * i.
+   Messages of at most 55 bytes are hashed many at a time in vector lanes by the best kernel this CPU
+   supports (see kvlog_md5_kernel()); longer ones one by one. */
 void kvlog_md5_many32(const unsigned char *data, const int32_t *offsets, size_t n, unsigned char *out);
 void kvlog_md5_many64(const unsigned char *data, const int64_t *offsets, size_t n, unsigned char *out);
 
-/* Four independent messages at once (out + 16 * i is the digest of message i). Same results as four calls
-   of kvlog_md5; faster when a SIMD kernel is compiled in and all four fit in one block (len <= 55). */
-void kvlog_md5_x4(const unsigned char *const data[4], const size_t len[4], unsigned char *out);
+/* Multi-message kernels ("variants"); each gives the same digests. */
+enum {
+    KVLOG_MD5_SCALAR = 0, /* one message at a time */
+    KVLOG_MD5_SSE2 = 1,   /* x86-64: 2 x 4 lanes of 128 bits ("sse2-x8") */
+    KVLOG_MD5_AVX2 = 2,   /* x86-64 with AVX2, run-time checked: 2 x 8 lanes ("avx2-x16") */
+    KVLOG_MD5_AVX512 = 3, /* x86-64 with AVX-512F, run-time checked: 2 x 16 lanes ("avx512-x32") */
+    KVLOG_MD5_NEON = 4,   /* aarch64: 2 x 4 lanes ("neon-x8") */
+    KVLOG_MD5_NVARIANTS = 5
+};
 
-/* Name of the multi-message kernel compiled in: "sse2-x8" / "neon-x8" (two interleaved groups of four
-   lanes in 128-bit vectors) or "scalar". */
+/* Name of the variant kvlog_md5_many32/64 use on this machine, e.g. "avx512-x32", "neon-x8", "scalar". */
 const char *kvlog_md5_kernel(void);
+const char *kvlog_md5_variant_name(int variant); /* NULL for an unknown id */
+
+/* kvlog_md5_many64 through one given variant (for tests and benchmarks): 0, or -1 if the variant is not
+   compiled in or this CPU cannot run it. */
+int kvlog_md5_many_variant(int variant, const unsigned char *data, const int64_t *offsets, size_t n,
+                           unsigned char *out);
 
 /* Incremental interface (same digest as the one-shot function over the concatenated input). */
 typedef struct kvlog_md5_ctx {
