@@ -76,6 +76,24 @@ class OffsetAndTimestamp(NamedTuple):
 class Log:
     """A partition log in a directory of ``<20-digit base offset>.log/.index/.timeindex`` files."""
 
+    dir: str
+    topic: str
+    partition: int
+    config: LogConfig
+    read_only: bool
+    log_start_offset: int
+    recovery_point: int
+    _next_offset: int
+    _time: Callable[[], int]
+    _checkpoints: "_RootCheckpoints"
+    _lock_fd: int
+    _segments: list[LogSegment]
+    _bases: list[int]
+    _closed: bool
+    _last_log_append_time: int
+    _last_flush_ms: int
+    _rng: random.Random
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("use Log.open(path, config, ...)")
 
@@ -105,8 +123,8 @@ class Log:
         self.topic, self.partition = tp if tp else (os.path.basename(self.dir), -1)
         self._checkpoints = _checkpoints or _RootCheckpoints(os.path.dirname(self.dir))
         self._lock_fd = -1
-        self._segments: list[LogSegment] = []
-        self._bases: list[int] = []
+        self._segments = []
+        self._bases = []
         self._closed = False
         self._last_log_append_time = -1
         self._last_flush_ms = self._time()

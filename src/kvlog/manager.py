@@ -118,7 +118,7 @@ class LogManager:
             raise KeyError(f"no topic {topic!r} in {self.root}")
         props = entry.get("config") or {}
         base = self.default_config.to_properties()
-        base.update(props)  # type: ignore[arg-type]
+        base.update({str(k): str(v) for k, v in dict(props).items()})  # type: ignore[call-overload]
         return LogConfig.from_properties(base)
 
     # ---------------------------------------------------------------------------------- topics
