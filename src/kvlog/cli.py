@@ -428,6 +428,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 _err(f"kvlog: {path}: producer-state snapshots are not decoded by kvlog yet")
             else:
                 _err(f"Ignoring unknown file {path}")
+        except BrokenPipeError:
+            raise
         except (KvlogError, OSError) as exc:
             _err(f"kvlog: {path}: {exc}")
             state.failed = True
