@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, settings
 import kvlog
 import kvlog._core
 import kvlog._core.index
+import kvlog._core.offset_map
 
 settings.register_profile(
     "default", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
@@ -24,7 +25,7 @@ FIXTURES = SHARED / "fixtures"
 
 def pytest_sessionstart(session):
     # No silent pure-Python fallback: the modules must be the compiled extension.
-    for mod in (kvlog._core.crc, kvlog._core.records, kvlog._core.index):
+    for mod in (kvlog._core.crc, kvlog._core.records, kvlog._core.index, kvlog._core.offset_map):
         assert mod.__file__.endswith((".so", ".pyd")), f"{mod.__name__} is not compiled: {mod.__file__}"
 
 

@@ -4,6 +4,9 @@ from kvlog._version import __version__
 from kvlog.checksum import crc32, crc32c
 from kvlog.compression import Compression
 from kvlog.config import LogConfig
+from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, AppendInfo, Log, OffsetAndTimestamp
+from kvlog.manager import LogManager
+from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
 from kvlog.errors import (
     ConfigError,
     CorruptIndexError,
@@ -35,6 +38,16 @@ __all__ = [
     "crc32c",
     "Compression",
     "LogConfig",
+    "Log",
+    "LogManager",
+    "AppendInfo",
+    "OffsetAndTimestamp",
+    "EARLIEST",
+    "LATEST",
+    "MAX_TIMESTAMP",
+    "OffsetMap",
+    "OffsetMapError",
+    "OffsetMapFullError",
     "TimestampType",
     "ControlRecordType",
     "Record",

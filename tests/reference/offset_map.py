@@ -1,4 +1,5 @@
-"""Slow, obviously-correct model of Kafka's SkimpyOffsetMap with KIP-280 versions (KAFKA_FORMAT.md §10.4, §11.3).
+"""Slow, obviously-correct model of Kafka's SkimpyOffsetMap with KIP-280 versions (KAFKA_FORMAT.md §10.4,
+§11.3).
 
 Digests come from ``hashlib.md5``. Occupied slots live in a dict ``slot -> [digest, offset, version]``; the
 probe sequence is Kafka's ``positionOf`` written with Python ints and explicit 32-bit wrap-around, so the
@@ -35,7 +36,8 @@ def java_abs(v):
 def probe_slot(digest, attempt, slots):
     """Kafka's positionOf, as a slot number."""
     window = min(attempt, HASH_SIZE - 4)
-    probe = to_int32(int.from_bytes(digest[window:window + 4], "big", signed=True) + max(0, attempt - HASH_SIZE + 4))
+    word = int.from_bytes(digest[window:window + 4], "big", signed=True)
+    probe = to_int32(word + max(0, attempt - HASH_SIZE + 4))
     return java_abs(probe) % slots
 
 
@@ -138,10 +140,11 @@ class ReferenceOffsetMap:
         return len(keys)
 
     def retain_many(self, keys, offsets, versions=None):
-        return [
-            True if key is None else self.should_retain(key, offsets[i], versions[i] if self.versioned else None)
-            for i, key in enumerate(keys)
-        ]
+        out = []
+        for i, key in enumerate(keys):
+            version = versions[i] if self.versioned else None
+            out.append(True if key is None else self.should_retain(key, offsets[i], version))
+        return out
 
     def dump(self):
         buf = bytearray(self.memory)

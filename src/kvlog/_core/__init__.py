@@ -7,7 +7,7 @@ worse than a clear import error). Pure-Python reference code lives under ``tests
 from __future__ import annotations
 
 try:
-    from kvlog._core import crc, records
+    from kvlog._core import crc, index, offset_map, records
 except ImportError as exc:  # pragma: no cover - exercised only by broken installs
     raise ImportError(
         "kvlog's compiled extension is missing or failed to load. Install a kvlog wheel, or build "
@@ -15,7 +15,7 @@ except ImportError as exc:  # pragma: no cover - exercised only by broken instal
         f"Original error: {exc}"
     ) from exc
 
-__all__ = ["build_info", "crc", "records"]
+__all__ = ["build_info", "crc", "index", "offset_map", "records"]
 
 
 def build_info() -> dict[str, object]:
@@ -23,5 +23,6 @@ def build_info() -> dict[str, object]:
     info: dict[str, object] = dict(crc.kernels())
     info["mode"] = crc.BUILD_MODE
     info["cython"] = crc.CYTHON_VERSION
+    info["md5"] = offset_map.MD5_KERNEL
     info["crc_variants"] = crc.variants()
     return info

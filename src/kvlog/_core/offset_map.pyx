@@ -19,7 +19,8 @@ from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.number cimport PyNumber_Index
 from libc.math cimport isfinite
-from libc.stdint cimport INT32_MAX, INT32_MIN, INT64_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport (INT32_MAX, INT32_MIN, INT64_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t,
+                          uintptr_t)
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
@@ -37,6 +38,11 @@ cdef extern from "kvlog_md5.h" nogil:
     void kvlog_md5_many32(const unsigned char *data, const int32_t *off, size_t n, unsigned char *out)
     void kvlog_md5_many64(const unsigned char *data, const int64_t *off, size_t n, unsigned char *out)
     const char *kvlog_md5_kernel()
+    const char *kvlog_md5_variant_name(int variant)
+    int kvlog_md5_many_variant(int variant, const unsigned char *data, const int64_t *off, size_t n,
+                               unsigned char *out)
+    enum:
+        KVLOG_MD5_NVARIANTS
 
 
 cdef extern from "kvlog_bytes.h" nogil:
@@ -105,7 +111,8 @@ class OffsetMapError(KvlogError, ValueError):
 
 
 class OffsetMapFullError(OffsetMapError):
-    """A put into a map whose every slot is taken (Kafka's "Attempted to add a new entry to a full offset map")."""
+    """A put into a map whose every slot is taken (Kafka: "Attempted to add a new entry to a full offset
+    map")."""
 
 
 OffsetMapError.__module__ = "kvlog.offset_map"
@@ -181,13 +188,20 @@ cdef inline bint hash_eq(const unsigned char *s, const unsigned char *h) noexcep
     return ((s0 ^ h0) | (s1 ^ h1)) == 0
 
 
-cdef inline unsigned char *map_find(const Map *m, const unsigned char *h, Stats *st) noexcept nogil:
-    """Kafka's get: the slot holding digest ``h``, or NULL at an empty slot or after slots + 12 attempts."""
+cdef inline unsigned char *slot_at(const Map *m, const unsigned char *h, int64_t attempt) noexcept nogil:
+    return m.buf + probe_slot(h, attempt, <uint32_t>m.slots, m.magic) * m.bpe
+
+
+cdef inline unsigned char *map_find(const Map *m, const unsigned char *h, unsigned char *s0,
+                                    Stats *st) noexcept nogil:
+    """Kafka's get: the slot holding digest ``h``, or NULL at an empty slot or after slots + 12 attempts.
+    ``s0`` is ``slot_at(m, h, 0)``."""
     cdef int64_t attempt = 0, max_attempts = m.slots + LAST_WINDOW
-    cdef unsigned char *s
+    cdef unsigned char *s = s0
     st.lookups += 1
     while attempt < max_attempts:
-        s = m.buf + probe_slot(h, attempt, <uint32_t>m.slots, m.magic) * m.bpe
+        if attempt:
+            s = slot_at(m, h, attempt)
         st.probes += 1
         if slot_empty(s):
             return NULL
@@ -197,15 +211,18 @@ cdef inline unsigned char *map_find(const Map *m, const unsigned char *h, Stats 
     return NULL
 
 
-cdef inline int map_put(Map *m, const unsigned char *h, int64_t offset, int64_t version, Stats *st) noexcept nogil:
-    """Kafka's put (caller has checked ``entries < slots``). 1: stored; 0: kept a higher stored version;
-    -1: no empty slot found (unreachable while entries < slots; a guard, not a Kafka rule)."""
+cdef inline int map_put(Map *m, const unsigned char *h, unsigned char *s0, int64_t offset, int64_t version,
+                        Stats *st) noexcept nogil:
+    """Kafka's put (caller has checked ``entries < slots``; ``s0`` is ``slot_at(m, h, 0)``). 1: stored;
+    0: kept a higher stored version; -1: no empty slot found (unreachable while entries < slots; a guard,
+    not a Kafka rule)."""
     cdef int64_t attempt = 0, limit = 3 * m.slots + 2 * LAST_WINDOW
-    cdef unsigned char *s
+    cdef unsigned char *s = s0
     st.lookups += 1
     m.latest = offset
     while attempt <= limit:
-        s = m.buf + probe_slot(h, attempt, <uint32_t>m.slots, m.magic) * m.bpe
+        if attempt:
+            s = slot_at(m, h, attempt)
         st.probes += 1
         if slot_empty(s):
             memcpy(s, h, HS)
@@ -225,11 +242,11 @@ cdef inline int map_put(Map *m, const unsigned char *h, int64_t offset, int64_t 
     return -1
 
 
-cdef inline bint retain_one(const Map *m, const unsigned char *h, int64_t offset, int64_t version,
-                            Stats *st) noexcept nogil:
+cdef inline bint retain_one(const Map *m, const unsigned char *h, unsigned char *s0, int64_t offset,
+                            int64_t version, Stats *st) noexcept nogil:
     """Keep a record? Absent key: yes. Versioned map and versions differ: version >= stored version.
     Otherwise: offset >= stored offset (Kafka's cleaner rule)."""
-    cdef const unsigned char *s = map_find(m, h, st)
+    cdef const unsigned char *s = map_find(m, h, s0, st)
     cdef int64_t stored
     if s == NULL:
         return True
@@ -282,11 +299,9 @@ cdef int64_t check_offsets(const Cols *c, int64_t size) noexcept nogil:
 
 cdef struct Pipe:
     unsigned char h[RING * HS]      # digests of two consecutive chunks
+    unsigned char *s0[RING]         # per row: slot of its first probe
+    unsigned char *sp[RING]         # per row: slot prefetched last (attempt at[])
     int32_t at[RING]                # per row: attempt whose slot was prefetched last; -1: chain resolved
-
-
-cdef inline unsigned char *slot_at(const Map *m, const unsigned char *h, int64_t attempt) noexcept nogil:
-    return m.buf + probe_slot(h, attempt, <uint32_t>m.slots, m.magic) * m.bpe
 
 
 cdef inline void prefetch_slot(const Map *m, const unsigned char *s) noexcept nogil:
@@ -305,8 +320,12 @@ cdef inline void pipe_hash(const Cols *c, Pipe *p, int64_t k) noexcept nogil:
 cdef inline void pipe_first(const Map *m, const Cols *c, Pipe *p, int64_t r) noexcept nogil:
     """Prefetch the first probe slot of row r."""
     cdef int64_t x = r & (RING - 1)
+    cdef unsigned char *s
     if r < c.n and row_valid(c, r):
-        prefetch_slot(m, slot_at(m, p.h + HS * x, 0))
+        s = slot_at(m, p.h + HS * x, 0)
+        prefetch_slot(m, s)
+        p.s0[x] = s
+        p.sp[x] = s
         p.at[x] = 0
     else:
         p.at[x] = -1
@@ -320,18 +339,21 @@ cdef inline void pipe_peek(const Map *m, Pipe *p, int64_t r, int64_t n) noexcept
     cdef int32_t a
     cdef const unsigned char *h
     cdef const unsigned char *s
+    cdef unsigned char *nxt
     if r >= n:
         return
     a = p.at[x]
     if a < 0:
         return
     h = p.h + HS * x
-    s = slot_at(m, h, a)
+    s = p.sp[x]
     if slot_empty(s) or hash_eq(s, h):
         p.at[x] = -1
     else:
+        nxt = slot_at(m, h, a + 1)
+        prefetch_slot(m, nxt)
+        p.sp[x] = nxt
         p.at[x] = a + 1
-        prefetch_slot(m, slot_at(m, h, a + 1))
 
 
 cdef inline void pipe_start(const Map *m, const Cols *c, Pipe *p) noexcept nogil:
@@ -363,7 +385,7 @@ cdef int64_t put_many_kernel(Map *m, const Cols *c, int64_t max_load, Stats *st,
             continue
         if m.entries >= max_load:
             return i
-        if map_put(m, p.h + HS * (i & (RING - 1)), c.offsets[i],
+        if map_put(m, p.h + HS * (i & (RING - 1)), p.s0[i & (RING - 1)], c.offsets[i],
                    c.versions[i] if c.versions != NULL else -1, st) < 0:
             return i
     return n
@@ -377,7 +399,7 @@ cdef void retain_many_kernel(const Map *m, const Cols *c, Stats *st, Pipe *p, ui
         if not row_valid(c, i):
             out[i] = 1
         else:
-            out[i] = retain_one(m, p.h + HS * (i & (RING - 1)), c.offsets[i],
+            out[i] = retain_one(m, p.h + HS * (i & (RING - 1)), p.s0[i & (RING - 1)], c.offsets[i],
                                 c.versions[i] if c.versions != NULL else -1, st)
 
 
@@ -442,6 +464,9 @@ def _int64_column(obj, str what, Py_ssize_t n):
     return arr
 
 
+cdef unsigned char _NO_BYTES[1]     # key data of a column without a data buffer (all keys empty)
+
+
 cdef class _Batch:
     """Pinned, validated columns for one put_many / retain_many call."""
     cdef Cols c
@@ -477,7 +502,7 @@ cdef _Batch _batch(object key_data, object key_offsets, object key_valid, object
     b.c.n = n
     b.c.offsets = &offs[0] if n else NULL
     if key_data is None:
-        b.c.data = NULL
+        b.c.data = _NO_BYTES
         size = 0
     else:
         PyObject_GetBuffer(key_data, &b.view, PyBUF_SIMPLE)
@@ -503,7 +528,8 @@ cdef _Batch _batch(object key_data, object key_offsets, object key_valid, object
                 raise OffsetMapError(f"key_valid must be a one-dimensional uint8 array, got {varr.dtype}")
         varr = varr.view(np.uint8)
         if varr.shape[0] < ((n + 7) >> 3 if bitmap else n):
-            raise OffsetMapError(f"key_valid has {varr.shape[0]} {'bytes' if bitmap else 'entries'} for {n} keys")
+            unit = "bytes" if bitmap else "entries"
+            raise OffsetMapError(f"key_valid has {varr.shape[0]} {unit} for {n} keys")
         if varr.shape[0]:
             valid = varr
             b.c.valid = &valid[0]
@@ -605,7 +631,8 @@ cdef class OffsetMap:
     cdef inline int64_t _version(self, object version) except? -1:
         if self.m.versioned:
             if version is None:
-                raise OffsetMapError(f"strategy {STRATEGIES[self._strategy]!r} keeps versions: version is required")
+                raise OffsetMapError(f"strategy {STRATEGIES[self._strategy]!r} keeps versions: version is "
+                                     f"required")
             return _i64(version, "version")
         return -1
 
@@ -686,54 +713,61 @@ cdef class OffsetMap:
         return self.m.entries
 
     # --- single records ---------------------------------------------------------------------------
+    # Each method runs its guard right before touching the buffer, with no Python code in between (a
+    # thread switch there could let another thread start a batch that runs without the GIL).
     def put(self, key, offset, version=None):
+        """Map ``key`` to ``offset`` (and ``version``, required by timestamp/header maps). False when a
+        stored higher version kept the entry. OffsetMapFullError when ``size >= slots``."""
         cdef unsigned char h[HS]
         cdef int64_t off = _i64(offset, "offset")
         cdef int64_t ver = self._version(version)
         cdef int rc
+        key_digest(key, h)
         self._check_write()
         if self.m.entries >= self.m.slots:
             raise OffsetMapFullError(f"Attempted to add a new entry to a full offset map, entries: "
                                      f"{self.m.entries}, slots: {self.m.slots}")
-        key_digest(key, h)
         self._dirty = True
-        rc = map_put(&self.m, h, off, ver, &self.st)
+        rc = map_put(&self.m, h, slot_at(&self.m, h, 0), off, ver, &self.st)
         if rc < 0:
             raise OffsetMapFullError(f"no free slot found for a new entry (entries: {self.m.entries}, "
                                      f"slots: {self.m.slots})")
         return rc == 1
 
     def get(self, key):
+        """The offset stored for ``key``, or -1."""
         cdef unsigned char h[HS]
         cdef const unsigned char *s
-        self._check_read()
         key_digest(key, h)
-        s = map_find(&self.m, h, &self.st)
+        self._check_read()
+        s = map_find(&self.m, h, slot_at(&self.m, h, 0), &self.st)
         return -1 if s == NULL else kv_load_i64(s + HS)
 
     def get_version(self, key):
+        """The version stored for ``key``, or -1 (always -1 for the offset strategy)."""
         cdef unsigned char h[HS]
         cdef const unsigned char *s
+        key_digest(key, h)
         self._check_read()
         if not self.m.versioned:
             return -1
-        key_digest(key, h)
-        s = map_find(&self.m, h, &self.st)
+        s = map_find(&self.m, h, slot_at(&self.m, h, 0), &self.st)
         return -1 if s == NULL else kv_load_i64(s + HS + 8)
 
     def __contains__(self, key):
         cdef unsigned char h[HS]
-        self._check_read()
         key_digest(key, h)
-        return map_find(&self.m, h, &self.st) != NULL
+        self._check_read()
+        return map_find(&self.m, h, slot_at(&self.m, h, 0), &self.st) != NULL
 
     def should_retain(self, key, offset, version=None):
+        """Keep the record at ``offset`` (with ``version``) given the map? See the module docstring."""
         cdef unsigned char h[HS]
         cdef int64_t off = _i64(offset, "offset")
         cdef int64_t ver = self._version(version)
-        self._check_read()
         key_digest(key, h)
-        return retain_one(&self.m, h, off, ver, &self.st)
+        self._check_read()
+        return retain_one(&self.m, h, slot_at(&self.m, h, 0), off, ver, &self.st)
 
     def update_latest_offset(self, offset):
         """Kafka's updateLatestOffset (the cleaner moves it past offset gaps after a whole segment)."""
@@ -742,6 +776,7 @@ cdef class OffsetMap:
         self.m.latest = off
 
     def clear(self):
+        """Zero the buffer, entries, statistics and latest offset (Kafka's clear)."""
         self._check_write()
         if self._dirty:
             self._writer = True
@@ -758,14 +793,16 @@ cdef class OffsetMap:
 
     # --- batches ----------------------------------------------------------------------------------
     def put_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False):
+        """Sequential puts of a binary column of keys (null keys skipped) until ``size >= max_load``;
+        returns the number of records consumed. Releases the GIL. See the module docstring."""
         cdef _Batch b
         cdef Stats st
         cdef int64_t done
         cdef Pipe pipe
-        self._check_write()
         b = _batch(key_data, key_offsets, key_valid, offsets, versions, bitmap, self.m.versioned)
         if not self.m.versioned:
             b.c.versions = NULL
+        self._check_write()
         if b.c.n == 0:
             return 0
         self._dirty = True
@@ -785,15 +822,17 @@ cdef class OffsetMap:
         return done
 
     def retain_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False):
+        """``should_retain`` of every record of a binary column of keys as a uint8 array (1 = keep; null
+        keys are kept). Releases the GIL; several may run at once."""
         cdef _Batch b
         cdef Stats st
         cdef Pipe pipe
         cdef cnp.ndarray out
-        self._check_read()
         b = _batch(key_data, key_offsets, key_valid, offsets, versions, bitmap, self.m.versioned)
         if not self.m.versioned:
             b.c.versions = NULL
         out = np.empty(b.c.n, dtype=np.uint8)
+        self._check_read()
         if b.c.n == 0:
             return out
         st.lookups = 0
@@ -861,23 +900,50 @@ def md5(data):
     return PyBytes_FromStringAndSize(<char *>h, HS)
 
 
-def md5_many(key_data, key_offsets):
-    """Concatenated 16-byte digests of every row of a binary column (the batched kernel)."""
+def md5_variants():
+    """Names of the multi-message MD5 kernels this machine can run (index = variant id)."""
+    cdef int v
+    cdef unsigned char d[16]
+    cdef int64_t off[2]
+    off[0] = 0
+    off[1] = 0
+    return [kvlog_md5_variant_name(v).decode("ascii") for v in range(KVLOG_MD5_NVARIANTS)
+            if kvlog_md5_many_variant(v, d, off, 1, d) == 0]
+
+
+def md5_many(key_data, key_offsets, variant=None):
+    """Concatenated 16-byte digests of every row of a binary column (the batched kernel; ``variant``:
+    one of :func:`md5_variants`, default the active one)."""
     cdef _Batch b
     cdef Py_ssize_t n
+    cdef int v = -1, rc = 0
+    cdef const int64_t[::1] o64
     koff = np.ascontiguousarray(key_offsets)
     n = koff.shape[0] - 1 if koff.ndim == 1 else 0
+    if variant is not None:
+        names = [kvlog_md5_variant_name(i).decode("ascii") for i in range(KVLOG_MD5_NVARIANTS)]
+        if variant not in names:
+            raise OffsetMapError(f"unknown MD5 variant {variant!r}")
+        v = names.index(variant)
+        koff = koff.astype(np.int64)
     b = _batch(key_data, koff, None, np.zeros(max(n, 0), np.int64), None, False, False)
     out = bytearray(HS * b.c.n)
     cdef unsigned char[::1] o = out
     if b.c.n:
-        with nogil:
-            hash_rows(&b.c, 0, b.c.n, &o[0])
+        if v < 0:
+            with nogil:
+                hash_rows(&b.c, 0, b.c.n, &o[0])
+        else:
+            with nogil:
+                rc = kvlog_md5_many_variant(v, b.c.data, b.c.off64, <size_t>b.c.n, &o[0])
+            if rc != 0:
+                raise OffsetMapError(f"MD5 variant {variant!r} cannot run on this machine")
     return bytes(out)
 
 
 def probe_slot_of(digest, attempt, slots):
-    """Slot examined by probe ``attempt`` for a 16-byte digest in a map of ``slots`` slots (Kafka's positionOf)."""
+    """Slot examined by probe ``attempt`` for a 16-byte digest in a map of ``slots`` slots (Kafka's
+    positionOf)."""
     cdef Key k
     cdef int64_t a = _i64(attempt, "attempt"), s = _i64(slots, "slots"), r
     if a < 0 or a > INT32_MAX or s <= 0 or s > INT32_MAX:
