@@ -30,9 +30,10 @@ def run_trial(tmp_path, seed, restarts=2):
         proc.send_signal(signal.SIGKILL)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == -signal.SIGKILL, err
-        for ln in out.splitlines():
-            if ln.startswith("ack"):
-                acked = max(acked, int(ln.split()[1]) - 1)
+        for ln in out.split("\n")[:-1]:  # a line cut by the kill is no acknowledgement
+            parts = ln.split()
+            if len(parts) == 2 and parts[0] == "ack":
+                acked = max(acked, int(parts[1]) - 1)
     log = Log.open(path, kvlog.LogConfig(segment_bytes=4096, index_interval_bytes=256, segment_index_bytes=4096))
     try:
         assert log.log_end_offset > acked
