@@ -783,6 +783,62 @@ class Log:
         self.recovery_point = new_offset
         self._write_recovery_point()
 
+    # ------------------------------------------------------------------------- segment replacement
+    def new_cleaned_segment(self, base_offset: int) -> LogSegment:
+        """A fresh ``.cleaned`` segment for the cleaner (not part of the log until ``replace_segments``)."""
+        self._check_open(writing=True)
+        for suffix in (_files.LOG, _files.INDEX, _files.TIME_INDEX):
+            stale = _files.segment_path(self.dir, base_offset, suffix + _files.CLEANED)
+            if os.path.exists(stale):
+                _io.fs.unlink(stale)
+        return self._new_segment(base_offset, suffix=_files.CLEANED)
+
+    def replace_segments(self, new: list[LogSegment], old: list[LogSegment]) -> None:
+        """Swap cleaned segments in for ``old`` with Kafka's crash-safe protocol (KAFKA_FORMAT §8.6).
+
+        ``.cleaned`` → flush → ``.swap`` (highest base first) → old files to ``.deleted`` → ``.swap`` to
+        final names, with a directory fsync after each step. A crash anywhere leaves files that
+        ``Log.open`` resolves to either the complete old or the complete new state.
+        """
+        self._check_open(writing=True)
+        for seg in new:
+            seg.on_become_inactive()
+            seg.flush()
+        _io.fs.fsync_dir(self.dir)
+        try:
+            self._swap(new, old)
+        except BaseException:
+            # the files on disk are resolvable (Log.open completes or rolls back the swap), but this
+            # object's view of them is not: close it so the next open recovers
+            for seg in self._segments + new + old:
+                seg.close_handlers()
+            self._closed = True
+            self._release_lock()
+            raise
+
+    def _swap(self, new: list[LogSegment], old: list[LogSegment]) -> None:
+        for seg in sorted(new, key=lambda s: -s.base_offset):
+            seg.change_suffix(_files.CLEANED, _files.SWAP)
+        _io.fs.fsync_dir(self.dir)
+        for seg in old:
+            seg.close_handlers()
+            seg.change_suffix(seg.suffix, _files.DELETED)
+            i = self._segments.index(seg)
+            del self._segments[i]
+            del self._bases[i]
+        _io.fs.fsync_dir(self.dir)
+        for seg in new:
+            seg.change_suffix(_files.SWAP, "")
+            self._add_segment(seg)
+        _io.fs.fsync_dir(self.dir)
+        for seg in old:
+            for path in seg.paths():
+                try:
+                    _io.fs.unlink(path)
+                except FileNotFoundError:
+                    pass
+        _io.fs.fsync_dir(self.dir)
+
     # ------------------------------------------------------------------------------------- close
     def close(self) -> None:
         """Flush, finish the active segment's indexes, checkpoint, release the lock."""

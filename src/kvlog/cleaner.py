@@ -1,0 +1,501 @@
+"""LogCleaner: key-based compaction (Kafka's Cleaner) with the KIP-280 strategies.
+
+One pass over a log:
+
+1. The dirty section runs from the cleaner checkpoint (``cleaner-offset-checkpoint``) to the first
+   uncleanable offset: the active segment, or the first segment younger than ``min.compaction.lag.ms``.
+2. An ``OffsetMap`` is built over the dirty section: the MD5 of each key maps to the offset (and, for
+   the ``timestamp``/``header`` strategies, the version) of the record that should survive. The pass
+   stops early when the map reaches its load factor, and this pass then cleans up to that point.
+   For the ``timestamp``/``header`` strategies the map covers the whole log below the first
+   uncleanable offset, because an older record may outrank a newer one.
+3. Every segment below that end is recopied, a group at a time, into ``.cleaned`` segments:
+   - A batch with nothing to remove is copied verbatim.
+   - Any other batch is rebuilt through the record kernels with the same magic, codec, producer fields
+     and offsets (gaps are fine), and keeps only the records the map says survive.
+   - Tombstones (null values) survive until ``delete.retention.ms`` after their batch was first
+     cleaned. The time is stored as the batch's delete horizon (KIP-534).
+4. The cleaned segments replace the old ones with Kafka's crash-safe ``.cleaned`` → ``.swap`` →
+   ``.deleted`` protocol, and the checkpoint moves to the cleaned end.
+
+Where Kafka's cleaner keeps things:
+
+- The last batch of the cleaned range is always kept, emptied if need be, so the log end offset never
+  moves back. The KIP-280 strategies can make an older offset win, so this matters for them.
+- Control batches are copied as they are.
+- Aborted transactional records are treated as data until transaction indexes exist (a later issue).
+"""
+
+from __future__ import annotations
+
+import os
+import time as _time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kvlog import _files, checkpoint
+from kvlog._core import records as _k
+from kvlog.errors import ConfigError, KvlogError
+from kvlog.log import Log
+from kvlog.offset_map import OffsetMap
+from kvlog.records import MemoryRecords, Record, encode_arrays, now_ms
+from kvlog.segment import LogSegment
+
+__all__ = ["LogCleaner", "CleanerStats", "header_version"]
+
+LONG_MIN = -(2**63)
+INT32_MAX = 2**31 - 1
+
+
+@dataclass
+class CleanerStats:
+    """What one cleaning pass did (the figures of Kafka's cleaner summary)."""
+
+    log: str = ""
+    first_dirty_offset: int = 0
+    end_offset: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    records_read: int = 0
+    records_retained: int = 0
+    tombstones_removed: int = 0
+    batches_copied_verbatim: int = 0
+    batches_rebuilt: int = 0
+    segments_before: int = 0
+    segments_after: int = 0
+    map_entries: int = 0
+    map_utilization: float = 0.0
+    malformed_versions: int = 0
+    dirty_ratio_before: float = 0.0
+    dirty_ratio_after: float = 0.0
+    elapsed_s: float = 0.0
+    map_full: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mb_per_s(self) -> float:
+        return (self.bytes_read + self.bytes_written) / 1e6 / self.elapsed_s if self.elapsed_s else 0.0
+
+    def summary(self) -> str:
+        return (f"cleaned {self.log} offsets {self.first_dirty_offset}..{self.end_offset}: "
+                f"read {self.bytes_read:,} B ({self.records_read:,} records), wrote {self.bytes_written:,} B "
+                f"({self.records_retained:,} records), {self.segments_before} -> {self.segments_after} segments, "
+                f"{self.elapsed_s:.3f} s ({self.mb_per_s:.1f} MB/s), map {self.map_entries:,} keys "
+                f"({self.map_utilization:.1%} full), dirty ratio {self.dirty_ratio_before:.2f} -> "
+                f"{self.dirty_ratio_after:.2f}")
+
+
+def header_version(headers: Any, name: str) -> tuple[int, bool]:
+    """KIP-280 ``header`` strategy: the last occurrence of header ``name`` as an 8-byte big-endian long.
+
+    Returns ``(version, malformed)``. An absent header gives the lowest version (so any present value
+    wins); a value that is not exactly 8 bytes counts as absent and is reported as malformed.
+    """
+    found = None
+    for k, v in headers or ():
+        if k == name:
+            found = v
+    if found is None:
+        return LONG_MIN, False
+    if len(found) != 8:
+        return LONG_MIN, True
+    return int.from_bytes(found, "big", signed=True), False
+
+
+class LogCleaner:
+    """Compacts logs whose ``cleanup.policy`` includes ``compact``.
+
+    ``dedupe_buffer_size`` bytes hold the offset map (24 bytes per key for the offset strategy, 32 with
+    a version); ``load_factor`` is how full it may get before a pass stops early (Kafka's
+    ``log.cleaner.io.buffer.load.factor``).
+    """
+
+    def __init__(self, dedupe_buffer_size: int = 128 << 20, load_factor: float = 0.9, *,
+                 time: Callable[[], int] | None = None, progress: Callable[[str], None] | None = None):
+        if not 0 < load_factor <= 1:
+            raise ConfigError("load_factor must be in (0, 1]")
+        self.dedupe_buffer_size = int(dedupe_buffer_size)
+        self.load_factor = float(load_factor)
+        self._time = time or now_ms
+        self._progress = progress
+        self.uncleanable: set[str] = set()
+        self._maps: dict[str, OffsetMap] = {}
+
+    # ------------------------------------------------------------------------------ selection
+    def dirty_ratio(self, log: Log) -> float:
+        first_dirty = self._first_dirty(log)
+        clean = sum(s.size_in_bytes for s in log.segments if s.base_offset < first_dirty)
+        total = sum(s.size_in_bytes for s in log.segments[:-1])
+        return 0.0 if total == 0 else max(0.0, 1 - clean / total)
+
+    def clean_filthiest(self, logs: Any, now_ms: int | None = None) -> CleanerStats | None:
+        """Clean the compacted log with the highest dirty ratio at or above ``min.cleanable.dirty.ratio``.
+
+        ``logs``: a LogManager or an iterable of Logs. Logs that failed before are skipped.
+        """
+        candidates = logs.logs() if hasattr(logs, "logs") else list(logs)
+        best, best_ratio = None, -1.0
+        now = self._time() if now_ms is None else now_ms
+        for log in candidates:
+            if not log.config.compact or log.dir in self.uncleanable or len(log.segments) < 2:
+                continue
+            ratio = self.dirty_ratio(log)
+            overdue = self._max_lag_exceeded(log, now)
+            if (ratio >= log.config.min_cleanable_dirty_ratio or overdue) and ratio > best_ratio:
+                best, best_ratio = log, ratio
+        if best is None:
+            return None
+        return self.clean(best, now_ms=now)
+
+    def _max_lag_exceeded(self, log: Log, now: int) -> bool:
+        lag = log.config.max_compaction_lag_ms
+        first_dirty = self._first_dirty(log)
+        for seg in log.segments[:-1]:
+            nxt_base = log.segments[log.segments.index(seg) + 1].base_offset
+            if nxt_base <= first_dirty:
+                continue
+            ts = seg.rolling_based_timestamp
+            return ts is not None and now - ts > lag
+        return False
+
+    # ---------------------------------------------------------------------------- checkpoints
+    @staticmethod
+    def _checkpoint_path(log: Log) -> str:
+        return os.path.join(os.path.dirname(log.dir), checkpoint.CLEANER_OFFSET)
+
+    def _first_dirty(self, log: Log) -> int:
+        try:
+            table = checkpoint.read_offsets(self._checkpoint_path(log))
+        except checkpoint.CorruptCheckpointError:
+            table = {}
+        off = table.get((log.topic, log.partition), log.log_start_offset)
+        if off < log.log_start_offset or off > log.log_end_offset:
+            off = log.log_start_offset
+        return off
+
+    def _write_first_dirty(self, log: Log, offset: int) -> None:
+        from kvlog.log import _RootLock
+
+        with _RootLock(os.path.dirname(log.dir)):
+            checkpoint.update_offsets(self._checkpoint_path(log), {(log.topic, log.partition): offset})
+
+    # --------------------------------------------------------------------------------- clean
+    def _map_for(self, strategy: str) -> OffsetMap:
+        m = self._maps.get(strategy)
+        if m is None:
+            m = self._maps[strategy] = OffsetMap(self.dedupe_buffer_size, strategy=strategy,
+                                                 load_factor=self.load_factor)
+        else:
+            m.clear()
+        return m
+
+    def clean(self, log: Log, now_ms: int | None = None) -> CleanerStats:
+        """One cleaning pass over ``log`` now, whatever its dirty ratio."""
+        if not log.config.compact:
+            raise ConfigError(f"log {log.dir} does not have cleanup.policy=compact")
+        if log.read_only:
+            raise KvlogError(f"log {log.dir} is open read-only")
+        t0 = _time.perf_counter()
+        now = self._time() if now_ms is None else now_ms
+        stats = CleanerStats(log=log.dir)
+        try:
+            self._clean(log, now, stats)
+        except KvlogError:
+            self.uncleanable.add(log.dir)
+            raise
+        stats.elapsed_s = _time.perf_counter() - t0
+        stats.dirty_ratio_after = self.dirty_ratio(log)
+        if self._progress:
+            self._progress(stats.summary())
+        return stats
+
+    def _first_uncleanable(self, log: Log, now: int) -> int:
+        segs = log.segments
+        upper = segs[-1].base_offset  # the active segment is never cleaned
+        lag = log.config.min_compaction_lag_ms
+        if lag > 0:
+            for seg in segs[:-1]:
+                if seg.size_in_bytes and seg.largest_timestamp > now - lag:
+                    upper = min(upper, seg.base_offset)
+                    break
+        return upper
+
+    def _clean(self, log: Log, now: int, stats: CleanerStats) -> None:
+        cfg = log.config
+        strategy = cfg.effective_compaction_strategy
+        header_key = cfg.compaction_strategy_header
+        first_dirty = self._first_dirty(log)
+        upper = max(first_dirty, self._first_uncleanable(log, now))
+        stats.first_dirty_offset = first_dirty
+        stats.dirty_ratio_before = self.dirty_ratio(log)
+        stats.segments_before = len(log.segments)
+        omap = self._map_for(strategy)
+        # offset: later offsets always win, so the dirty section suffices (Kafka). timestamp/header: an
+        # older record can outrank a newer one, so the map must see the clean section too, or a
+        # clean-section record with a higher version would survive beside the dirty winner.
+        map_start = first_dirty if strategy == "offset" else log.log_start_offset
+        end = self._build_map(log, omap, map_start, upper, strategy, header_key, stats)
+        stats.map_entries = omap.size
+        stats.map_utilization = omap.utilization
+        stats.end_offset = end
+        # segments fully below `end` are recopied (the dirty ones and the clean ones before them)
+        segs = [s for i, s in enumerate(log.segments[:-1])
+                if (log.segments[i + 1].base_offset <= end)]
+        if segs:
+            last_producer_batch = self._last_batch_per_producer(log)
+            for group in self._group(segs, cfg):
+                self._clean_group(log, group, omap, now, strategy, header_key, stats, last_producer_batch,
+                                  range_end=end)
+        self._write_first_dirty(log, end)
+        stats.segments_after = len(log.segments)
+
+    def _decode(self, seg: LogSegment, with_headers: bool) -> Iterable[tuple[np.ndarray, dict[str, Any], bytes]]:
+        """(headers, decoded chunk columns, raw bytes) per chunk of about 8 MiB of whole batches."""
+        pos = 0
+        while pos < seg.size_in_bytes:
+            hdr_parts = []
+            end = pos
+            for headers in seg.iter_headers(pos, with_crc=True, stop_on_crc=True):
+                hdr_parts.append(headers)
+                end = int(headers["position"][-1] + headers["size"][-1])
+                if end - pos >= 8 << 20:
+                    break
+            if not hdr_parts:
+                return
+            hdrs = np.concatenate(hdr_parts)
+            hdrs = hdrs[hdrs["position"] + hdrs["size"] <= end]
+            data = seg.pread(pos, end - pos)
+            yield hdrs, {"pos": pos}, data
+            pos = end
+
+    def _versions(self, recs: list[Record], strategy: str, header_key: str, stats: CleanerStats) -> list[int]:
+        if strategy == "timestamp":
+            return [r.timestamp if r.timestamp is not None else -1 for r in recs]
+        out = []
+        for r in recs:
+            v, bad = header_version(r.headers, header_key)
+            stats.malformed_versions += bad
+            out.append(v)
+        return out
+
+    def _build_map(self, log: Log, omap: OffsetMap, start: int, upper: int, strategy: str, header_key: str,
+                   stats: CleanerStats) -> int:
+        """Put the dirty section's keys; returns the offset the pass can clean up to."""
+        end = start
+        for seg in log.segments[:-1]:
+            i = log.segments.index(seg)
+            nxt = log.segments[i + 1].base_offset
+            if nxt <= start or seg.base_offset >= upper:
+                continue
+            for hdrs, _, data in self._decode(seg, strategy == "header"):
+                mr = MemoryRecords(data)
+                table = mr.to_arrow(include_headers=strategy == "header", check_crc=False)
+                offsets = table.column("offset").to_numpy()
+                keep = (offsets >= start) & (offsets < upper)
+                if not keep.any():
+                    continue
+                table = table.filter(keep)
+                offsets = offsets[keep]
+                versions = None
+                if strategy == "timestamp":
+                    versions = table.column("timestamp").cast("int64").to_numpy() // 1000
+                elif strategy == "header":
+                    recs = [Record(None, None, None, tuple((h["key"], h["value"]) for h in (hs or ())))
+                            for hs in table.column("headers").to_pylist()]
+                    versions = np.asarray(self._versions(recs, strategy, header_key, stats), dtype=np.int64)
+                n = omap.put_arrow(table.column("key"), offsets, versions)
+                if n < len(offsets):
+                    stats.map_full = True
+                    return int(offsets[n]) if n else max(end, start)
+                end = int(offsets[-1]) + 1
+            end = max(end, min(nxt, upper))
+        return max(end, start)
+
+    @staticmethod
+    def _last_batch_per_producer(log: Log) -> dict[int, int]:
+        last: dict[int, int] = {}
+        for seg in log.segments:
+            for hdrs in seg.iter_headers():
+                for pid, lo in zip(hdrs["producer_id"].tolist(), hdrs["last_offset"].tolist()):
+                    if pid >= 0:
+                        last[pid] = lo
+        return last
+
+    @staticmethod
+    def _group(segs: list[LogSegment], cfg: Any) -> list[list[LogSegment]]:
+        """Kafka's groupSegmentsBySize: by log size, index size and relative-offset span."""
+        groups: list[list[LogSegment]] = []
+        cur: list[LogSegment] = []
+        size = idx = 0
+        for seg in segs:
+            fits = (cur and size + seg.size_in_bytes <= cfg.segment_bytes
+                    and idx + seg.offset_index.size_in_bytes <= cfg.segment_index_bytes
+                    and seg.read_next_offset() - 1 - cur[0].base_offset <= INT32_MAX)
+            if cur and not fits:
+                groups.append(cur)
+                cur, size, idx = [], 0, 0
+            cur.append(seg)
+            size += seg.size_in_bytes
+            idx += seg.offset_index.size_in_bytes
+        if cur:
+            groups.append(cur)
+        return groups
+
+    def _clean_group(self, log: Log, group: list[LogSegment], omap: OffsetMap, now: int, strategy: str,
+                     header_key: str, stats: CleanerStats, last_producer_batch: dict[int, int],
+                     range_end: int) -> None:
+        cfg = log.config
+        out = log.new_cleaned_segment(group[0].base_offset)
+        try:
+            for si, seg in enumerate(group):
+                is_last_seg = seg is group[-1]
+                for hdrs, _, data in self._decode(seg, True):
+                    stats.bytes_read += len(data)
+                    base = int(hdrs["position"][0])
+                    pieces: list[bytes] = []
+                    for bi, h in enumerate(hdrs):
+                        start = int(h["position"]) - base
+                        raw = data[start : start + int(h["size"])]
+                        last_of_range = (is_last_seg and bi == len(hdrs) - 1
+                                         and int(h["position"] + h["size"]) == seg.size_in_bytes)
+                        pieces.append(self._filter_batch(raw, h, omap, now, strategy, header_key, cfg, stats,
+                                                         last_producer_batch, keep_last=last_of_range))
+                    blob = b"".join(p for p in pieces if p)
+                    if blob:
+                        headers = MemoryRecords(blob).batch_headers(check_crc=False)
+                        out.append(blob, headers)
+                        stats.bytes_written += len(blob)
+            log.replace_segments([out], group)
+        except BaseException:
+            if out.suffix == _files.CLEANED:
+                out.delete()  # nothing was swapped yet: the old segments are untouched
+            # once .swap files exist they are the data: Log.open finishes the swap (§8.5)
+            raise
+
+    def _filter_batch(self, raw: bytes, h: np.void, omap: OffsetMap, now: int, strategy: str, header_key: str,
+                      cfg: Any, stats: CleanerStats, last_producer_batch: dict[int, int],
+                      keep_last: bool) -> bytes:
+        batch = next(MemoryRecords(raw).batches())
+        if batch.is_control:
+            stats.batches_copied_verbatim += 1
+            return raw
+        recs = list(batch.records())
+        stats.records_read += len(recs)
+        if not recs:
+            stats.batches_copied_verbatim += 1
+            return raw
+        if strategy == "offset":
+            versions = [None] * len(recs)
+            retain = [r.key is None or omap.should_retain(r.key, r.offset) for r in recs]
+        else:
+            versions = self._versions(recs, strategy, header_key, stats)
+            retain = [r.key is None or omap.should_retain(r.key, r.offset, v) for r, v in zip(recs, versions)]
+        horizon = batch.delete_horizon_ms
+        has_tombstones = any(r.value is None for r, k in zip(recs, retain) if k)
+        new_horizon = None
+        for i, r in enumerate(recs):
+            if retain[i] and r.value is None and horizon is not None and now >= horizon:
+                retain[i] = False  # an expired tombstone
+                stats.tombstones_removed += 1
+        if has_tombstones and horizon is None and batch.magic == 2:
+            new_horizon = now + cfg.delete_retention_ms  # KIP-534: start the tombstones' clock
+        if keep_last and not retain[-1]:
+            last_idx = len(recs) - 1
+        else:
+            last_idx = None
+        kept = [r for r, k in zip(recs, retain) if k]
+        if len(kept) == len(recs) and new_horizon is None:
+            stats.records_retained += len(kept)
+            stats.batches_copied_verbatim += 1
+            return raw
+        stats.batches_rebuilt += 1
+        stats.records_retained += len(kept)
+        if not kept:
+            if batch.magic == 2 and (last_idx is not None
+                                     or (batch.producer_id >= 0
+                                         and last_producer_batch.get(batch.producer_id) == batch.last_offset)):
+                # keep the batch's offsets (log end offset, producer state) with no records in it
+                return _k.encode_v2_empty(
+                    base_offset=batch.base_offset, last_offset_delta=batch.last_offset - batch.base_offset,
+                    base_timestamp=-1, max_timestamp=batch.max_timestamp, producer_id=batch.producer_id,
+                    producer_epoch=batch.producer_epoch, base_sequence=batch.base_sequence,
+                    partition_leader_epoch=batch.partition_leader_epoch,
+                    attributes=(int(batch.timestamp_type == 1) << 3) | (int(batch.is_transactional) << 4))
+            return b""
+        hdrs = [r.headers for r in kept]
+        common: dict[str, Any] = dict(
+            offsets=[r.offset for r in kept], magic=batch.magic, compression=batch.compression,
+            timestamp_type=batch.timestamp_type if batch.magic > 0 else 0, log_append_time=batch.max_timestamp,
+            records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1)
+        if batch.magic == 2:
+            common.update(
+                headers=hdrs if any(hdrs) else None, base_offset=kept[0].offset, producer_id=batch.producer_id,
+                producer_epoch=batch.producer_epoch, base_sequence=batch.base_sequence,
+                partition_leader_epoch=batch.partition_leader_epoch, is_transactional=batch.is_transactional)
+        rebuilt = encode_arrays([r.key for r in kept], [r.value for r in kept],
+                                [r.timestamp if r.timestamp is not None else -1 for r in kept], **common)
+        if batch.magic == 2:
+            rebuilt = _restore_span(rebuilt, batch, kept, new_horizon if new_horizon is not None else horizon)
+        return rebuilt
+
+
+def _restore_span(rebuilt: bytes, batch: Any, kept: list[Record], horizon: int | None) -> bytes:
+    """Keep the original batch's offset span (its last offset) and set the delete horizon if any.
+
+    A rebuilt v2 batch must still end at the original last offset, so that the log end offset and
+    producer sequence bookkeeping do not move; with a delete horizon the base timestamp holds the
+    horizon and the record deltas are recomputed relative to it (KIP-534).
+    """
+    buf = bytearray(rebuilt)
+    base = kept[0].offset
+    lod = batch.last_offset - base
+    attrs = int.from_bytes(buf[21:23], "big")
+    if horizon is not None:
+        # re-encode with deltas relative to the horizon: rebuild the records section
+        recs = list(MemoryRecords(bytes(buf)).records())
+        attrs |= 0x40
+        body = _records_with_base(recs, base, horizon)
+        compressed = batch.compression
+        from kvlog.compression import compress as _compress
+
+        payload = _compress(compressed, body, 2) if compressed else body
+        buf = bytearray(buf[:61]) + bytearray(payload)
+        buf[8:12] = (len(buf) - 12).to_bytes(4, "big")
+        buf[27:35] = horizon.to_bytes(8, "big", signed=True)
+    buf[21:23] = attrs.to_bytes(2, "big")
+    buf[23:27] = lod.to_bytes(4, "big", signed=True)
+    buf[17:21] = _crc32c(bytes(buf[21:])).to_bytes(4, "big")
+    return bytes(buf)
+
+
+def _records_with_base(recs: list[Record], base_offset: int, base_ts: int) -> bytes:
+    """The uncompressed records section of a v2 batch, deltas relative to ``base_offset``/``base_ts``."""
+    from kvlog._core.records import write_varint, write_varlong
+
+    out = bytearray()
+    for r in recs:
+        body = bytearray(b"\x00")
+        body += write_varlong((r.timestamp if r.timestamp is not None else -1) - base_ts)
+        body += write_varint(r.offset - base_offset)
+        for field_ in (r.key, r.value):
+            if field_ is None:
+                body += write_varint(-1)
+            else:
+                body += write_varint(len(field_)) + field_
+        body += write_varint(len(r.headers))
+        for hk, hv in r.headers:
+            kb = hk.encode() if isinstance(hk, str) else hk
+            body += write_varint(len(kb)) + kb
+            body += write_varint(-1) if hv is None else write_varint(len(hv)) + hv
+        out += write_varint(len(body)) + body
+    return bytes(out)
+
+
+def _crc32c(data: bytes) -> int:
+    from kvlog.checksum import crc32c
+
+    return crc32c(data)
+
