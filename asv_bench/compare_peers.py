@@ -197,6 +197,69 @@ def log_rows(repeat):
     return rows
 
 
+def cleaner_rows(repeat):
+    """Compaction of an uncompressed log (skewed keys) vs `cp` of the same files, on tmpfs."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from kvlog.cleaner import LogCleaner
+    from kvlog.log import Log
+
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    root = tempfile.mkdtemp(prefix="kvlog-clean-", dir=shm)
+    try:
+        rng = np.random.default_rng(7)
+        n = 300_000
+        keys = [b"key-%06d" % k for k in rng.zipf(1.3, n) % 20_000]
+        vals = [rng.bytes(100) for _ in range(n)]
+        cfg = kvlog.LogConfig(cleanup_policy="compact", segment_bytes=8 << 20)
+        src = os.path.join(root, "src-0")
+        log = Log.open(src, cfg)
+        data = kvlog.encode_arrays(keys, vals, np.arange(n) + 1_700_000_000_000, records_per_batch=100)
+        h = kvlog.MemoryRecords(data).batch_headers()
+        ends = h["position"] + h["size"]
+        start = 0
+        for cut in range(0, len(h), 80):
+            end = int(ends[min(cut + 79, len(h) - 1)])
+            log.append(data[start:end])
+            start = end
+        log.roll()
+        log.close()
+        size = sum(os.path.getsize(os.path.join(src, f)) for f in os.listdir(src))
+        cleaner = LogCleaner(128 << 20)
+        runs = [0]
+        stats = []
+
+        def copy():
+            runs[0] += 1
+            return _timed(lambda: subprocess.run(["cp", "-r", src, os.path.join(root, f"cp-{runs[0]}")], check=True))
+
+        def clean():
+            runs[0] += 1
+            dst = os.path.join(root, f"c-{runs[0]}")
+            shutil.copytree(src, dst)
+            lg = Log.open(dst, cfg)
+            elapsed = _timed(lambda: stats.append(cleaner.clean(lg)))
+            lg.close()
+            return elapsed
+
+        t_clean, t_cp = paired(clean, copy, repeat)
+        st = stats[-1]
+        return [("compaction of an uncompressed log", "cp of the same files", size / t_clean / 1e6,
+                 size / t_cp / 1e6, "MB/s", 0.25),
+                ("  (kept records / read)", f"{st.records_read:,} read", st.records_retained, float("nan"),
+                 "records", 0.0)]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (noisier)")
@@ -213,7 +276,7 @@ def main(argv=None):
     print(f"kernels: crc32={info['crc32']} crc32c={info['crc32c']} build={info['mode']}")
     print(f"records: {N_RECORDS} x ({len(b'key-00000000')} B key, {VALUE_BYTES} B value), "
           f"{PER_BATCH} per batch, uncompressed")
-    rows = crc_rows(repeat) + record_rows(repeat) + log_rows(repeat)
+    rows = crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + cleaner_rows(max(3, repeat // 3))
     print()
     print(f"| {'what':32} | {'peer (same run)':22} | {'kvlog':>9} | {'peer':>9} | {'unit':7} | {'ratio':>6} | target |")
     print(f"|{'-' * 34}|{'-' * 24}|{'-' * 11}|{'-' * 11}|{'-' * 9}|{'-' * 8}|--------|")

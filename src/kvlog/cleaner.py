@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from kvlog import _files, checkpoint
 from kvlog._core import records as _k
@@ -183,11 +184,22 @@ class LogCleaner:
             checkpoint.update_offsets(self._checkpoint_path(log), {(log.topic, log.partition): offset})
 
     # --------------------------------------------------------------------------------- clean
-    def _map_for(self, strategy: str) -> OffsetMap:
+    def _map_for(self, strategy: str, max_keys: int) -> OffsetMap:
+        """A cleared map big enough for ``max_keys`` keys, at most ``dedupe_buffer_size`` bytes.
+
+        A pass cannot put more keys than its section has records, and clearing (or first touching) a
+        128 MiB map costs more than cleaning a small log, so the map is sized to the section: a power
+        of two of bytes, reused while it fits.
+        """
+        bpe = 24 if strategy == "offset" else 32
+        want = int(max_keys * bpe / self.load_factor) + 4 * bpe
+        size = 1 << 16
+        while size < want:
+            size <<= 1
+        size = min(size, self.dedupe_buffer_size)
         m = self._maps.get(strategy)
-        if m is None:
-            m = self._maps[strategy] = OffsetMap(self.dedupe_buffer_size, strategy=strategy,
-                                                 load_factor=self.load_factor)
+        if m is None or m.memory != size:
+            m = self._maps[strategy] = OffsetMap(size, strategy=strategy, load_factor=self.load_factor)
         else:
             m.clear()
         return m
@@ -232,7 +244,9 @@ class LogCleaner:
         stats.first_dirty_offset = first_dirty
         stats.dirty_ratio_before = self.dirty_ratio(log)
         stats.segments_before = len(log.segments)
-        omap = self._map_for(strategy)
+        map_start_for_count = first_dirty if strategy == "offset" else log.log_start_offset
+        max_keys, last_producer_batch = self._scan_headers(log, map_start_for_count, upper)
+        omap = self._map_for(strategy, max_keys)
         # offset: later offsets always win, so the dirty section suffices (Kafka). timestamp/header: an
         # older record can outrank a newer one, so the map must see the clean section too, or a
         # clean-section record with a higher version would survive beside the dirty winner.
@@ -245,7 +259,6 @@ class LogCleaner:
         segs = [s for i, s in enumerate(log.segments[:-1])
                 if (log.segments[i + 1].base_offset <= end)]
         if segs:
-            last_producer_batch = self._last_batch_per_producer(log)
             for group in self._group(segs, cfg):
                 self._clean_group(log, group, omap, now, strategy, header_key, stats, last_producer_batch,
                                   range_end=end)
@@ -253,23 +266,27 @@ class LogCleaner:
         stats.segments_after = len(log.segments)
 
     def _decode(self, seg: LogSegment, with_headers: bool) -> Iterable[tuple[np.ndarray, dict[str, Any], bytes]]:
-        """(headers, decoded chunk columns, raw bytes) per chunk of about 8 MiB of whole batches."""
+        """(headers, {}, raw bytes) per chunk of about 8 MiB of whole batches, each byte read once."""
         pos = 0
+        chunk = 8 << 20
         while pos < seg.size_in_bytes:
-            hdr_parts = []
-            end = pos
-            for headers in seg.iter_headers(pos, with_crc=True, stop_on_crc=True):
-                hdr_parts.append(headers)
-                end = int(headers["position"][-1] + headers["size"][-1])
-                if end - pos >= 8 << 20:
-                    break
-            if not hdr_parts:
+            data = seg.pread(pos, chunk)
+            if not data:
                 return
-            hdrs = np.concatenate(hdr_parts)
-            hdrs = hdrs[hdrs["position"] + hdrs["size"] <= end]
-            data = seg.pread(pos, end - pos)
-            yield hdrs, {"pos": pos}, data
-            pos = end
+            hdrs = MemoryRecords(data).batch_headers(check_crc=True)
+            if not len(hdrs):
+                head = seg.pread(pos, 12)
+                need = 12 + int.from_bytes(head[8:12], "big", signed=True) if len(head) == 12 else 0
+                if need <= len(data) or pos + need > seg.size_in_bytes:
+                    return  # an incomplete tail (recovery cuts these)
+                chunk = need  # one batch larger than the chunk
+                continue
+            end = int(hdrs["position"][-1] + hdrs["size"][-1])
+            hdrs = hdrs.copy()
+            hdrs["position"] += pos
+            yield hdrs, {}, data[:end] if end < len(data) else data
+            pos += end
+            chunk = 8 << 20
 
     def _versions(self, recs: list[Record], strategy: str, header_key: str, stats: CleanerStats) -> list[int]:
         if strategy == "timestamp":
@@ -315,14 +332,22 @@ class LogCleaner:
         return max(end, start)
 
     @staticmethod
-    def _last_batch_per_producer(log: Log) -> dict[int, int]:
+    def _scan_headers(log: Log, start: int, upper: int) -> tuple[int, dict[int, int]]:
+        """One pass over batch headers: a bound on the keys in [start, upper) (records there) and the
+        last batch of every producer (kept, even if emptied, for producer state)."""
+        records = 0
         last: dict[int, int] = {}
-        for seg in log.segments:
-            for hdrs in seg.iter_headers():
-                for pid, lo in zip(hdrs["producer_id"].tolist(), hdrs["last_offset"].tolist()):
-                    if pid >= 0:
+        segs = log.segments
+        for i, seg in enumerate(segs):
+            counted = i + 1 < len(segs) and segs[i + 1].base_offset > start and seg.base_offset < upper
+            for hdrs in seg.iter_headers(chunk=8 << 20):
+                if counted:
+                    records += int(np.where(hdrs["record_count"] >= 0, hdrs["record_count"], hdrs["size"] // 14).sum())
+                pids = hdrs["producer_id"]
+                if (pids >= 0).any():
+                    for pid, lo in zip(pids[pids >= 0].tolist(), hdrs["last_offset"][pids >= 0].tolist()):
                         last[pid] = lo
-        return last
+        return records, last
 
     @staticmethod
     def _group(segs: list[LogSegment], cfg: Any) -> list[list[LogSegment]]:
@@ -347,26 +372,16 @@ class LogCleaner:
     def _clean_group(self, log: Log, group: list[LogSegment], omap: OffsetMap, now: int, strategy: str,
                      header_key: str, stats: CleanerStats, last_producer_batch: dict[int, int],
                      range_end: int) -> None:
-        cfg = log.config
         out = log.new_cleaned_segment(group[0].base_offset)
         try:
-            for si, seg in enumerate(group):
-                is_last_seg = seg is group[-1]
+            for seg in group:
                 for hdrs, _, data in self._decode(seg, True):
                     stats.bytes_read += len(data)
-                    base = int(hdrs["position"][0])
-                    pieces: list[bytes] = []
-                    for bi, h in enumerate(hdrs):
-                        start = int(h["position"]) - base
-                        raw = data[start : start + int(h["size"])]
-                        last_of_range = (is_last_seg and bi == len(hdrs) - 1
-                                         and int(h["position"] + h["size"]) == seg.size_in_bytes)
-                        pieces.append(self._filter_batch(raw, h, omap, now, strategy, header_key, cfg, stats,
-                                                         last_producer_batch, keep_last=last_of_range))
-                    blob = b"".join(p for p in pieces if p)
+                    last_chunk = seg is group[-1] and int(hdrs["position"][-1] + hdrs["size"][-1]) == seg.size_in_bytes
+                    blob = self._filter_chunk(data, hdrs, omap, now, strategy, header_key, log.config, stats,
+                                              last_producer_batch, keep_last=last_chunk)
                     if blob:
-                        headers = MemoryRecords(blob).batch_headers(check_crc=False)
-                        out.append(blob, headers)
+                        out.append(blob, MemoryRecords(blob).batch_headers(check_crc=False))
                         stats.bytes_written += len(blob)
             log.replace_segments([out], group)
         except BaseException:
@@ -375,15 +390,119 @@ class LogCleaner:
             # once .swap files exist they are the data: Log.open finishes the swap (§8.5)
             raise
 
+    def _filter_chunk(self, data: bytes, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
+                      header_key: str, cfg: Any, stats: CleanerStats, last_producer_batch: dict[int, int],
+                      keep_last: bool) -> bytes:
+        """Recopy one chunk of whole batches, deciding on columns (no Python loop per record)."""
+        base = int(hdrs["position"][0])
+        nb = len(hdrs)
+        magic = hdrs["magic"]
+        attrs = hdrs["attributes"].astype(np.int64)
+        control = (magic == 2) & ((attrs & 0x20) != 0)
+        table = MemoryRecords(data).to_arrow(include_headers=True, check_crc=False, include_control=True)
+        offsets = table.column("offset").to_numpy()
+        bidx = np.searchsorted(hdrs["last_offset"], offsets, side="left")
+        keys = table.column("key")
+        versions = None
+        if strategy == "timestamp":
+            versions = table.column("timestamp").cast(pa.int64()).to_numpy() // 1000
+        elif strategy == "header":
+            versions = np.asarray(self._versions(
+                [Record(None, None, None, tuple((h["key"], h["value"]) for h in (hs or ())))
+                 for hs in table.column("headers").to_pylist()], strategy, header_key, stats), dtype=np.int64)
+        retain = omap.retain_arrow(keys, offsets, versions).astype(bool) | control[bidx]
+        tomb = table.column("value").is_null().to_numpy(zero_copy_only=False)
+        hz = np.where((magic == 2) & ((attrs & 0x40) != 0), hdrs["base_timestamp"], -1)
+        expired = retain & tomb & (hz[bidx] >= 0) & (now >= hz[bidx])
+        retain &= ~expired
+        stats.tombstones_removed += int(expired.sum())
+        stats.records_read += len(offsets)
+        stats.records_retained += int(retain.sum())
+        total = np.bincount(bidx, minlength=nb)
+        kept = np.bincount(bidx, weights=retain, minlength=nb).astype(np.int64)
+        live_tomb = np.bincount(bidx, weights=retain & tomb, minlength=nb) > 0
+        start_clock = (magic == 2) & (hz < 0) & live_tomb  # KIP-534: first cleaning of these tombstones
+        new_hz = np.where(start_clock, now + cfg.delete_retention_ms, hz)
+        verbatim = control | (total == 0) | ((kept == total) & ~start_clock)
+        rows = np.nonzero(retain)[0]
+        row_batch = bidx[rows]
+        pieces: list[bytes] = []
+        run: list[int] = []
+
+        def flush_run() -> None:
+            if run:
+                pieces.append(self._rebuild_run(hdrs, run, rows, row_batch, table, offsets, new_hz))
+                run.clear()
+
+        for b in range(nb):
+            h = hdrs[b]
+            if verbatim[b]:
+                flush_run()
+                stats.batches_copied_verbatim += 1
+                start = int(h["position"]) - base
+                pieces.append(data[start : start + int(h["size"])])
+                continue
+            stats.batches_rebuilt += 1
+            pid = int(h["producer_id"])
+            if kept[b] == 0:
+                flush_run()
+                last_of_range = keep_last and b == nb - 1
+                if magic[b] == 2 and (last_of_range or (pid >= 0 and last_producer_batch.get(pid) == int(h["last_offset"]))):
+                    pieces.append(_k.encode_v2_empty(
+                        base_offset=int(h["base_offset"]), last_offset_delta=int(h["last_offset"] - h["base_offset"]),
+                        base_timestamp=-1, max_timestamp=int(h["max_timestamp"]), producer_id=pid,
+                        producer_epoch=int(h["producer_epoch"]), base_sequence=int(h["base_sequence"]),
+                        partition_leader_epoch=int(h["partition_leader_epoch"]),
+                        attributes=int(attrs[b] & 0x18)))
+                continue
+            if magic[b] < 2 or pid >= 0:
+                flush_run()  # legacy or producer batches: rebuilt one at a time (sequence numbers)
+                start = int(h["position"]) - base
+                pieces.append(self._filter_batch(
+                    data[start : start + int(h["size"])], h, omap, now, strategy, header_key, cfg, stats,
+                    last_producer_batch, keep_last=keep_last and b == nb - 1, counted=True))
+                continue
+            if run and not _same_shape(hdrs[run[0]], h):
+                flush_run()
+            run.append(b)
+        flush_run()
+        return b"".join(pieces)
+
+    @staticmethod
+    def _rebuild_run(hdrs: np.ndarray, run: list[int], rows: np.ndarray, row_batch: np.ndarray, table: pa.Table,
+                     offsets: np.ndarray, new_hz: np.ndarray) -> bytes:
+        """Re-encode consecutive plain v2 batches of the same shape in one kernel call."""
+        lo = np.searchsorted(row_batch, run[0], side="left")
+        hi = np.searchsorted(row_batch, run[-1], side="right")
+        take = rows[lo:hi]
+        counts = np.bincount(row_batch[lo:hi] - run[0], minlength=run[-1] - run[0] + 1)[np.asarray(run) - run[0]]
+        ends = np.cumsum(counts).astype(np.int64)
+        idx = pa.array(take)
+        first = hdrs[run[0]]
+        headers = table.column("headers").take(idx)
+        ts = table.column("timestamp").take(idx).cast(pa.int64()).to_numpy() // 1000
+        return encode_arrays(
+            table.column("key").take(idx), table.column("value").take(idx), ts,
+            headers=headers if headers.null_count < len(headers) else None, offsets=offsets[take],
+            compression=int(first["attributes"]) & 7,
+            timestamp_type=(int(first["attributes"]) >> 3) & 1, log_append_time=int(first["max_timestamp"]),
+            partition_leader_epoch=int(first["partition_leader_epoch"]),
+            is_transactional=bool(int(first["attributes"]) & 0x10),
+            records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1,
+            _batches=(ends, np.ascontiguousarray(hdrs["last_offset"][run]),
+                      np.ascontiguousarray(new_hz[run]).astype(np.int64)))
+
     def _filter_batch(self, raw: bytes, h: np.void, omap: OffsetMap, now: int, strategy: str, header_key: str,
                       cfg: Any, stats: CleanerStats, last_producer_batch: dict[int, int],
-                      keep_last: bool) -> bytes:
+                      keep_last: bool, counted: bool = False) -> bytes:
+        """One batch, record by record: legacy batches and producer batches (kept sequence numbers)."""
         batch = next(MemoryRecords(raw).batches())
         if batch.is_control:
             stats.batches_copied_verbatim += 1
             return raw
         recs = list(batch.records())
-        stats.records_read += len(recs)
+        if not counted:
+            stats.records_read += len(recs)
         if not recs:
             stats.batches_copied_verbatim += 1
             return raw
@@ -408,11 +527,13 @@ class LogCleaner:
             last_idx = None
         kept = [r for r, k in zip(recs, retain) if k]
         if len(kept) == len(recs) and new_horizon is None:
-            stats.records_retained += len(kept)
-            stats.batches_copied_verbatim += 1
+            if not counted:
+                stats.records_retained += len(kept)
+                stats.batches_copied_verbatim += 1
             return raw
-        stats.batches_rebuilt += 1
-        stats.records_retained += len(kept)
+        if not counted:
+            stats.batches_rebuilt += 1
+            stats.records_retained += len(kept)
         if not kept:
             if batch.magic == 2 and (last_idx is not None
                                      or (batch.producer_id >= 0
@@ -440,6 +561,13 @@ class LogCleaner:
         if batch.magic == 2:
             rebuilt = _restore_span(rebuilt, batch, kept, new_horizon if new_horizon is not None else horizon)
         return rebuilt
+
+
+def _same_shape(a: np.void, b: np.void) -> bool:
+    """Batches that one encode call can rebuild together (same codec, type, leader epoch, LAT time)."""
+    if int(a["attributes"]) != int(b["attributes"]) or int(a["partition_leader_epoch"]) != int(b["partition_leader_epoch"]):
+        return False
+    return not (int(a["attributes"]) & 0x08) or int(a["max_timestamp"]) == int(b["max_timestamp"])
 
 
 def _restore_span(rebuilt: bytes, batch: Any, kept: list[Record], horizon: int | None) -> bytes:

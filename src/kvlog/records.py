@@ -647,7 +647,7 @@ def _headers(headers: Any, n: int) -> tuple[Any, Any, np.ndarray | None]:
         if len(headers) != n:
             raise ValueError(f"expected {n} header lists, got {len(headers)}")
         offs = headers.offsets.to_numpy().astype(np.int64)
-        if headers.null_count:
+        if headers.null_count and not (np.diff(offs)[~headers.is_valid().to_numpy(zero_copy_only=False)] == 0).all():
             counts = np.where(headers.is_valid().to_numpy(zero_copy_only=False), np.diff(offs), 0)
             flat_idx = np.concatenate([np.arange(offs[i], offs[i] + counts[i]) for i in range(n)] or [[]])
             items = headers.values.take(pa.array(flat_idx.astype(np.int64)))
@@ -700,6 +700,7 @@ def encode_arrays(
     records_per_batch: int = DEFAULT_RECORDS_PER_BATCH,
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
     compression_level: int | None = None,
+    _batches: tuple[Any, Any, Any] | None = None,
 ) -> bytes:
     """Encode columns into consecutive batches (the columnar fast path).
 
@@ -739,7 +740,9 @@ def encode_arrays(
             producer_epoch=producer_epoch, base_sequence=base_sequence,
             partition_leader_epoch=partition_leader_epoch, is_transactional=is_transactional,
             is_control=is_control, records_per_batch=records_per_batch, max_batch_bytes=max_batch_bytes,
-            compress=_compress))
+            compress=_compress, batch_ends=None if _batches is None else _batches[0],
+            batch_last_offsets=None if _batches is None else _batches[1],
+            batch_horizons=None if _batches is None else _batches[2]))
     if magic in (0, 1):
         if codec == Compression.ZSTD:
             raise UnsupportedCodecError(f"zstd requires magic v2, not v{magic}")

@@ -69,6 +69,9 @@ def encode_v2(
     records_per_batch: int,
     max_batch_bytes: int,
     compress: Callable[[bytes], bytes],
+    batch_ends: npt.NDArray[np.int64] | None = None,
+    batch_last_offsets: npt.NDArray[np.int64] | None = None,
+    batch_horizons: npt.NDArray[np.int64] | None = None,
 ) -> bytes: ...
 def encode_v2_empty(
     *,

@@ -1218,9 +1218,19 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
               Column hkeys, Column hvals, const int64_t[::1] hoff, *, int64_t base_offset, int compression,
               int timestamp_type, int64_t log_append_time, int64_t producer_id, int producer_epoch,
               int32_t base_sequence, int32_t partition_leader_epoch, bint is_transactional, bint is_control,
-              int64_t records_per_batch, int64_t max_batch_bytes, compress):
-    """Encode the rows as consecutive v2 batches; ``compress(bytes) -> bytes`` when ``compression``."""
+              int64_t records_per_batch, int64_t max_batch_bytes, compress,
+              const int64_t[::1] batch_ends=None, const int64_t[::1] batch_last_offsets=None,
+              const int64_t[::1] batch_horizons=None):
+    """Encode the rows as consecutive v2 batches; ``compress(bytes) -> bytes`` when ``compression``.
+
+    The cleaner rebuilds many batches in one call: ``batch_ends`` gives each batch's end row (instead
+    of the count/size rule), ``batch_last_offsets`` keeps each original batch's last offset (so its
+    offset span survives even when its last records were removed), and ``batch_horizons`` (-1 = none)
+    sets KIP-534's delete horizon as the base timestamp, with attribute bit 6.
+    """
     cdef EncIn x = _enc_in(keys, values, timestamps, offsets, hkeys, hvals, hoff, base_offset)
+    cdef int64_t nb = 0, bi = 0, horizon
+    cdef int16_t battrs
     cdef int64_t n = keys.n, i = 0, j, first_ts, max_ts, body, rec_size, batch_bytes, total, lod, off0
     cdef int64_t k
     cdef int16_t attrs = <int16_t>((compression & 7) | ((timestamp_type == 1) << 3)
@@ -1232,8 +1242,30 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
     cdef list plan = []
     if records_per_batch < 1 or records_per_batch > INT32_MAX:
         raise ValueError("records_per_batch must be between 1 and 2147483647")
+    if batch_ends is not None:
+        nb = batch_ends.shape[0]
+        if (batch_last_offsets is not None and batch_last_offsets.shape[0] != nb) or \
+                (batch_horizons is not None and batch_horizons.shape[0] != nb):
+            raise ValueError("per-batch columns differ in length")
+        if nb and batch_ends[nb - 1] != n:
+            raise ValueError("batch_ends must end at the number of rows")
+        for bi in range(nb):
+            j = batch_ends[bi]
+            if j <= i or j > n:
+                raise ValueError("batch_ends must increase and every batch must have a row")
+            first_ts = x.ts[i] if batch_horizons is None or batch_horizons[bi] < 0 else batch_horizons[bi]
+            off0 = rec_offset(&x, i)
+            batch_bytes = V2_HEADER
+            for k in range(i, j):
+                if rec_offset(&x, k) - off0 > INT32_MAX or rec_offset(&x, k) < off0:
+                    raise ValueError(f"row {k}: offsets must increase within a batch")
+                body = v2_body_size(&x, k, <int64_t>(<uint64_t>x.ts[k] - <uint64_t>first_ts),
+                                    <int32_t>(rec_offset(&x, k) - off0))
+                batch_bytes += kv_varint_size(<int32_t>body) + body
+            plan.append((i, j, batch_bytes))
+            i = j
     # plan the batches: [first, end) rows and the uncompressed size of each
-    while i < n:
+    while i < n and batch_ends is None:
         first_ts = x.ts[i]
         off0 = rec_offset(&x, i)
         batch_bytes = V2_HEADER
@@ -1262,20 +1294,26 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
     if compression == 0:
         out = PyBytes_FromStringAndSize(NULL, total)
         w = <uint8_t *>PyBytes_AS_STRING(out)
-    for (i, j, batch_bytes) in plan:
-        first_ts = x.ts[i]
+    for bi, (i, j, batch_bytes) in enumerate(plan):
+        horizon = -1 if batch_horizons is None else batch_horizons[bi]
+        first_ts = x.ts[i] if horizon < 0 else horizon
+        battrs = attrs | (0x40 if horizon >= 0 else 0)
         off0 = rec_offset(&x, i)
         lod = rec_offset(&x, j - 1) - off0
+        if batch_last_offsets is not None:
+            if batch_last_offsets[bi] < rec_offset(&x, j - 1) or batch_last_offsets[bi] - off0 > INT32_MAX:
+                raise ValueError(f"batch {bi}: last offset {batch_last_offsets[bi]} does not cover its rows")
+            lod = batch_last_offsets[bi] - off0
         if timestamp_type == 1:
             max_ts = log_append_time
         else:
-            max_ts = first_ts
+            max_ts = x.ts[i]
             for k in range(i, j):
                 if x.ts[k] > max_ts:
                     max_ts = x.ts[k]
         if compression == 0:
             _write_v2_records(w + V2_HEADER, &x, i, j, first_ts, off0)
-            v2_write_header(w, batch_bytes, off0, partition_leader_epoch, attrs, <int32_t>lod, first_ts, max_ts,
+            v2_write_header(w, batch_bytes, off0, partition_leader_epoch, battrs, <int32_t>lod, first_ts, max_ts,
                             producer_id, <int16_t>producer_epoch, seq, <int32_t>(j - i))
             w += batch_bytes
         else:
@@ -1285,7 +1323,7 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
             part = PyBytes_FromStringAndSize(NULL, V2_HEADER + PyBytes_GET_SIZE(payload))
             w = <uint8_t *>PyBytes_AS_STRING(part)
             memcpy(w + V2_HEADER, PyBytes_AS_STRING(payload), PyBytes_GET_SIZE(payload))
-            v2_write_header(w, V2_HEADER + PyBytes_GET_SIZE(payload), off0, partition_leader_epoch, attrs,
+            v2_write_header(w, V2_HEADER + PyBytes_GET_SIZE(payload), off0, partition_leader_epoch, battrs,
                             <int32_t>lod, first_ts, max_ts, producer_id, <int16_t>producer_epoch, seq,
                             <int32_t>(j - i))
             parts.append(part)
