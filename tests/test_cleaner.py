@@ -303,3 +303,44 @@ def test_min_compaction_lag_protects_young_segments(tmp_path):
     stats = LogCleaner(1 << 20, time=clock).clean(log)
     young = [v for k, vs in contents(log).items() for _, v in vs if v.startswith(b"young")]
     assert len(young) == 40 and stats.end_offset <= 40
+
+
+def test_generational_skips_low_yield_segments_and_full_pass_converges(tmp_path):
+    import random
+
+    clock = Clock()
+    log = compacted(tmp_path, clock, segment_bytes=4000)
+    rng = random.Random(3)
+    latest = {}
+    cleaner = LogCleaner(1 << 20, generational=True, min_yield=0.3, full_every=10**6, time=clock)
+    skipped = 0
+    for rnd in range(8):
+        for i in range(150):
+            k = b"hot%d" % rng.randrange(10) if rng.random() < 0.8 else b"cold%d" % rng.randrange(400)
+            info = log.append([Record(k, b"r%d-%d" % (rnd, i), T0)])
+            latest[k] = (info.first_offset, b"r%d-%d" % (rnd, i))
+        log.roll()
+        stats = cleaner.clean(log)
+        skipped += stats.extra.get("skipped_bytes", 0)
+    assert skipped > 0  # old, mostly-latest segments were left alone at least once
+    assert (tmp_path / "t-0" / "kvlog-cleaner-stats.json").exists()
+    cleaner.clean(log, full=True)
+    got = contents(log)
+    assert {k: v[0] for k, v in got.items()} == latest and all(len(v) == 1 for v in got.values())
+
+
+def test_compact_cli(tmp_path):
+    clock = Clock()
+    log = compacted(tmp_path, clock)
+    for i in range(50):
+        log.append([Record(b"k%d" % (i % 5), b"v%d" % i, T0)])
+    log.roll()
+    log.close()
+    assert cli_main(["compact", str(tmp_path / "t-0"), "--now", str(T0)]) == 0
+    again = compacted(tmp_path, clock)
+    assert {k: v[-1][1] for k, v in contents(again).items()} == {b"k%d" % j: b"v%d" % (45 + j) for j in range(5)}
+    again.close()
+    plain = Log.open(tmp_path / "p-0", LogConfig(), time=clock)
+    plain.append([Record(b"k", b"v", T0)])
+    plain.close()
+    assert cli_main(["compact", str(tmp_path / "p-0")]) == 0  # not compacted: skipped, not an error

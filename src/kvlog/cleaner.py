@@ -115,9 +115,15 @@ class LogCleaner:
     """
 
     def __init__(self, dedupe_buffer_size: int = 128 << 20, load_factor: float = 0.9, *,
-                 time: Callable[[], int] | None = None, progress: Callable[[str], None] | None = None):
+                 time: Callable[[], int] | None = None, progress: Callable[[str], None] | None = None,
+                 generational: bool = False, min_yield: float = 0.2, full_every: int = 8):
         if not 0 < load_factor <= 1:
             raise ConfigError("load_factor must be in (0, 1]")
+        if not 0 <= min_yield <= 1 or full_every < 1:
+            raise ConfigError("min_yield must be in [0, 1] and full_every at least 1")
+        self.generational = generational
+        self.min_yield = min_yield
+        self.full_every = full_every
         self.dedupe_buffer_size = int(dedupe_buffer_size)
         self.load_factor = float(load_factor)
         self._time = time or now_ms
@@ -204,8 +210,12 @@ class LogCleaner:
             m.clear()
         return m
 
-    def clean(self, log: Log, now_ms: int | None = None) -> CleanerStats:
-        """One cleaning pass over ``log`` now, whatever its dirty ratio."""
+    def clean(self, log: Log, now_ms: int | None = None, *, full: bool = False) -> CleanerStats:
+        """One cleaning pass over ``log`` now, whatever its dirty ratio.
+
+        ``full=True`` maps the whole log, not only the dirty section, so that every superseded record
+        goes, including ones in segments a generational pass chose to leave alone.
+        """
         if not log.config.compact:
             raise ConfigError(f"log {log.dir} does not have cleanup.policy=compact")
         if log.read_only:
@@ -214,7 +224,7 @@ class LogCleaner:
         now = self._time() if now_ms is None else now_ms
         stats = CleanerStats(log=log.dir)
         try:
-            self._clean(log, now, stats)
+            self._clean(log, now, stats, full)
         except KvlogError:
             self.uncleanable.add(log.dir)
             raise
@@ -235,11 +245,14 @@ class LogCleaner:
                     break
         return upper
 
-    def _clean(self, log: Log, now: int, stats: CleanerStats) -> None:
+    def _clean(self, log: Log, now: int, stats: CleanerStats, full: bool = False) -> None:
         cfg = log.config
         strategy = cfg.effective_compaction_strategy
         header_key = cfg.compaction_strategy_header
-        first_dirty = self._first_dirty(log)
+        gen = _Generations.load(log) if self.generational else None
+        if gen is not None and not full and (gen.passes + 1) % self.full_every == 0:
+            full = True  # the periodic full pass of the generational scheduler
+        first_dirty = log.log_start_offset if full else self._first_dirty(log)
         upper = max(first_dirty, self._first_uncleanable(log, now))
         stats.first_dirty_offset = first_dirty
         stats.dirty_ratio_before = self.dirty_ratio(log)
@@ -258,10 +271,18 @@ class LogCleaner:
         # segments fully below `end` are recopied (the dirty ones and the clean ones before them)
         segs = [s for i, s in enumerate(log.segments[:-1])
                 if (log.segments[i + 1].base_offset <= end)]
+        if gen is not None:
+            segs = gen.choose(segs, first_dirty, max_keys, self.min_yield, full, stats)
         if segs:
-            for group in self._group(segs, cfg):
+            for group in self._group(segs, cfg, log):
+                read0, written0 = stats.bytes_read, stats.bytes_written
                 self._clean_group(log, group, omap, now, strategy, header_key, stats, last_producer_batch,
                                   range_end=end)
+                if gen is not None:
+                    gen.record(group[0].base_offset, stats.bytes_read - read0, stats.bytes_written - written0,
+                               max_keys)
+        if gen is not None:
+            gen.finish_pass(log, max_keys)
         self._write_first_dirty(log, end)
         stats.segments_after = len(log.segments)
 
@@ -350,13 +371,16 @@ class LogCleaner:
         return records, last
 
     @staticmethod
-    def _group(segs: list[LogSegment], cfg: Any) -> list[list[LogSegment]]:
-        """Kafka's groupSegmentsBySize: by log size, index size and relative-offset span."""
+    def _group(segs: list[LogSegment], cfg: Any, log: Log | None = None) -> list[list[LogSegment]]:
+        """Kafka's groupSegmentsBySize: by log size, index size and relative-offset span; a group is
+        always a run of adjacent segments (the generational scheduler may skip some)."""
         groups: list[list[LogSegment]] = []
         cur: list[LogSegment] = []
         size = idx = 0
+        order = {id(s): i for i, s in enumerate(log.segments)} if log is not None else None
         for seg in segs:
-            fits = (cur and size + seg.size_in_bytes <= cfg.segment_bytes
+            adjacent = not cur or order is None or order[id(seg)] == order[id(cur[-1])] + 1
+            fits = (cur and adjacent and size + seg.size_in_bytes <= cfg.segment_bytes
                     and idx + seg.offset_index.size_in_bytes <= cfg.segment_index_bytes
                     and seg.read_next_offset() - 1 - cur[0].base_offset <= INT32_MAX)
             if cur and not fits:
@@ -561,6 +585,96 @@ class LogCleaner:
         if batch.magic == 2:
             rebuilt = _restore_span(rebuilt, batch, kept, new_horizon if new_horizon is not None else horizon)
         return rebuilt
+
+
+class _Generations:
+    """Generational scheduling: rewrite older segments only when they are expected to shrink enough.
+
+    Kafka recopies the whole log below the dirty end on every pass. An old segment that was cleaned
+    recently mostly holds records that are still the latest for their keys, so rewriting it is I/O
+    with little yield. After each rewrite kvlog records the segment's yield
+    ``y = 1 - written/read`` and how many dirty records that pass mapped (``span``). Superseding is then
+    modelled as a constant hazard per dirty record, ``1 - y = exp(-lambda * span)``. With ``new`` dirty
+    records arrived since the segment was written, its expected yield is ``1 - exp(-lambda * new)``.
+
+    - A segment is rewritten when that estimate reaches ``min_yield``, so younger, higher-yield ranges
+      are cleaned more often.
+    - Dirty and never-measured segments are always rewritten.
+    - Every ``full_every``-th pass rewrites everything, so expired tombstones and rare keys still go.
+    - The records live in ``kvlog-cleaner-stats.json`` in the partition directory (brokers ignore
+      unknown files).
+    """
+
+    FILE = "kvlog-cleaner-stats.json"
+
+    def __init__(self, path: str, data: dict[str, Any]):
+        self.path = path
+        self.passes = int(data.get("passes", 0))
+        self.dirty_total = int(data.get("dirty_total", 0))
+        self.segments: dict[str, dict[str, float]] = dict(data.get("segments", {}))
+        self._pending: dict[int, dict[str, float]] = {}
+
+    @classmethod
+    def load(cls, log: Log) -> "_Generations":
+        import json
+
+        path = os.path.join(log.dir, cls.FILE)
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            data = {}
+        return cls(path, data if isinstance(data, dict) else {})
+
+    def expected_yield(self, base: int, new_dirty: int) -> float | None:
+        import math
+
+        info = self.segments.get(str(base))
+        if info is None:
+            return None
+        y = min(max(float(info["yield"]), 0.0), 0.999)
+        span = max(float(info["span"]), 1.0)
+        since = max(new_dirty - float(info["at"]), 0.0)
+        lam = -math.log(1 - y) / span
+        return 1 - math.exp(-lam * since)
+
+    def choose(self, segs: list[LogSegment], first_dirty: int, dirty_records: int, min_yield: float,
+               full: bool, stats: CleanerStats) -> list[LogSegment]:
+        self.passes += 1
+        now_total = self.dirty_total + dirty_records
+        if full:
+            stats.extra["generational"] = "full pass"
+            return segs
+        chosen = []
+        skipped = 0
+        for seg in segs:
+            nxt = seg.read_next_offset()
+            est = self.expected_yield(seg.base_offset, now_total)
+            if nxt > first_dirty or est is None or est >= min_yield:
+                chosen.append(seg)
+            else:
+                skipped += seg.size_in_bytes
+        stats.extra["generational"] = f"skipped {skipped:,} bytes of low-yield segments"
+        stats.extra["skipped_bytes"] = skipped
+        return chosen
+
+    def record(self, base: int, read: int, written: int, dirty_records: int) -> None:
+        y = 0.0 if read <= 0 else max(0.0, 1 - written / read)
+        self._pending[base] = {"yield": y, "span": float(max(dirty_records, 1))}
+
+    def finish_pass(self, log: Log, dirty_records: int) -> None:
+        import json
+
+        from kvlog import _io
+
+        self.dirty_total += dirty_records
+        for base, info in self._pending.items():
+            info["at"] = float(self.dirty_total)
+            self.segments[str(base)] = info
+        alive = {str(s.base_offset) for s in log.segments}
+        self.segments = {k: v for k, v in self.segments.items() if k in alive}
+        data = {"passes": self.passes, "dirty_total": self.dirty_total, "segments": self.segments}
+        _io.fs.write_atomic(self.path, json.dumps(data, sort_keys=True).encode())
 
 
 def _same_shape(a: np.void, b: np.void) -> bool:

@@ -1,4 +1,4 @@
-"""The ``kvlog`` command line: ``dump | verify | offsets | retention | mirror | demo``.
+"""The ``kvlog`` command line: ``dump | verify | offsets | retention | compact | mirror | demo``.
 
 ``kvlog dump`` prints what Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``, 4.0) prints, line for line,
 so its output can be diffed against the broker tool's; every other command is kvlog's own. Exit status:
@@ -1034,6 +1034,52 @@ def cmd_retention(args: argparse.Namespace) -> int:
     return 0
 
 
+# ============================================================================================= compact
+def cmd_compact(args: argparse.Namespace) -> int:
+    """One cleaning pass over every compacted partition (or, with --filthiest, the dirtiest one)."""
+    from kvlog.cleaner import LogCleaner
+
+    overrides = dict(args.config or [])
+    tty = sys.stderr.isatty()
+
+    def progress(line: str) -> None:
+        if tty:
+            _err(line)
+
+    cleaner = LogCleaner(args.dedupe_buffer_size, generational=args.generational, progress=progress)
+    single, parts = _partitions(args.path)
+    now = args.now if args.now is not None else int(time.time() * 1000)
+
+    def run(log: Log, label: str) -> None:
+        if not log.config.compact:
+            _out(f"{label}: skipped (cleanup.policy={','.join(log.config.cleanup_policy) or 'none'})")
+            return
+        stats = cleaner.clean(log, now_ms=now)
+        _out(f"{label}: {stats.summary()}")
+
+    if single:
+        with Log.open(parts[0][0], _topic_config(parts[0][0], overrides)) as log:
+            run(log, parts[0][0])
+        return 0
+    with LogManager(args.path) as manager:
+        logs = []
+        for path, topic, partition in parts:
+            assert topic is not None and partition is not None
+            log = manager.log(topic, partition)
+            if overrides:
+                props: dict[str, object] = dict(log.config.to_properties())
+                props.update(overrides)
+                log.config = LogConfig.from_properties(props)
+            logs.append((log, os.path.basename(path)))
+        if args.filthiest:
+            stats = cleaner.clean_filthiest([lg for lg, _ in logs], now_ms=now)
+            _out(stats.summary() if stats else "nothing is dirty enough to clean (min.cleanable.dirty.ratio)")
+            return 0
+        for log, label in logs:
+            run(log, label)
+    return 0
+
+
 # ============================================================================================== mirror
 class _Progress:
     """Records/s and bytes on stderr, redrawn in place at most a few times a second."""
@@ -1207,6 +1253,21 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
                    help="topic configs to apply (Kafka names, e.g. retention.ms=86400000)")
     r.set_defaults(func=cmd_retention)
+
+    c = sub.add_parser("compact", help="run the log cleaner (key-based compaction)",
+                       description="One cleaning pass over a compacted partition or every compacted partition "
+                                   "of a data directory (compaction.strategy offset|timestamp|header).")
+    c.add_argument("path", help="a partition directory or a data directory")
+    c.add_argument("--filthiest", action="store_true",
+                   help="clean only the dirtiest log at or above min.cleanable.dirty.ratio")
+    c.add_argument("--generational", action="store_true",
+                   help="rewrite only the segments whose expected yield justifies it (see README)")
+    c.add_argument("--dedupe-buffer-size", type=_non_negative, default=128 << 20, metavar="BYTES",
+                   help="offset map memory (default 128 MiB: 24 bytes per key, 32 with a version)")
+    c.add_argument("--now", type=_non_negative, metavar="MS", help="the current time in epoch ms")
+    c.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
+                   help="topic configs to apply (Kafka names, e.g. cleanup.policy=compact)")
+    c.set_defaults(func=cmd_compact)
 
     m = sub.add_parser("mirror", help="copy a log or a data directory into another",
                        description="Copy records (keys, values, headers, timestamps) into a target log or "
