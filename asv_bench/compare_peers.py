@@ -254,6 +254,47 @@ def cleaner_rows(repeat):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def offset_map_rows(repeat):
+    from kvlog.offset_map import OffsetMap
+
+    rng = np.random.default_rng(9)
+    n = 1_000_000
+    keys = pa.array([b"key-%016d" % k for k in rng.integers(0, 2**50, n)], pa.binary())
+    offsets = np.arange(n, dtype=np.int64)
+    pykeys = keys.to_pylist()
+    m = OffsetMap(128 << 20)
+
+    def put():
+        m.clear()
+        m.put_arrow(keys, offsets)
+
+    def dict_put():
+        d = {}
+        for k, o in zip(pykeys, range(n)):
+            d[k] = o
+
+    t_map, t_dict = paired(put, dict_put, max(3, repeat // 3))
+    rows = [("offset-map put_many (128 MiB map)", "Python dict insert", n / t_map / 1e6, n / t_dict / 1e6, "M keys/s",
+             0.0)]
+    for strategy in ("offset", "timestamp"):
+        mm = OffsetMap(1 << 20, strategy=strategy)
+        rows.append((f"offset-map memory per key ({strategy})", "Kafka: 24 / 32 (KIP-280)", mm.bytes_per_entry,
+                     float("nan"), "bytes", 0.0))
+    return rows
+
+
+def generational_rows():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from benchmarks.cleaner import generational_workload
+
+    whole_io, whole_size = generational_workload(False)
+    gen_io, gen_size = generational_workload(True)
+    assert gen_size == whole_size, "both schedules must reach the same log size"
+    return [("compaction I/O, generational", "whole-log passes (Kafka)", gen_io / 1e6, whole_io / 1e6, "MB", 0.0),
+            (f"  final log size (both schedules)", "16 rounds, zipf(1.2) keys", gen_size / 1e6, float("nan"), "MB",
+             0.0)]
+
+
 def _timed(fn):
     t = time.perf_counter()
     fn()
@@ -276,7 +317,8 @@ def main(argv=None):
     print(f"kernels: crc32={info['crc32']} crc32c={info['crc32c']} build={info['mode']}")
     print(f"records: {N_RECORDS} x ({len(b'key-00000000')} B key, {VALUE_BYTES} B value), "
           f"{PER_BATCH} per batch, uncompressed")
-    rows = crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + cleaner_rows(max(3, repeat // 3))
+    rows = (crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + cleaner_rows(max(3, repeat // 3))
+            + offset_map_rows(repeat) + generational_rows())
     print()
     print(f"| {'what':32} | {'peer (same run)':22} | {'kvlog':>9} | {'peer':>9} | {'unit':7} | {'ratio':>6} | target |")
     print(f"|{'-' * 34}|{'-' * 24}|{'-' * 11}|{'-' * 11}|{'-' * 9}|{'-' * 8}|--------|")

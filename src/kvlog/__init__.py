@@ -4,6 +4,7 @@ from kvlog._version import __version__
 from kvlog.checksum import crc32, crc32c
 from kvlog.compression import Compression
 from kvlog.config import LogConfig
+from kvlog.cleaner import CleanerStats, LogCleaner
 from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, AppendInfo, Log, OffsetAndTimestamp
 from kvlog.manager import LogManager
 from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
@@ -46,6 +47,8 @@ __all__ = [
     "LATEST",
     "MAX_TIMESTAMP",
     "OffsetMap",
+    "LogCleaner",
+    "CleanerStats",
     "OffsetMapError",
     "OffsetMapFullError",
     "TimestampType",
