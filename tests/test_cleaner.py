@@ -344,3 +344,73 @@ def test_compact_cli(tmp_path):
     plain.append([Record(b"k", b"v", T0)])
     plain.close()
     assert cli_main(["compact", str(tmp_path / "p-0")]) == 0  # not compacted: skipped, not an error
+
+
+def test_sparse_offsets_from_a_replica_copy(tmp_path):
+    clock = Clock()
+    log = compacted(tmp_path, clock)
+    offs = [3, 9, 10, 40, 41, 100, 250]
+    keys = [b"a", b"b", b"a", b"c", b"b", b"a", b"c"]
+    log.append(kvlog.encode_arrays(keys, [b"v%d" % o for o in offs], T0, offsets=offs), assign_offsets=False)
+    log.roll()
+    LogCleaner(1 << 20, time=clock).clean(log)
+    assert contents(log) == {b"b": [(41, b"v41")], b"a": [(100, b"v100")], b"c": [(250, b"v250")]}
+    assert log.log_end_offset == 251
+
+
+def test_corrupt_log_is_marked_uncleanable_and_others_continue(tmp_path):
+    clock = Clock()
+    bad = compacted(tmp_path, clock, name="bad-0")
+    good = compacted(tmp_path, clock, name="good-0")
+    for log in (bad, good):
+        for i in range(60):
+            log.append([Record(b"k", b"v%d" % i, T0)])
+        log.roll()
+    victim = bad.segments[0]
+    with open(victim.log_path, "r+b") as f:  # damage a batch behind the log's back
+        f.seek(40)
+        f.write(b"\xff" * 8)
+    cleaner = LogCleaner(1 << 20, time=clock)
+    with pytest.raises(kvlog.CorruptRecordError):
+        cleaner.clean(bad)
+    assert bad.dir in cleaner.uncleanable
+    stats = cleaner.clean_filthiest([bad, good])
+    assert stats is not None and stats.log == good.dir
+    assert contents(good) == {b"k": [(59, b"v59")]}
+
+
+def test_max_compaction_lag_overrides_the_dirty_ratio(tmp_path):
+    clock = Clock(T0)
+    log = compacted(tmp_path, clock, min_cleanable_dirty_ratio=0.99, max_compaction_lag_ms=60_000)
+    for i in range(50):
+        log.append([Record(b"k%d" % i, b"v", T0)])  # all distinct keys: a low ratio would be needed
+    log.roll()
+    cleaner = LogCleaner(1 << 20, time=clock)
+    cleaner.clean(log)
+    for i in range(5):
+        log.append([Record(b"k%d" % i, b"w", T0 + 1)])
+    log.roll()
+    assert cleaner.clean_filthiest([log]) is None  # 5 of 55 records dirty: under 0.99
+    clock.t = T0 + 120_000  # the dirty records are now older than max.compaction.lag.ms
+    assert cleaner.clean_filthiest([log]) is not None
+    assert sum(len(v) for v in contents(log).values()) == 50
+
+
+@pytest.mark.parametrize("magic,codec", [(0, "none"), (1, "none"), (1, "gzip"), (0, "snappy")])
+def test_legacy_formats_are_cleaned_in_place(tmp_path, magic, codec):
+    """Logs written by old brokers (v0/v1, compressed wrappers) are compacted in their own format."""
+    clock = Clock()
+    log = compacted(tmp_path, clock, segment_bytes=100_000)
+    keys = [b"a", b"b", b"a", b"c", b"b", b"a"]
+    data = kvlog.encode_arrays(keys, [b"v%d" % i for i in range(6)], T0, magic=magic, compression=codec,
+                               records_per_batch=3)
+    log.append(data, assign_offsets=False)
+    log.append(kvlog.encode_batch([Record(b"c", b"v6", T0)], base_offset=6, producer_id=5, producer_epoch=0,
+                                  base_sequence=0), assign_offsets=False)
+    log.roll()
+    LogCleaner(1 << 20, time=clock).clean(log)
+    assert contents(log) == {b"b": [(4, b"v4")], b"a": [(5, b"v5")], b"c": [(6, b"v6")]}
+    magics = {b.magic for s in log.segments for b in kvlog.MemoryRecords(s.pread(0, s.size_in_bytes)).batches()}
+    assert magics == {magic, 2}
+    log.close()
+    assert cli_main(["verify", str(tmp_path / "t-0")]) == 0
