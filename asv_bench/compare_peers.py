@@ -291,7 +291,7 @@ def generational_rows():
     gen_io, gen_size = generational_workload(True)
     assert gen_size == whole_size, "both schedules must reach the same log size"
     return [("compaction I/O, generational", "whole-log passes (Kafka)", gen_io / 1e6, whole_io / 1e6, "MB", 0.0),
-            (f"  final log size (both schedules)", "16 rounds, zipf(1.2) keys", gen_size / 1e6, float("nan"), "MB",
+            ("  final log size (both schedules)", "16 rounds, zipf(1.2) keys", gen_size / 1e6, float("nan"), "MB",
              0.0)]
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+
+from kvlog.errors import LogLockedError
 
 LOG = ".log"
 INDEX = ".index"
@@ -44,3 +47,22 @@ def parse_partition_dir(path: str) -> tuple[str, int] | None:
     if not m:
         return None
     return m.group(1), int(m.group(2))
+
+
+def lock_file(path: str, what: str) -> int:
+    """Take an exclusive advisory lock on ``path`` (created if missing); ``LogLockedError`` if held.
+
+    Returns the file descriptor that holds the lock; ``unlock_file`` releases it.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LogLockedError(f"{what} is already open for writing by another process or object") from None
+    return fd
+
+
+def unlock_file(fd: int) -> None:
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)

@@ -30,7 +30,6 @@ from kvlog.errors import (
     InvalidOffsetError,
     InvalidTimestampError,
     KvlogError,
-    LogLockedError,
     OffsetOutOfRangeError,
     RecordTooLargeError,
 )
@@ -145,19 +144,11 @@ class Log:
         return self
 
     def _lock(self) -> None:
-        path = os.path.join(self.dir, _files.LOCK)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise LogLockedError(f"log {self.dir} is already open for writing by another process or object") from None
-        self._lock_fd = fd
+        self._lock_fd = _files.lock_file(os.path.join(self.dir, _files.LOCK), f"log {self.dir}")
 
     def _release_lock(self) -> None:
         if self._lock_fd >= 0:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-            os.close(self._lock_fd)
+            _files.unlock_file(self._lock_fd)
             self._lock_fd = -1
 
     def _new_segment(self, base_offset: int, *, suffix: str = "", read_only: bool | None = None) -> LogSegment:

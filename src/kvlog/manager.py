@@ -8,7 +8,6 @@ The root holds Kafka's checkpoint files (``recovery-point-offset-checkpoint``,
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -18,7 +17,7 @@ from collections.abc import Callable
 
 from kvlog import _files, _io
 from kvlog.config import LogConfig
-from kvlog.errors import ConfigError, KvlogError, LogLockedError
+from kvlog.errors import ConfigError, KvlogError
 from kvlog.log import Log, _RootCheckpoints
 
 __all__ = ["LogManager", "validate_topic_name", "MAX_TOPIC_LENGTH"]
@@ -71,13 +70,7 @@ class LogManager:
         self._topics = self._read_topics()
 
     def _lock(self) -> None:
-        fd = os.open(os.path.join(self.root, ".lock"), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise LogLockedError(f"data directory {self.root} is in use by another process") from None
-        self._lock_fd = fd
+        self._lock_fd = _files.lock_file(os.path.join(self.root, ".lock"), f"data directory {self.root}")
 
     def _remove_deleted_dirs(self) -> None:
         for name in os.listdir(self.root):
@@ -200,8 +193,7 @@ class LogManager:
             self._logs.clear()
             self._closed = True
             if self._lock_fd >= 0:
-                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-                os.close(self._lock_fd)
+                _files.unlock_file(self._lock_fd)
                 self._lock_fd = -1
 
     def __enter__(self) -> "LogManager":

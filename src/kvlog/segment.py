@@ -435,16 +435,10 @@ class LogSegment:
         self.time_index.flush()
 
     def close(self) -> None:
+        """Finish the files as a roll does (final time-index entry, trimmed), then close them."""
         if self._fd < 0:
             return
-        if not self.read_only:
-            cur = self._max_timestamp_and_offset()
-            if cur.timestamp >= 0:
-                self.time_index.maybe_append(cur.timestamp, cur.offset, skip_full_check=True)
-            self.offset_index.trim_to_valid_size()
-            self.time_index.trim_to_valid_size()
-            if os.fstat(self._fd).st_size != self._size:
-                _io.fs.truncate(self._fd, self._size)
+        self.on_become_inactive()
         self.offset_index.close()
         self.time_index.close()
         _io.fs.close(self._fd)
