@@ -130,6 +130,9 @@ class LogCleaner:
         self._progress = progress
         self.uncleanable: set[str] = set()
         self._maps: dict[str, OffsetMap] = {}
+        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, bytes]] = {}
+        self._cached_bytes = 0
+        self._caching = False
 
     # ------------------------------------------------------------------------------ selection
     def dirty_ratio(self, log: Log) -> float:
@@ -228,6 +231,10 @@ class LogCleaner:
         except KvlogError:
             self.uncleanable.add(log.dir)
             raise
+        finally:
+            # cached chunks are keyed by path, and a cleaned segment reuses its predecessor's path
+            self._chunk_cache.clear()
+            self._cached_bytes = 0
         stats.elapsed_s = _time.perf_counter() - t0
         stats.dirty_ratio_after = self.dirty_ratio(log)
         if self._progress:
@@ -264,7 +271,11 @@ class LogCleaner:
         # older record can outrank a newer one, so the map must see the clean section too, or a
         # clean-section record with a higher version would survive beside the dirty winner.
         map_start = first_dirty if strategy == "offset" else log.log_start_offset
-        end = self._build_map(log, omap, map_start, upper, strategy, header_key, stats)
+        self._caching = True
+        try:
+            end = self._build_map(log, omap, map_start, upper, strategy, header_key, stats)
+        finally:
+            self._caching = False
         stats.map_entries = omap.size
         stats.map_utilization = omap.utilization
         stats.end_offset = end
@@ -281,16 +292,30 @@ class LogCleaner:
                 if gen is not None:
                     gen.record(group[0].base_offset, stats.bytes_read - read0, stats.bytes_written - written0,
                                max_keys)
+        self._chunk_cache.clear()
+        self._cached_bytes = 0
         if gen is not None:
             gen.finish_pass(log, max_keys)
         self._write_first_dirty(log, end)
         stats.segments_after = len(log.segments)
 
+    _CACHE_BYTES = 128 << 20
+
     def _decode(self, seg: LogSegment, with_headers: bool) -> Iterable[tuple[np.ndarray, dict[str, Any], bytes]]:
-        """(headers, {}, raw bytes) per chunk of about 8 MiB of whole batches, each byte read once."""
+        """(headers, {}, raw bytes) per chunk of about 8 MiB of whole batches, each byte read once.
+
+        Chunks the map pass read are kept (up to 128 MiB) for the recopy pass of the same clean.
+        """
         pos = 0
         chunk = 8 << 20
+        cache = self._chunk_cache
         while pos < seg.size_in_bytes:
+            hit = cache.pop((seg.log_path, pos), None)
+            if hit is not None:
+                self._cached_bytes -= len(hit[1])
+                yield hit[0], {}, hit[1]
+                pos += len(hit[1])
+                continue
             data = seg.pread(pos, chunk)
             if not data:
                 return
@@ -305,7 +330,11 @@ class LogCleaner:
             end = int(hdrs["position"][-1] + hdrs["size"][-1])
             hdrs = hdrs.copy()
             hdrs["position"] += pos
-            yield hdrs, {}, data[:end] if end < len(data) else data
+            piece = data[:end] if end < len(data) else data
+            if self._caching and self._cached_bytes + len(piece) <= self._CACHE_BYTES:
+                cache[(seg.log_path, pos)] = (hdrs, piece)
+                self._cached_bytes += len(piece)
+            yield hdrs, {}, piece
             pos += end
             chunk = 8 << 20
 
@@ -397,17 +426,19 @@ class LogCleaner:
                      header_key: str, stats: CleanerStats, last_producer_batch: dict[int, int],
                      range_end: int) -> None:
         out = log.new_cleaned_segment(group[0].base_offset)
+        mtime = os.stat(group[-1].log_path).st_mtime
         try:
             for seg in group:
                 for hdrs, _, data in self._decode(seg, True):
                     stats.bytes_read += len(data)
-                    last_chunk = seg is group[-1] and int(hdrs["position"][-1] + hdrs["size"][-1]) == seg.size_in_bytes
                     blob = self._filter_chunk(data, hdrs, omap, now, strategy, header_key, log.config, stats,
-                                              last_producer_batch, keep_last=last_chunk)
+                                              last_producer_batch, range_end)
                     if blob:
                         out.append(blob, MemoryRecords(blob).batch_headers(check_crc=False))
                         stats.bytes_written += len(blob)
             log.replace_segments([out], group)
+            for path in out.paths():  # as Kafka: the last source's mtime, for mtime-based rules
+                os.utime(path, (mtime, mtime))
         except BaseException:
             if out.suffix == _files.CLEANED:
                 out.delete()  # nothing was swapped yet: the old segments are untouched
@@ -416,7 +447,7 @@ class LogCleaner:
 
     def _filter_chunk(self, data: bytes, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
                       header_key: str, cfg: Any, stats: CleanerStats, last_producer_batch: dict[int, int],
-                      keep_last: bool) -> bytes:
+                      range_end: int) -> bytes:
         """Recopy one chunk of whole batches, deciding on columns (no Python loop per record)."""
         base = int(hdrs["position"][0])
         nb = len(hdrs)
@@ -434,7 +465,10 @@ class LogCleaner:
             versions = np.asarray(self._versions(
                 [Record(None, None, None, tuple((h["key"], h["value"]) for h in (hs or ())))
                  for hs in table.column("headers").to_pylist()], strategy, header_key, stats), dtype=np.int64)
-        retain = omap.retain_arrow(keys, offsets, versions).astype(bool) | control[bidx]
+        retain = omap.retain_arrow(keys, offsets, versions).astype(bool)
+        # Kafka: a record without a key is discarded once the map has passed its offset
+        retain &= ~(keys.is_null().to_numpy(zero_copy_only=False) & (offsets <= omap.latest_offset))
+        retain |= control[bidx]
         tomb = table.column("value").is_null().to_numpy(zero_copy_only=False)
         hz = np.where((magic == 2) & ((attrs & 0x40) != 0), hdrs["base_timestamp"], -1)
         expired = retain & tomb & (hz[bidx] >= 0) & (now >= hz[bidx])
@@ -450,6 +484,12 @@ class LogCleaner:
         verbatim = control | (total == 0) | ((kept == total) & ~start_clock)
         rows = np.nonzero(retain)[0]
         row_batch = bidx[rows]
+        # where a batch cannot join the previous one's encode call (codec, type, leader epoch, LAT time)
+        ple = hdrs["partition_leader_epoch"]
+        lat = (attrs & 0x08) != 0
+        new_shape = np.ones(nb, dtype=bool)
+        new_shape[1:] = ((attrs[1:] != attrs[:-1]) | (ple[1:] != ple[:-1])
+                         | (lat[1:] & (hdrs["max_timestamp"][1:] != hdrs["max_timestamp"][:-1])))
         pieces: list[bytes] = []
         run: list[int] = []
 
@@ -470,8 +510,10 @@ class LogCleaner:
             pid = int(h["producer_id"])
             if kept[b] == 0:
                 flush_run()
-                last_of_range = keep_last and b == nb - 1
-                if magic[b] == 2 and (last_of_range or (pid >= 0 and last_producer_batch.get(pid) == int(h["last_offset"]))):
+                # Kafka keeps an emptied batch for an active producer's last batch, and for the batch
+                # that ends the cleaned range (KAFKA-17076), so neither producer state nor the end moves
+                if magic[b] == 2 and (int(h["last_offset"]) + 1 == range_end
+                                      or (pid >= 0 and last_producer_batch.get(pid) == int(h["last_offset"]))):
                     pieces.append(_k.encode_v2_empty(
                         base_offset=int(h["base_offset"]), last_offset_delta=int(h["last_offset"] - h["base_offset"]),
                         base_timestamp=-1, max_timestamp=int(h["max_timestamp"]), producer_id=pid,
@@ -479,15 +521,13 @@ class LogCleaner:
                         partition_leader_epoch=int(h["partition_leader_epoch"]),
                         attributes=int(attrs[b] & 0x18)))
                 continue
-            if magic[b] < 2 or pid >= 0:
-                flush_run()  # legacy or producer batches: rebuilt one at a time (sequence numbers)
+            if magic[b] < 2:
+                flush_run()  # legacy wrappers: base = first retained offset, rebuilt one at a time
                 start = int(h["position"]) - base
-                pieces.append(self._filter_batch(
-                    data[start : start + int(h["size"])], h, omap, now, strategy, header_key, cfg, stats,
-                    last_producer_batch, keep_last=keep_last and b == nb - 1, counted=True))
+                pieces.append(self._filter_legacy(data[start : start + int(h["size"])], omap, now, stats))
                 continue
-            if run and not _same_shape(hdrs[run[0]], h):
-                flush_run()
+            if run and (pid >= 0 or int(hdrs[run[0]]["producer_id"]) >= 0 or run[-1] != b - 1 or new_shape[b]):
+                flush_run()  # a producer's batch keeps its own sequence numbers: never share a call
             run.append(b)
         flush_run()
         return b"".join(pieces)
@@ -512,79 +552,35 @@ class LogCleaner:
             timestamp_type=(int(first["attributes"]) >> 3) & 1, log_append_time=int(first["max_timestamp"]),
             partition_leader_epoch=int(first["partition_leader_epoch"]),
             is_transactional=bool(int(first["attributes"]) & 0x10),
+            producer_id=int(first["producer_id"]), producer_epoch=int(first["producer_epoch"]),
+            base_sequence=int(first["base_sequence"]),
             records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1,
             _batches=(ends, np.ascontiguousarray(hdrs["last_offset"][run]),
-                      np.ascontiguousarray(new_hz[run]).astype(np.int64)))
+                      np.ascontiguousarray(new_hz[run]).astype(np.int64),
+                      np.ascontiguousarray(hdrs["base_offset"][run])))
 
-    def _filter_batch(self, raw: bytes, h: np.void, omap: OffsetMap, now: int, strategy: str, header_key: str,
-                      cfg: Any, stats: CleanerStats, last_producer_batch: dict[int, int],
-                      keep_last: bool, counted: bool = False) -> bytes:
-        """One batch, record by record: legacy batches and producer batches (kept sequence numbers)."""
+    @staticmethod
+    def _filter_legacy(raw: bytes, omap: OffsetMap, now: int, stats: CleanerStats) -> bytes:
+        """A v0/v1 message or compressed wrapper: kept records re-encoded in the same format.
+
+        Legacy batches have no delete horizon; like Kafka ≥ 3.1 with no clean segment before them,
+        their tombstones go as soon as a newer record of the key is mapped (or they are superseded).
+        """
         batch = next(MemoryRecords(raw).batches())
-        if batch.is_control:
-            stats.batches_copied_verbatim += 1
-            return raw
         recs = list(batch.records())
-        if not counted:
-            stats.records_read += len(recs)
-        if not recs:
-            stats.batches_copied_verbatim += 1
+        latest = omap.latest_offset
+        kept = [r for r in recs
+                if (r.key is None and r.offset > latest)
+                or (r.key is not None and omap.should_retain(r.key, r.offset))]
+        if len(kept) == len(recs):
             return raw
-        if strategy == "offset":
-            versions = [None] * len(recs)
-            retain = [r.key is None or omap.should_retain(r.key, r.offset) for r in recs]
-        else:
-            versions = self._versions(recs, strategy, header_key, stats)
-            retain = [r.key is None or omap.should_retain(r.key, r.offset, v) for r, v in zip(recs, versions)]
-        horizon = batch.delete_horizon_ms
-        has_tombstones = any(r.value is None for r, k in zip(recs, retain) if k)
-        new_horizon = None
-        for i, r in enumerate(recs):
-            if retain[i] and r.value is None and horizon is not None and now >= horizon:
-                retain[i] = False  # an expired tombstone
-                stats.tombstones_removed += 1
-        if has_tombstones and horizon is None and batch.magic == 2:
-            new_horizon = now + cfg.delete_retention_ms  # KIP-534: start the tombstones' clock
-        if keep_last and not retain[-1]:
-            last_idx = len(recs) - 1
-        else:
-            last_idx = None
-        kept = [r for r, k in zip(recs, retain) if k]
-        if len(kept) == len(recs) and new_horizon is None:
-            if not counted:
-                stats.records_retained += len(kept)
-                stats.batches_copied_verbatim += 1
-            return raw
-        if not counted:
-            stats.batches_rebuilt += 1
-            stats.records_retained += len(kept)
         if not kept:
-            if batch.magic == 2 and (last_idx is not None
-                                     or (batch.producer_id >= 0
-                                         and last_producer_batch.get(batch.producer_id) == batch.last_offset)):
-                # keep the batch's offsets (log end offset, producer state) with no records in it
-                return _k.encode_v2_empty(
-                    base_offset=batch.base_offset, last_offset_delta=batch.last_offset - batch.base_offset,
-                    base_timestamp=-1, max_timestamp=batch.max_timestamp, producer_id=batch.producer_id,
-                    producer_epoch=batch.producer_epoch, base_sequence=batch.base_sequence,
-                    partition_leader_epoch=batch.partition_leader_epoch,
-                    attributes=(int(batch.timestamp_type == 1) << 3) | (int(batch.is_transactional) << 4))
             return b""
-        hdrs = [r.headers for r in kept]
-        common: dict[str, Any] = dict(
+        return encode_arrays(
+            [r.key for r in kept], [r.value for r in kept], [r.timestamp if r.timestamp is not None else -1 for r in kept],
             offsets=[r.offset for r in kept], magic=batch.magic, compression=batch.compression,
             timestamp_type=batch.timestamp_type if batch.magic > 0 else 0, log_append_time=batch.max_timestamp,
             records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1)
-        if batch.magic == 2:
-            common.update(
-                headers=hdrs if any(hdrs) else None, base_offset=kept[0].offset, producer_id=batch.producer_id,
-                producer_epoch=batch.producer_epoch, base_sequence=batch.base_sequence,
-                partition_leader_epoch=batch.partition_leader_epoch, is_transactional=batch.is_transactional)
-        rebuilt = encode_arrays([r.key for r in kept], [r.value for r in kept],
-                                [r.timestamp if r.timestamp is not None else -1 for r in kept], **common)
-        if batch.magic == 2:
-            rebuilt = _restore_span(rebuilt, batch, kept, new_horizon if new_horizon is not None else horizon)
-        return rebuilt
 
 
 class _Generations:
@@ -675,69 +671,3 @@ class _Generations:
         self.segments = {k: v for k, v in self.segments.items() if k in alive}
         data = {"passes": self.passes, "dirty_total": self.dirty_total, "segments": self.segments}
         _io.fs.write_atomic(self.path, json.dumps(data, sort_keys=True).encode())
-
-
-def _same_shape(a: np.void, b: np.void) -> bool:
-    """Batches that one encode call can rebuild together (same codec, type, leader epoch, LAT time)."""
-    if int(a["attributes"]) != int(b["attributes"]) or int(a["partition_leader_epoch"]) != int(b["partition_leader_epoch"]):
-        return False
-    return not (int(a["attributes"]) & 0x08) or int(a["max_timestamp"]) == int(b["max_timestamp"])
-
-
-def _restore_span(rebuilt: bytes, batch: Any, kept: list[Record], horizon: int | None) -> bytes:
-    """Keep the original batch's offset span (its last offset) and set the delete horizon if any.
-
-    A rebuilt v2 batch must still end at the original last offset, so that the log end offset and
-    producer sequence bookkeeping do not move; with a delete horizon the base timestamp holds the
-    horizon and the record deltas are recomputed relative to it (KIP-534).
-    """
-    buf = bytearray(rebuilt)
-    base = kept[0].offset
-    lod = batch.last_offset - base
-    attrs = int.from_bytes(buf[21:23], "big")
-    if horizon is not None:
-        # re-encode with deltas relative to the horizon: rebuild the records section
-        recs = list(MemoryRecords(bytes(buf)).records())
-        attrs |= 0x40
-        body = _records_with_base(recs, base, horizon)
-        compressed = batch.compression
-        from kvlog.compression import compress as _compress
-
-        payload = _compress(compressed, body, 2) if compressed else body
-        buf = bytearray(buf[:61]) + bytearray(payload)
-        buf[8:12] = (len(buf) - 12).to_bytes(4, "big")
-        buf[27:35] = horizon.to_bytes(8, "big", signed=True)
-    buf[21:23] = attrs.to_bytes(2, "big")
-    buf[23:27] = lod.to_bytes(4, "big", signed=True)
-    buf[17:21] = _crc32c(bytes(buf[21:])).to_bytes(4, "big")
-    return bytes(buf)
-
-
-def _records_with_base(recs: list[Record], base_offset: int, base_ts: int) -> bytes:
-    """The uncompressed records section of a v2 batch, deltas relative to ``base_offset``/``base_ts``."""
-    from kvlog._core.records import write_varint, write_varlong
-
-    out = bytearray()
-    for r in recs:
-        body = bytearray(b"\x00")
-        body += write_varlong((r.timestamp if r.timestamp is not None else -1) - base_ts)
-        body += write_varint(r.offset - base_offset)
-        for field_ in (r.key, r.value):
-            if field_ is None:
-                body += write_varint(-1)
-            else:
-                body += write_varint(len(field_)) + field_
-        body += write_varint(len(r.headers))
-        for hk, hv in r.headers:
-            kb = hk.encode() if isinstance(hk, str) else hk
-            body += write_varint(len(kb)) + kb
-            body += write_varint(-1) if hv is None else write_varint(len(hv)) + hv
-        out += write_varint(len(body)) + body
-    return bytes(out)
-
-
-def _crc32c(data: bytes) -> int:
-    from kvlog.checksum import crc32c
-
-    return crc32c(data)
-

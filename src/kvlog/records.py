@@ -700,7 +700,7 @@ def encode_arrays(
     records_per_batch: int = DEFAULT_RECORDS_PER_BATCH,
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
     compression_level: int | None = None,
-    _batches: tuple[Any, Any, Any] | None = None,
+    _batches: tuple[Any, ...] | None = None,
 ) -> bytes:
     """Encode columns into consecutive batches (the columnar fast path).
 
@@ -742,7 +742,8 @@ def encode_arrays(
             is_control=is_control, records_per_batch=records_per_batch, max_batch_bytes=max_batch_bytes,
             compress=_compress, batch_ends=None if _batches is None else _batches[0],
             batch_last_offsets=None if _batches is None else _batches[1],
-            batch_horizons=None if _batches is None else _batches[2]))
+            batch_horizons=None if _batches is None else _batches[2],
+            batch_base_offsets=None if _batches is None or len(_batches) < 4 else _batches[3]))
     if magic in (0, 1):
         if codec == Compression.ZSTD:
             raise UnsupportedCodecError(f"zstd requires magic v2, not v{magic}")

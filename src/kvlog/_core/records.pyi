@@ -72,6 +72,7 @@ def encode_v2(
     batch_ends: npt.NDArray[np.int64] | None = None,
     batch_last_offsets: npt.NDArray[np.int64] | None = None,
     batch_horizons: npt.NDArray[np.int64] | None = None,
+    batch_base_offsets: npt.NDArray[np.int64] | None = None,
 ) -> bytes: ...
 def encode_v2_empty(
     *,

@@ -1220,13 +1220,14 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
               int32_t base_sequence, int32_t partition_leader_epoch, bint is_transactional, bint is_control,
               int64_t records_per_batch, int64_t max_batch_bytes, compress,
               const int64_t[::1] batch_ends=None, const int64_t[::1] batch_last_offsets=None,
-              const int64_t[::1] batch_horizons=None):
+              const int64_t[::1] batch_horizons=None, const int64_t[::1] batch_base_offsets=None):
     """Encode the rows as consecutive v2 batches; ``compress(bytes) -> bytes`` when ``compression``.
 
     The cleaner rebuilds many batches in one call: ``batch_ends`` gives each batch's end row (instead
-    of the count/size rule), ``batch_last_offsets`` keeps each original batch's last offset (so its
-    offset span survives even when its last records were removed), and ``batch_horizons`` (-1 = none)
-    sets KIP-534's delete horizon as the base timestamp, with attribute bit 6.
+    of the count/size rule), ``batch_base_offsets``/``batch_last_offsets`` keep each original batch's
+    offset span (Kafka's cleaner keeps both, so producer sequence numbers stay valid even when the
+    first or last records were removed), and ``batch_horizons`` (-1 = none) sets KIP-534's delete
+    horizon as the base timestamp, with attribute bit 6.
     """
     cdef EncIn x = _enc_in(keys, values, timestamps, offsets, hkeys, hvals, hoff, base_offset)
     cdef int64_t nb = 0, bi = 0, horizon
@@ -1245,7 +1246,8 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
     if batch_ends is not None:
         nb = batch_ends.shape[0]
         if (batch_last_offsets is not None and batch_last_offsets.shape[0] != nb) or \
-                (batch_horizons is not None and batch_horizons.shape[0] != nb):
+                (batch_horizons is not None and batch_horizons.shape[0] != nb) or \
+                (batch_base_offsets is not None and batch_base_offsets.shape[0] != nb):
             raise ValueError("per-batch columns differ in length")
         if nb and batch_ends[nb - 1] != n:
             raise ValueError("batch_ends must end at the number of rows")
@@ -1254,7 +1256,7 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
             if j <= i or j > n:
                 raise ValueError("batch_ends must increase and every batch must have a row")
             first_ts = x.ts[i] if batch_horizons is None or batch_horizons[bi] < 0 else batch_horizons[bi]
-            off0 = rec_offset(&x, i)
+            off0 = rec_offset(&x, i) if batch_base_offsets is None else batch_base_offsets[bi]
             batch_bytes = V2_HEADER
             for k in range(i, j):
                 if rec_offset(&x, k) - off0 > INT32_MAX or rec_offset(&x, k) < off0:
@@ -1298,7 +1300,7 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
         horizon = -1 if batch_horizons is None else batch_horizons[bi]
         first_ts = x.ts[i] if horizon < 0 else horizon
         battrs = attrs | (0x40 if horizon >= 0 else 0)
-        off0 = rec_offset(&x, i)
+        off0 = rec_offset(&x, i) if batch_base_offsets is None else batch_base_offsets[bi]
         lod = rec_offset(&x, j - 1) - off0
         if batch_last_offsets is not None:
             if batch_last_offsets[bi] < rec_offset(&x, j - 1) or batch_last_offsets[bi] - off0 > INT32_MAX:
