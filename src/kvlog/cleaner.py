@@ -42,7 +42,7 @@ from kvlog._core import records as _k
 from kvlog.errors import ConfigError, KvlogError
 from kvlog.log import Log
 from kvlog.offset_map import OffsetMap
-from kvlog.records import MemoryRecords, Record, encode_arrays, now_ms
+from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns, now_ms
 from kvlog.segment import LogSegment
 
 __all__ = ["LogCleaner", "CleanerStats", "header_version"]
@@ -358,8 +358,22 @@ class LogCleaner:
             if nxt <= start or seg.base_offset >= upper:
                 continue
             for hdrs, _, data in self._decode(seg, strategy == "header"):
+                if strategy != "header":
+                    keys, offsets, stamps = key_columns(data)  # no value bytes copied
+                    keep = (offsets >= start) & (offsets < upper)
+                    if not keep.any():
+                        continue
+                    if not keep.all():
+                        idx = np.nonzero(keep)[0]
+                        keys, offsets, stamps = keys.take(pa.array(idx)), offsets[idx], stamps[idx]
+                    n = omap.put_arrow(keys, offsets, stamps if strategy == "timestamp" else None)
+                    if n < len(offsets):
+                        stats.map_full = True
+                        return int(offsets[n]) if n else max(end, start)
+                    end = int(offsets[-1]) + 1
+                    continue
                 mr = MemoryRecords(data)
-                table = mr.to_arrow(include_headers=strategy == "header", check_crc=False)
+                table = mr.to_arrow(include_headers=True, check_crc=False)
                 offsets = table.column("offset").to_numpy()
                 keep = (offsets >= start) & (offsets < upper)
                 if not keep.any():
@@ -367,9 +381,7 @@ class LogCleaner:
                 table = table.filter(keep)
                 offsets = offsets[keep]
                 versions = None
-                if strategy == "timestamp":
-                    versions = table.column("timestamp").cast("int64").to_numpy() // 1000
-                elif strategy == "header":
+                if strategy == "header":
                     recs = [Record(None, None, None, tuple((h["key"], h["value"]) for h in (hs or ())))
                             for hs in table.column("headers").to_pylist()]
                     versions = np.asarray(self._versions(recs, strategy, header_key, stats), dtype=np.int64)

@@ -180,8 +180,9 @@ def _decode(
     check_crc: bool,
     include_control: bool,
     limit: int,
+    include_values: bool = True,
 ) -> _Decoded:
-    dec = _k.Decoder(include_headers, check_crc, include_control)
+    dec = _k.Decoder(include_headers, check_crc, include_control, include_values)
     chunks = []
     pos = start
     while True:
@@ -897,3 +898,25 @@ def convert(
                               is_transactional=batch.is_transactional, is_control=batch.is_control)
         parts.append(encode_arrays([r.key for r in recs], [r.value for r in recs], stamps, **common))
     return b"".join(parts)
+
+
+def key_columns(buffer: Any, *, max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
+                ) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """Keys (Arrow binary), offsets and timestamps (ms) of every non-control record, values not copied.
+
+    The cleaner's map pass needs only these; skipping the value bytes halves its memory traffic.
+    """
+    view = _as_view(buffer)
+    res = _decode(view, 0, len(view), include_headers=False, check_crc=False, include_control=False,
+                  limit=max_decompressed_bytes, include_values=False)
+    keys, offsets, stamps = [], [], []
+    for c in res.chunks:
+        n = c["n"]
+        keys.append(_binary(n, c["key_valid"], c["key_offsets"], c["key_data"]))
+        offsets.append(np.frombuffer(c["offsets"], dtype=np.int64))
+        stamps.append(np.frombuffer(c["timestamps"], dtype=np.int64))
+    if len(keys) == 1:
+        return keys[0], offsets[0], stamps[0]
+    return (pa.concat_arrays(keys) if keys else pa.array([], pa.binary()),
+            np.concatenate(offsets) if offsets else np.empty(0, np.int64),
+            np.concatenate(stamps) if stamps else np.empty(0, np.int64))

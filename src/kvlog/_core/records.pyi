@@ -25,7 +25,10 @@ def scan(
 
 @disjoint_base
 class Decoder:
-    def __new__(cls, include_headers: bool = True, check_crc: bool = True, include_control: bool = False) -> Decoder: ...
+    def __new__(
+        cls, include_headers: bool = True, check_crc: bool = True, include_control: bool = False,
+        include_values: bool = True,
+    ) -> Decoder: ...
     @property
     def rows(self) -> int: ...
     @property

@@ -468,6 +468,7 @@ cdef struct Columns:
     int64_t n
     int64_t nh
     bint headers
+    bint values     # copy value bytes (False: validity only; the cleaner's map pass needs keys alone)
     bint bad_utf8
     GrowBuf offsets       # int64 per record
     GrowBuf timestamps    # int64 ms per record
@@ -528,6 +529,7 @@ cdef int col_init(Columns *c, bint headers) noexcept nogil:
     cdef int32_t zero = 0
     memset(c, 0, sizeof(Columns))
     c.headers = headers
+    c.values = True
     c.key_valid.zero = True
     c.val_valid.zero = True
     c.hval_valid.zero = True
@@ -676,7 +678,7 @@ cdef int decode_v2_records(Columns *c, const uint8_t *p, const uint8_t *end, con
             snprintf(e.msg, sizeof(e.msg), "record %d: bad value length", <int>i)
             return fail(e, b.position, b)
         if vlen >= 0:
-            if gb_append(&c.val_data, p, <size_t>vlen) < 0:
+            if c.values and gb_append(&c.val_data, p, <size_t>vlen) < 0:
                 return ST_NOMEM
             bit_set(&c.val_valid, c.n)
             p += vlen
@@ -747,7 +749,7 @@ cdef int decode_legacy_message(Columns *c, const uint8_t *entry, const uint8_t *
             snprintf(e.msg, sizeof(e.msg), "legacy message at offset %lld: value length %d exceeds the message",
                      <long long>offset, <int>vlen)
             return fail(e, position, b)
-        if gb_append(&c.val_data, p, <size_t>vlen) < 0:
+        if c.values and gb_append(&c.val_data, p, <size_t>vlen) < 0:
             return ST_NOMEM
         bit_set(&c.val_valid, c.n)
     col_push_fixed(c, offset, ts, ts_type)
@@ -844,13 +846,17 @@ cdef class Decoder:
     cdef bint with_crc
     cdef bint include_control
     cdef bint headers
+    cdef bint values
 
-    def __cinit__(self, bint include_headers=True, bint check_crc=True, bint include_control=False):
+    def __cinit__(self, bint include_headers=True, bint check_crc=True, bint include_control=False,
+                  bint include_values=True):
         self.headers = include_headers
+        self.values = include_values
         self.with_crc = check_crc
         self.include_control = include_control
         if col_init(&self.c, include_headers) != ST_OK:
             raise MemoryError()
+        self.c.values = include_values
 
     def __dealloc__(self):
         col_free(&self.c)
@@ -969,6 +975,7 @@ cdef class Decoder:
         col_free(c)
         if col_init(c, self.headers) != ST_OK:
             raise MemoryError()
+        c.values = self.values
         return out
 
 
