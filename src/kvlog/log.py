@@ -289,6 +289,18 @@ class Log:
         self._segments.insert(i, seg)
 
     # ---------------------------------------------------------------------------------- properties
+    def __del__(self) -> None:
+        # dropped without close(): give back descriptors and the lock (no flush, no writes), as a
+        # file object does, so the directory can be opened again
+        try:
+            if not getattr(self, "_closed", True):
+                for seg in self._segments:
+                    seg.close_handlers()
+                self._release_lock()
+                self._closed = True
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
     def __enter__(self) -> "Log":
         return self
 

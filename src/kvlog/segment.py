@@ -444,6 +444,13 @@ class LogSegment:
         _io.fs.close(self._fd)
         self._fd = -1
 
+    def __del__(self) -> None:
+        try:
+            if getattr(self, "_fd", -1) >= 0:
+                self.close_handlers()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
     def close_handlers(self) -> None:
         """Close without touching the files (after they were renamed or are about to be deleted)."""
         if self._fd < 0:
