@@ -438,6 +438,9 @@ def test_recovery_stops_at_damage_and_drops_later_segments(tmp_path, damage):
     assert again.log_end_offset == bases[1] + 1
     assert [o for o, _ in values(again)] == list(range(bases[1] + 1))
     assert not log_file(tmp_path, bases[2]).exists()
+    # set aside, not deleted: recovery cannot prove those batches invalid
+    assert log_file(tmp_path, bases[2], ".log.quarantined").exists()
+    assert again.quarantined and again.quarantined[0].endswith(f"{bases[2]:020d}.log.quarantined")
 
 
 def test_recovery_rebuilds_missing_and_zero_filled_indexes(tmp_path):

@@ -16,6 +16,7 @@ SNAPSHOT = ".snapshot"
 CLEANED = ".cleaned"
 SWAP = ".swap"
 DELETED = ".deleted"
+QUARANTINED = ".quarantined"
 SEGMENT_SUFFIXES = (LOG, INDEX, TIME_INDEX, TXN_INDEX)
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"
 LOCK = ".kvlog.lock"

@@ -788,6 +788,9 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
                                 "(Kafka finishes or rolls it back when it loads the log)")
             elif ext.endswith(_files.DELETED):
                 report.warn(n, "segment file awaiting asynchronous deletion")
+            elif ext.endswith(_files.QUARANTINED):
+                report.warn(n, "segment set aside by recovery after a damaged segment before it "
+                               "(not part of the log; kept for inspection)")
             else:
                 report.warn(n, "unknown file")
         elif n == "leader-epoch-checkpoint":

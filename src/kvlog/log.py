@@ -92,6 +92,8 @@ class Log:
     _last_log_append_time: int
     _last_flush_ms: int
     _rng: random.Random
+    quarantined: list[str]
+    """Segment files set aside by recovery (after a torn segment) in this open, for inspection."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("use Log.open(path, config, ...)")
@@ -128,6 +130,7 @@ class Log:
         self._last_log_append_time = -1
         self._last_flush_ms = self._time()
         self._rng = random.Random()
+        self.quarantined = []
         if not os.path.isdir(self.dir):
             if read_only or not create:
                 raise FileNotFoundError(f"no log directory at {self.dir}")
@@ -212,9 +215,13 @@ class Log:
                 if i >= start_idx or seg.base_offset in needs_recovery:
                     truncated = seg.recover()
                     if truncated > 0 and i >= start_idx:
-                        # data after a torn region cannot be trusted: drop every later segment
+                        # After a torn region the later segments cannot be part of this log (Kafka
+                        # deletes them). Their batches may still be intact, and kvlog deletes nothing
+                        # it cannot prove invalid: they are set aside as <name>.quarantined instead.
                         for later in self._segments[i + 1:]:
-                            later.delete()
+                            later.close_handlers()
+                            later.change_suffix("", _files.QUARANTINED)
+                            self.quarantined.append(later.log_path)
                         del self._segments[i + 1:]
                         del self._bases[i + 1:]
                         _io.fs.fsync_dir(self.dir)
