@@ -373,3 +373,52 @@ def test_power_loss_at_every_operation(tmp_path, mode):
     n = total_operations(tmp_path)
     for k in range(1, n + 1):
         assert run_with_power_loss(tmp_path, k, mode)
+
+
+# ------------------------------------------------------------------------------------- I/O faults
+class FaultFS(CountingFS):
+    """Fails operation k with an OSError (ENOSPC or EIO) instead of crashing the process."""
+
+    def __init__(self, fail_at, errno_):
+        super().__init__(None)
+        self.fail_at = fail_at
+        self.errno_ = errno_
+
+    def _op(self):
+        self.n += 1
+        if self.n == self.fail_at:
+            raise OSError(self.errno_, os.strerror(self.errno_))
+
+
+@pytest.mark.parametrize("err", ["ENOSPC", "EIO"])
+def test_io_faults_are_typed_and_fence_the_log(tmp_path, err):
+    import errno
+
+    code = getattr(errno, err)
+    n = total_operations(tmp_path)
+    failures = 0
+    for k in range(1, n + 1):
+        path = str(tmp_path / f"f{k}-{err}" / "t-0")
+        model = Model()
+        clock = [T0]
+        old = _io.set_filesystem(FaultFS(k, code))
+        failed = None
+        try:
+            workload(path, model, clock)
+        except kvlog.LogIOError as exc:
+            failed = exc
+        except OSError as exc:  # outside a Log method (opening the directory): plain OSError is fine
+            failed = exc
+        finally:
+            _io.set_filesystem(old)
+        if failed is None:
+            continue
+        failures += 1
+        for obj in __import__("gc").get_objects():  # the fenced log refuses changes until reopened
+            if isinstance(obj, Log) and not obj._closed and obj._failed is not None:
+                with pytest.raises(kvlog.LogIOError, match="reopen"):
+                    obj.append([Record(b"k", b"v", T0)])
+        _release_everything()
+        if os.path.isdir(path):
+            check(path, model, clock)
+    assert failures > 100

@@ -16,6 +16,7 @@ from kvlog.errors import (
     InvalidOffsetError,
     InvalidTimestampError,
     KvlogError,
+    LogIOError,
     LogLockedError,
     OffsetOutOfRangeError,
     RecordTooLargeError,
@@ -70,5 +71,6 @@ __all__ = [
     "RecordTooLargeError",
     "InvalidTimestampError",
     "LogLockedError",
+    "LogIOError",
     "ConfigError",
 ]

@@ -39,7 +39,7 @@ import pyarrow as pa
 
 from kvlog import _files, checkpoint
 from kvlog._core import records as _k
-from kvlog.errors import ConfigError, KvlogError
+from kvlog.errors import ConfigError, KvlogError, LogIOError
 from kvlog.log import Log
 from kvlog.offset_map import OffsetMap
 from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns, now_ms
@@ -231,6 +231,8 @@ class LogCleaner:
         except KvlogError:
             self.uncleanable.add(log.dir)
             raise
+        except OSError as exc:
+            raise LogIOError(f"cleaning {log.dir} failed: {exc}") from exc
         finally:
             # cached chunks are keyed by path, and a cleaned segment reuses its predecessor's path
             self._chunk_cache.clear()

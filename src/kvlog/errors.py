@@ -18,6 +18,7 @@ __all__ = [
     "RecordTooLargeError",
     "InvalidTimestampError",
     "LogLockedError",
+    "LogIOError",
     "ConfigError",
 ]
 
@@ -97,6 +98,14 @@ class InvalidTimestampError(KvlogError, ValueError):
 
 class LogLockedError(KvlogError):
     """Another writer holds the log directory's lock."""
+
+
+class LogIOError(KvlogError, OSError):
+    """The file system failed a write, fsync, rename or truncate (ENOSPC, EIO, ...).
+
+    The log stops accepting changes after this (what reached the disk is unknown) until it is
+    reopened, which recovers it; nothing acknowledged before the failure is affected.
+    """
 
 
 class ConfigError(KvlogError, ValueError):

@@ -30,6 +30,7 @@ from kvlog.errors import (
     InvalidOffsetError,
     InvalidTimestampError,
     KvlogError,
+    LogIOError,
     OffsetOutOfRangeError,
     RecordTooLargeError,
 )
@@ -72,6 +73,23 @@ class OffsetAndTimestamp(NamedTuple):
     timestamp: int
 
 
+def _io_guard(method: Callable[..., Any]) -> Callable[..., Any]:
+    """File-system failures during a change become ``LogIOError`` and fence the log until reopened."""
+    import functools
+
+    @functools.wraps(method)
+    def guarded(self: "Log", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except LogIOError:
+            raise
+        except OSError as exc:
+            self._failed = exc
+            raise LogIOError(f"{method.__name__} on log {self.dir} failed: {exc}") from exc
+
+    return guarded
+
+
 class Log:
     """A partition log in a directory of ``<20-digit base offset>.log/.index/.timeindex`` files."""
 
@@ -92,6 +110,7 @@ class Log:
     _last_log_append_time: int
     _last_flush_ms: int
     _rng: random.Random
+    _failed: OSError | None
     quarantined: list[str]
     """Segment files set aside by recovery (after a torn segment) in this open, for inspection."""
 
@@ -131,6 +150,7 @@ class Log:
         self._last_flush_ms = self._time()
         self._rng = random.Random()
         self.quarantined = []
+        self._failed = None
         if not os.path.isdir(self.dir):
             if read_only or not create:
                 raise FileNotFoundError(f"no log directory at {self.dir}")
@@ -141,8 +161,10 @@ class Log:
             self._lock()
         try:
             self._load(_clean_shutdown)
-        except BaseException:
+        except BaseException as exc:
             self._release_lock()
+            if isinstance(exc, OSError) and not isinstance(exc, KvlogError):
+                raise LogIOError(f"opening log {self.dir} failed: {exc}") from exc
             raise
         return self
 
@@ -344,12 +366,15 @@ class Log:
             raise KvlogError(f"log {self.dir} is closed")
         if writing and self.read_only:
             raise KvlogError(f"log {self.dir} is open read-only")
+        if writing and self._failed is not None:
+            raise LogIOError(f"log {self.dir} failed earlier ({self._failed}); reopen it to recover") from None
 
     def _segment_for(self, offset: int) -> int:
         """Index of the segment holding ``offset`` (floor by base offset), or 0."""
         return max(0, bisect.bisect_right(self._bases, offset) - 1)
 
     # -------------------------------------------------------------------------------------- append
+    @_io_guard
     def append(
         self,
         records: Iterable[Record] | bytes | bytearray | memoryview | MemoryRecords,
@@ -507,6 +532,7 @@ class Log:
                 return self.roll(max(first, self._next_offset))
         return seg
 
+    @_io_guard
     def roll(self, new_base_offset: int | None = None) -> LogSegment:
         """Close the active segment (final time-index entry, trimmed indexes) and start a new one."""
         self._check_open(writing=True)
@@ -658,6 +684,7 @@ class Log:
         return OffsetAndTimestamp(*found) if found else None
 
     # ------------------------------------------------------------------------ flush / checkpoints
+    @_io_guard
     def flush(self, offset: int | None = None) -> None:
         """fsync everything below ``offset`` (default: the log end offset) and checkpoint it."""
         self._check_open(writing=True)
@@ -679,6 +706,7 @@ class Log:
                                 log_start_offset=self.log_start_offset)
 
     # --------------------------------------------------------------------------------- retention
+    @_io_guard
     def delete_old_segments(self, now_ms: int | None = None) -> int:
         """Apply retention: log start offset always; time and size when cleanup.policy has delete.
 
@@ -741,6 +769,7 @@ class Log:
         _io.fs.fsync_dir(self.dir)
         return len(doomed)
 
+    @_io_guard
     def delete_records(self, before_offset: int) -> int:
         """Move the log start offset forward to ``before_offset`` (Kafka's DeleteRecords); returns it."""
         self._check_open(writing=True)
@@ -755,6 +784,7 @@ class Log:
         return self.log_start_offset
 
     # -------------------------------------------------------------------------------- truncation
+    @_io_guard
     def truncate_to(self, offset: int) -> bool:
         """Remove every batch holding an offset ≥ ``offset`` (whole batches). True if anything went."""
         self._check_open(writing=True)
@@ -778,6 +808,7 @@ class Log:
         self._write_recovery_point()
         return True
 
+    @_io_guard
     def truncate_fully_and_start_at(self, new_offset: int) -> None:
         """Drop every segment and start empty at ``new_offset``."""
         self._check_open(writing=True)
@@ -803,6 +834,7 @@ class Log:
                 _io.fs.unlink(stale)
         return self._new_segment(base_offset, suffix=_files.CLEANED)
 
+    @_io_guard
     def replace_segments(self, new: list[LogSegment], old: list[LogSegment]) -> None:
         """Swap cleaned segments in for ``old`` with Kafka's crash-safe protocol (KAFKA_FORMAT §8.6).
 
