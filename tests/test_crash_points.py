@@ -12,6 +12,7 @@ crashes the recovery that follows. After each crash, the log is reopened and mus
 """
 
 import os
+import weakref
 
 import pytest
 
@@ -202,12 +203,28 @@ def run_with_crash(tmp_path, k, crash_recovery_at=None):
     return crashed, shim.n
 
 
+_OPENED: "weakref.WeakSet[Log]" = weakref.WeakSet()
+
+
+@pytest.fixture(autouse=True)
+def _track_logs(monkeypatch):
+    """Remember every Log opened in a test, so a simulated crash can abandon them as the OS would."""
+    real = Log.open.__func__
+
+    def tracked(cls, *args, **kwargs):
+        log = real(cls, *args, **kwargs)
+        _OPENED.add(log)
+        return log
+
+    monkeypatch.setattr(Log, "open", classmethod(tracked))
+    yield
+    _OPENED.clear()
+
+
 def _release_everything():
     """Drop file descriptors and locks of logs abandoned by a crash (the OS would)."""
-    import gc
-
-    for obj in gc.get_objects():
-        if isinstance(obj, Log) and not obj._closed:
+    for obj in list(_OPENED):
+        if not obj._closed:
             for seg in obj._segments:
                 seg.close_handlers()
             obj._release_lock()
@@ -414,8 +431,8 @@ def test_io_faults_are_typed_and_fence_the_log(tmp_path, err):
         if failed is None:
             continue
         failures += 1
-        for obj in __import__("gc").get_objects():  # the fenced log refuses changes until reopened
-            if isinstance(obj, Log) and not obj._closed and obj._failed is not None:
+        for obj in list(_OPENED):  # the fenced log refuses changes until reopened
+            if not obj._closed and obj._failed is not None:
                 with pytest.raises(kvlog.LogIOError, match="reopen"):
                     obj.append([Record(b"k", b"v", T0)])
         _release_everything()
