@@ -11,11 +11,19 @@ import os
 from typing import Any
 
 
+#: Log data is private by default: files 0600, directories 0700 (before the umask). Kafka's own
+#: files are world-readable; set these before opening logs if other users must read them.
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
 class FileSystem:
     """The real file system. Tests substitute a subclass that records or fails operations."""
 
-    def open(self, path: str, flags: int, mode: int = 0o644) -> int:
-        return os.open(path, flags | getattr(os, "O_CLOEXEC", 0), mode)
+    def open(self, path: str, flags: int, mode: int | None = None) -> int:
+        # never follow a symlink planted in place of a log file
+        flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+        return os.open(path, flags, FILE_MODE if mode is None else mode)
 
     def close(self, fd: int) -> None:
         os.close(fd)
@@ -43,7 +51,7 @@ class FileSystem:
         os.unlink(path)
 
     def mkdir(self, path: str) -> None:
-        os.mkdir(path)
+        os.mkdir(path, DIR_MODE)
 
     def rmdir(self, path: str) -> None:
         os.rmdir(path)

@@ -154,7 +154,7 @@ class Log:
         if not os.path.isdir(self.dir):
             if read_only or not create:
                 raise FileNotFoundError(f"no log directory at {self.dir}")
-            os.makedirs(os.path.dirname(self.dir), exist_ok=True)
+            os.makedirs(os.path.dirname(self.dir), mode=_io.DIR_MODE, exist_ok=True)
             _io.fs.mkdir(self.dir)
             _io.fs.fsync_dir(os.path.dirname(self.dir))
         if not read_only:
@@ -972,7 +972,8 @@ class _RootLock:
         self.fd = -1
 
     def __enter__(self) -> "_RootLock":
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0),
+                          0o600)
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 

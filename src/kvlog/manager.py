@@ -55,7 +55,7 @@ class LogManager:
         if not os.path.isdir(self.root):
             if read_only:
                 raise FileNotFoundError(f"no data directory at {self.root}")
-            os.makedirs(self.root, exist_ok=True)
+            os.makedirs(self.root, mode=_io.DIR_MODE, exist_ok=True)
         self._checkpoints = _RootCheckpoints(self.root)
         self._clean_shutdown = False
         if not read_only:
@@ -143,6 +143,9 @@ class LogManager:
         if entry is None or not 0 <= partition < int(entry["partitions"]):  # type: ignore[call-overload]
             raise KeyError(f"no partition {topic}-{partition} in {self.root}")
         path = os.path.join(self.root, f"{topic}-{partition}")
+        real_root = os.path.realpath(self.root)
+        if os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
+            raise KvlogError(f"{path} resolves outside the data directory {self.root} (a symlink?); refusing it")
         log = Log.open(path, self.topic_config(topic), read_only=self.read_only, time=self._time,
                        _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints)
         self._logs[key] = log
