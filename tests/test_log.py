@@ -598,3 +598,28 @@ def test_reader_survives_writer_rolling_and_trimming(tmp_path):
     assert [r.offset for r in reader.records()] == []  # what vanished is not seen; no crash, no garbage
     late = Log.open(tmp_path / "topic-0", read_only=True)
     assert late.log_end_offset == 0
+
+
+def test_read_only_open_sees_an_unfinished_swap_as_finished(tmp_path, monkeypatch):
+    log = open_log(tmp_path, segment_bytes=300)
+    for i in range(6):
+        log.append([Record(b"k%d" % i, b"x" * 100, T0)])
+    bases = [s.base_offset for s in log.segments]
+    log.close()
+    d = tmp_path / "topic-0"
+    # mid-swap: the old segment already renamed to .deleted, its replacement still .swap
+    merged = (d / f"{bases[1]:020d}.log").read_bytes()
+    (d / f"{bases[1]:020d}.log.swap").write_bytes(merged)
+    os.rename(d / f"{bases[1]:020d}.log", d / f"{bases[1]:020d}.log.deleted")
+    before = sorted(os.listdir(d))
+    reader = Log.open(d, read_only=True)
+    assert [o for o, _ in values(reader)] == list(range(6))
+    reader.close()
+    assert sorted(os.listdir(d)) == before  # a reader never resolves it on disk
+    # leftover .deleted files alone (a broker's asynchronous delete) never make a reader wait
+    import time
+
+    slept = []
+    monkeypatch.setattr(time, "sleep", lambda s: slept.append(s))
+    Log.open(d, read_only=True).close()
+    assert slept == []

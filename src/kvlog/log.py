@@ -160,7 +160,10 @@ class Log:
         if not read_only:
             self._lock()
         try:
-            self._load(_clean_shutdown)
+            if read_only:
+                self._load_read_only(_clean_shutdown)
+            else:
+                self._load(_clean_shutdown)
         except BaseException as exc:
             self._release_lock()
             if isinstance(exc, OSError) and not isinstance(exc, KvlogError):
@@ -216,6 +219,7 @@ class Log:
                     needs_recovery.add(base)
             self._add_segment(seg)
         if self.read_only:
+            self._add_swapped_segments(names)
             # see only complete, CRC-valid batches past the recovery point; never repair anything
             if self._segments:
                 first = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
@@ -264,6 +268,47 @@ class Log:
         active = self._segments[-1]
         active.offset_index.resize(self.config.segment_index_bytes)
         active.time_index.resize(self.config.segment_index_bytes)
+
+    def _load_read_only(self, clean_shutdown: bool) -> None:
+        """A reader's open, beside a writer that may be swapping or deleting segments right now.
+
+        The listing and the opens are not atomic with the writer's renames, so the load is retried
+        when a file vanished or the directory changed meanwhile. A ``.log.swap`` counts as what
+        recovery would make of it (replacing the segments it covers), so a reader caught mid-swap sees
+        the new state. Leftover temporary files that do not change cost nothing.
+        """
+        import time as _t
+
+        for attempt in range(20):
+            before = sorted(os.listdir(self.dir))
+            try:
+                self._load(clean_shutdown)
+                if sorted(os.listdir(self.dir)) == before or attempt == 19:
+                    return
+            except FileNotFoundError:
+                if attempt == 19:
+                    raise
+            for seg in self._segments:
+                seg.close_handlers()
+            self._segments.clear()
+            self._bases.clear()
+            _t.sleep(0.002 * (attempt + 1))
+
+    def _add_swapped_segments(self, names: list[str]) -> None:
+        """Read-only view of an unfinished swap: the ``.swap`` segments replace what they cover."""
+        for n in names:
+            if not (n.endswith(_files.LOG + _files.SWAP) and _files.is_offset_name(n)):
+                continue
+            base = _files.offset_from_name(n)
+            seg = LogSegment(self.dir, base, suffix=_files.SWAP, read_only=True,
+                             max_index_size=self.config.segment_index_bytes)
+            nxt = seg.read_next_offset()
+            for i in range(len(self._segments) - 1, -1, -1):
+                if base <= self._bases[i] < nxt:
+                    self._segments[i].close_handlers()
+                    del self._segments[i]
+                    del self._bases[i]
+            self._add_segment(seg)
 
     def _resolve_temporary_files(self, names: list[str]) -> list[str]:
         """Finish or roll back an interrupted compaction/split swap (KAFKA_FORMAT §8.5 steps 1–2)."""
