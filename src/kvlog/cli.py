@@ -681,6 +681,23 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
         seg.close_handlers()
 
 
+def _index_prelude(report: PartitionReport, name: str, length: int, entry: int, offsets: np.ndarray,
+                   other: np.ndarray, base: int, describe: Callable[[int], str]) -> int:
+    """Checks both index kinds share: whole entries, and nothing after the zero-filled end.
+
+    Returns the number of entries before that end (the ones the other checks look at).
+    """
+    if length % entry:
+        report.error(name, f"file size {length} is not a multiple of the {entry}-byte entry")
+    cut = _index_cut(offsets, base)
+    tail = np.flatnonzero((offsets[cut:] != base) | (other[cut:] != 0))
+    if len(tail):
+        k = cut + int(tail[0])
+        report.error(name, f"entry {k} ({describe(k)}) follows the zero-filled end of the index at entry {cut}",
+                     k * entry)
+    return cut
+
+
 def _verify_offset_index(report: PartitionReport, directory: str, base: int, log_name: str,
                          positions: np.ndarray, lasts: np.ndarray) -> None:
     path = _files.segment_path(directory, base, _files.INDEX)
@@ -689,14 +706,8 @@ def _verify_offset_index(report: PartitionReport, directory: str, base: int, log
         report.warn(name, "missing offset index (Kafka rebuilds it when it loads the log)")
         return
     offsets, pos, length = read_offset_index(path, base)
-    if length % 8:
-        report.error(name, f"file size {length} is not a multiple of the 8-byte entry")
-    cut = _index_cut(offsets, base)
-    tail = np.flatnonzero((offsets[cut:] != base) | (pos[cut:] != 0))
-    if len(tail):
-        k = cut + int(tail[0])
-        report.error(name, f"entry {k} (offset {int(offsets[k])}, position {int(pos[k])}) follows the "
-                           f"zero-filled end of the index at entry {cut}", k * 8)
+    cut = _index_prelude(report, name, length, 8, offsets, pos, base,
+                         lambda k: f"offset {int(offsets[k])}, position {int(pos[k])}")
     offsets, pos = offsets[:cut], pos[:cut]
     report.many(name, np.flatnonzero(np.diff(offsets) <= 0) + 1, lambda i: (
         f"entry {i}: offset {int(offsets[i])} is not above the previous entry's {int(offsets[i - 1])}",
@@ -727,14 +738,8 @@ def _verify_time_index(report: PartitionReport, directory: str, base: int, log_n
         report.warn(name, "missing time index (Kafka creates an empty one when it loads the log)")
         return
     stamps, offsets, length = read_time_index(path, base)
-    if length % 12:
-        report.error(name, f"file size {length} is not a multiple of the 12-byte entry")
-    cut = _index_cut(offsets, base)
-    tail = np.flatnonzero((offsets[cut:] != base) | (stamps[cut:] != 0))
-    if len(tail):
-        k = cut + int(tail[0])
-        report.error(name, f"entry {k} (timestamp {int(stamps[k])}, offset {int(offsets[k])}) follows the "
-                           f"zero-filled end of the index at entry {cut}", k * 12)
+    cut = _index_prelude(report, name, length, 12, offsets, stamps, base,
+                         lambda k: f"timestamp {int(stamps[k])}, offset {int(offsets[k])}")
     stamps, offsets = stamps[:cut], offsets[:cut]
     report.many(name, np.flatnonzero(np.diff(stamps) <= 0) + 1, lambda i: (
         (f"entry {i}: timestamp {int(stamps[i])} is not above the previous entry's {int(stamps[i - 1])} "
