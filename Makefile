@@ -13,7 +13,7 @@ all: build
 $(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip "setuptools>=77" wheel "Cython>=3.1" "numpy>=1.26"
-	$(PIP) install -q --no-build-isolation -e ".[test,bench]"
+	$(PIP) install -q --no-build-isolation -e ".[test,bench,spark]"
 	touch $@
 
 venv: $(VENV)/.installed
