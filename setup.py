@@ -4,6 +4,8 @@ Build-time switches (read here only, never at import time):
   KVLOG_DEBUG_BUILD=1         bounds-checked Cython, -O0 -g, assertions on, annotated HTML
   KVLOG_MARCH=<arch>          opt-in -march=<arch> for local builds; never set for wheels
   KVLOG_WARNINGS_AS_ERRORS=1  -Werror on the hand-written C kernels' warnings
+  KVLOG_CYTHON_BUILD_DIR=<dir> write the generated .c files there instead of beside the .pyx files, so a
+                              wheel or debug build never reuses (or leaves behind) another build's C code
 """
 
 import os
@@ -17,6 +19,8 @@ from setuptools import Extension, setup
 DEBUG = os.environ.get("KVLOG_DEBUG_BUILD") == "1"
 MARCH = os.environ.get("KVLOG_MARCH", "")
 WERROR = os.environ.get("KVLOG_WARNINGS_AS_ERRORS") == "1"
+# Debug builds get their own generated C by default: the directives differ, and cythonize only looks at mtimes.
+CYTHON_BUILD_DIR = os.environ.get("KVLOG_CYTHON_BUILD_DIR") or ("build-debug/cython" if DEBUG else None)
 
 CORE = "src/kvlog/_core"
 INCLUDE = [f"{CORE}/include", numpy.get_include()]
@@ -65,6 +69,7 @@ extensions = [
     ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"]),
     ext("index"),
     ext("offset_map", [f"{CORE}/csrc/md5.c"]),
+    ext("partitioner"),
 ]
 
 setup(
@@ -73,5 +78,6 @@ setup(
         compiler_directives=directives,
         annotate=DEBUG,
         nthreads=0,
+        build_dir=CYTHON_BUILD_DIR,
     ),
 )

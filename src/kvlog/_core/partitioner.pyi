@@ -1,0 +1,6 @@
+import numpy as np
+import numpy.typing as npt
+from typing import Any
+
+def murmur2(data: Any) -> int: ...
+def partition_many(offsets: Any, data: Any, count: int, partitions: int) -> npt.NDArray[np.int32]: ...
