@@ -1,0 +1,48 @@
+"""kvlog for PySpark: the ``kvlog`` data source, Arrow UDF decoders and distributed maintenance.
+
+Install with ``pip install kvlog[spark]`` (pyspark ≥ 4.0, Java 17+). The core ``kvlog`` package never
+imports this module, so it costs nothing without Spark::
+
+    import kvlog.spark
+    kvlog.spark.register(spark)
+    df = spark.read.format("kvlog").option("subscribe", "clicks").load("/data/kvlog")
+
+Executors import kvlog too (classes are pickled by reference), so install kvlog on every worker.
+"""
+
+from __future__ import annotations
+
+try:
+    import pyspark  # noqa: F401
+    from pyspark.sql import datasource as _datasource  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without pyspark
+    raise ImportError("kvlog.spark needs PySpark 4.0 or newer: pip install 'kvlog[spark]'") from exc
+
+from typing import Any
+
+from kvlog.spark.maintenance import compact, enforce_retention
+from kvlog.spark.source import KvlogDataSource, KvlogPushdownDataSource, kafka_schema
+from kvlog.spark.udf import decode, decode_batches, decoded_schema
+
+__all__ = [
+    "KvlogDataSource",
+    "compact",
+    "decode",
+    "decode_batches",
+    "decoded_schema",
+    "enforce_retention",
+    "kafka_schema",
+    "register",
+]
+
+
+def register(spark: Any) -> None:
+    """Make ``format("kvlog")`` available in ``spark``'s session.
+
+    When ``spark.sql.python.filterPushdown.enabled`` is on (pyspark ≥ 4.1), the reader registered also
+    takes pushed-down filters on topic, partition, offset (applied exactly) and timestamp (narrows the scan
+    through the time index); with the conf off Spark refuses readers that take filters, so the plain one
+    is registered.
+    """
+    pushdown = str(spark.conf.get("spark.sql.python.filterPushdown.enabled", "false")).lower() == "true"
+    spark.dataSource.register(KvlogPushdownDataSource if pushdown else KvlogDataSource)

@@ -1,0 +1,333 @@
+"""Staged appends: Spark tasks encode batches into private files; one driver-side commit makes them visible.
+
+A task never touches a log. It routes its rows (Kafka's default partitioner for rows without a partition),
+encodes them with the record kernels and writes one file per (topic, partition) under
+``<root>/.kvlog-staging/<job>/<task>``. The commit writes a manifest naming every staged file and each
+target log's end offset *before* appending, then appends file by file and removes the job directory. A
+manifest left by a crash is rolled forward by the next commit (or :func:`recover`): a log whose end offset
+still equals the recorded one gets its files, a log already past it is done. So a failed job leaves nothing
+visible, and a commit interrupted half way completes exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kvlog import _io
+from kvlog._core.partitioner import partition_many
+from kvlog.errors import ConfigError, KvlogError
+from kvlog.manager import LogManager, validate_topic_name
+from kvlog.records import encode_arrays, now_ms
+
+STAGING = ".kvlog-staging"
+MANIFEST = "_COMMIT.json"
+SINKS = ".kvlog-sinks"
+
+
+@dataclass
+class StagedFile:
+    topic: str
+    partition: int
+    path: str
+    records: int
+
+
+@dataclass
+class SinkPlan:
+    """What every task needs to route rows, fixed on the driver when the write is planned."""
+
+    root: str
+    job: str
+    topic_option: str | None
+    partition_counts: dict[str, int]
+    default_partitions: int
+    compression: str
+    overwrite: bool = False
+    input_columns: tuple[str, ...] = ()
+    staged: list[StagedFile] = field(default_factory=list)
+
+    def partitions_of(self, topic: str) -> int:
+        return self.partition_counts.get(topic, self.default_partitions)
+
+
+# ---------------------------------------------------------------------------------------- planning
+KAFKA_SINK_COLUMNS = ("key", "value", "topic", "partition", "headers", "timestamp")
+
+
+def plan(root: str, options: dict[str, str], columns: Iterable[str], overwrite: bool, job: str | None = None) -> SinkPlan:
+    opts = {str(k).lower(): v for k, v in options.items()}
+    cols = tuple(columns)
+    if "value" not in cols:
+        raise ConfigError("the kvlog sink needs a 'value' column (binary or string), as Spark's Kafka sink does")
+    topic_option = opts.get("topic")
+    if topic_option is not None:
+        validate_topic_name(topic_option)
+    elif "topic" not in cols:
+        raise ConfigError("give the target topic with option('topic', ...) or a 'topic' column")
+    try:
+        default_partitions = int(opts.get("partitions", 1))
+    except ValueError:
+        raise ConfigError(f"option partitions must be a positive integer, got {opts.get('partitions')!r}") from None
+    if default_partitions < 1:
+        raise ConfigError("option partitions must be a positive integer")
+    compression = str(opts.get("compression", opts.get("kafka.compression.type", "none")))
+    counts: dict[str, int] = {}
+    if os.path.isdir(root):
+        with LogManager(root, read_only=True) as mgr:
+            counts = mgr.topics()
+    return SinkPlan(os.path.abspath(root), job or uuid.uuid4().hex, topic_option, counts, default_partitions,
+                    compression, overwrite, cols)
+
+
+# ----------------------------------------------------------------------------------------- staging
+def _binary_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
+    if name not in batch.schema.names:
+        return None
+    col = batch.column(name)
+    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        return col.cast(pa.binary() if pa.types.is_string(col.type) else pa.large_binary())
+    if pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type) or pa.types.is_null(col.type):
+        return col
+    raise ConfigError(f"column {name!r} must be binary or string, not {col.type}")
+
+
+def _route(batch: pa.RecordBatch, p: SinkPlan, rr: list[int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Per row: topic index, partition (explicit, murmur2 of the key, or round-robin for null keys)."""
+    n = batch.num_rows
+    if p.topic_option is not None:
+        topics = [p.topic_option]
+        topic_idx = np.zeros(n, dtype=np.int32)
+    else:
+        col = batch.column("topic")
+        if col.null_count:
+            raise ConfigError("the 'topic' column holds a null; every row needs a topic (or set option topic)")
+        enc = pc.dictionary_encode(col)
+        topics = [str(t) for t in enc.dictionary.to_pylist()]
+        for t in topics:
+            validate_topic_name(t)
+        topic_idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    counts = np.array([p.partitions_of(t) for t in topics], dtype=np.int64)
+    n_parts = counts[topic_idx]
+    parts = np.full(n, -1, dtype=np.int64)
+    if "partition" in batch.schema.names:
+        col = batch.column("partition")
+        if not pa.types.is_integer(col.type) and not pa.types.is_null(col.type):
+            raise ConfigError(f"column 'partition' must be an int, not {col.type}")
+        given = pc.fill_null(col.cast(pa.int64()), -1).to_numpy(zero_copy_only=False)
+        bad = (given != -1) & ((given < 0) | (given >= n_parts))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ConfigError(f"row {i}: partition {int(given[i])} does not exist in topic {topics[topic_idx[i]]} "
+                              f"({int(n_parts[i])} partitions)")
+        parts = given.astype(np.int64)
+    todo = parts < 0
+    if todo.any():
+        keys = _binary_column(batch, "key")
+        keyed = todo.copy()
+        if keys is not None and not pa.types.is_null(keys.type):
+            if keys.null_count:
+                keyed &= keys.is_valid().to_numpy(zero_copy_only=False)
+            width = np.int64 if pa.types.is_large_binary(keys.type) else np.int32
+            bufs = keys.buffers()
+            offs = np.frombuffer(bufs[1], dtype=width)[keys.offset: keys.offset + n + 1]
+            data = bufs[2] if bufs[2] is not None else b""
+            for t in np.unique(topic_idx[keyed]) if keyed.any() else ():
+                rows = keyed & (topic_idx == t)
+                hashed = partition_many(offs, data, n, int(counts[t]))
+                parts[rows] = hashed[rows]
+        else:
+            keyed[:] = False
+        unkeyed = np.flatnonzero(todo & ~keyed)
+        for i in unkeyed:  # null keys: round-robin, as the sticky partitioner spreads them
+            t = topic_idx[i]
+            parts[i] = rr[0] % counts[t]
+            rr[0] += 1
+    return topic_idx, parts, topics
+
+
+def _timestamps_ms(batch: pa.RecordBatch) -> np.ndarray | None:
+    """The optional ``timestamp`` column in epoch ms (a double is seconds, as Spark casts it); null → now."""
+    if "timestamp" not in batch.schema.names:
+        return None
+    ts = batch.column("timestamp")
+    if pa.types.is_timestamp(ts.type):
+        ms = pc.cast(ts, pa.timestamp("ms", tz=ts.type.tz), safe=False).view(pa.int64())
+    elif pa.types.is_floating(ts.type) or pa.types.is_integer(ts.type):
+        ms = pc.cast(pc.floor(pc.multiply(ts.cast(pa.float64()), 1000.0)), pa.int64(), safe=False)
+    elif pa.types.is_null(ts.type):
+        return None
+    else:
+        raise ConfigError(f"column 'timestamp' must be a timestamp or a double, not {ts.type}")
+    return pc.fill_null(ms, now_ms()).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str) -> list[StagedFile]:
+    """Encode the task's rows into one staging file per target (topic, partition)."""
+    os.makedirs(task_dir, mode=_io.DIR_MODE, exist_ok=True)
+    files: dict[tuple[str, int], Any] = {}
+    counts: dict[tuple[str, int], int] = {}
+    rr = [int.from_bytes(os.urandom(2), "little")]
+    try:
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            topic_idx, parts, topics = _route(batch, p, rr)
+            order = np.lexsort((parts, topic_idx))
+            key_t, key_p = topic_idx[order], parts[order]
+            cuts = np.flatnonzero((np.diff(key_t) != 0) | (np.diff(key_p) != 0)) + 1
+            sorted_batch = batch.take(pa.array(order)) if len(cuts) else batch
+            if not len(cuts):
+                order = np.arange(batch.num_rows)
+            bounds = [0, *cuts.tolist(), batch.num_rows]
+            values = _binary_column(sorted_batch, "value")
+            keys = _binary_column(sorted_batch, "key")
+            headers = sorted_batch.column("headers") if "headers" in sorted_batch.schema.names else None
+            stamps = _timestamps_ms(sorted_batch)
+            for a, b in zip(bounds, bounds[1:]):
+                tp = (topics[int(key_t[a])], int(key_p[a]))
+                blob = encode_arrays(
+                    keys.slice(a, b - a) if keys is not None else None,
+                    values.slice(a, b - a),
+                    stamps[a:b] if stamps is not None else None,
+                    headers=headers.slice(a, b - a) if headers is not None else None,
+                    compression=p.compression)
+                f = files.get(tp)
+                if f is None:
+                    f = files[tp] = open(os.path.join(task_dir, f"{tp[0]}-{tp[1]}.batches"), "wb")
+                f.write(blob)
+                counts[tp] = counts.get(tp, 0) + (b - a)
+        out = []
+        for tp, f in files.items():
+            f.flush()
+            os.fsync(f.fileno())
+            out.append(StagedFile(tp[0], tp[1], f.name, counts[tp]))
+        return out
+    finally:
+        for f in files.values():
+            f.close()
+
+
+# ------------------------------------------------------------------------------------------ commit
+def job_dir(root: str, job: str) -> str:
+    return os.path.join(root, STAGING, job)
+
+
+def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, batch_id: int | None = None) -> dict[str, Any]:
+    """Make the staged files visible: manifest first, then the appends, then clean up."""
+    root = p.root
+    os.makedirs(os.path.join(root, STAGING), mode=_io.DIR_MODE, exist_ok=True)
+    recover(root)
+    with LogManager(root) as mgr:
+        if sink is not None and batch_id is not None and batch_id <= _last_batch(root, sink):
+            shutil.rmtree(job_dir(root, p.job), ignore_errors=True)
+            return {"skipped": True, "batch_id": batch_id}
+        topics = mgr.topics()
+        targets = sorted({(s.topic, s.partition) for s in staged})
+        for t in sorted({t for t, _ in targets} - set(topics)):
+            mgr.create_topic(t, p.partitions_of(t))
+        topics = mgr.topics()
+        for t, part in targets:
+            if part >= topics[t]:
+                raise KvlogError(f"staged data for {t}-{part} but topic {t} has {topics[t]} partitions")
+        if p.overwrite:  # overwrite empties every partition of the written topics, not just those with rows
+            written_topics = {t for t, _ in targets} | ({p.topic_option} if p.topic_option else set())
+            for t in sorted(written_topics - set(topics)):
+                mgr.create_topic(t, p.partitions_of(t))
+            topics = mgr.topics()
+            targets = sorted(set(targets) | {(t, i) for t in written_topics for i in range(topics[t])})
+        before = {f"{t}-{part}": mgr.log(t, part).log_end_offset for t, part in targets}
+        manifest = {
+            "job": p.job,
+            "overwrite": p.overwrite,
+            "sink": sink,
+            "batch_id": batch_id,
+            "before": before,
+            "files": [[s.topic, s.partition, os.path.relpath(s.path, root), s.records] for s in staged],
+        }
+        jd = job_dir(root, p.job)
+        os.makedirs(jd, mode=_io.DIR_MODE, exist_ok=True)
+        _io.fs.write_atomic(os.path.join(jd, MANIFEST), json.dumps(manifest).encode())
+        result = _apply(mgr, root, manifest)
+    shutil.rmtree(jd, ignore_errors=True)
+    return result
+
+
+def _apply(mgr: LogManager, root: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    by_tp: dict[tuple[str, int], list[tuple[str, int]]] = {}
+    for name in manifest["before"]:
+        topic, _, part = name.rpartition("-")
+        by_tp[(topic, int(part))] = []
+    for topic, part, rel, records in manifest["files"]:
+        by_tp.setdefault((topic, part), []).append((rel, records))
+    written = {}
+    for (topic, part), items in sorted(by_tp.items()):
+        log = mgr.log(topic, part)
+        expected = manifest["before"][f"{topic}-{part}"]
+        if log.log_end_offset != expected:
+            if log.log_end_offset == expected + sum(r for _, r in items):
+                continue  # appended before a crash
+            raise KvlogError(f"{topic}-{part} ends at {log.log_end_offset}, but a pending sink commit "
+                             f"({manifest['job']}) expected {expected}; refusing to guess")
+        if manifest["overwrite"] and log.log_end_offset > log.log_start_offset:
+            log.delete_records(log.log_end_offset)
+        first = log.log_end_offset
+        for rel, _records in items:
+            with open(os.path.join(root, rel), "rb") as f:
+                data = f.read()
+            if data:
+                log.append(data)
+        log.flush()
+        written[f"{topic}-{part}"] = [first, log.log_end_offset]
+    if manifest.get("sink") is not None and manifest.get("batch_id") is not None:
+        sinks = os.path.join(root, SINKS)
+        os.makedirs(sinks, mode=_io.DIR_MODE, exist_ok=True)
+        _io.fs.write_atomic(os.path.join(sinks, f"{manifest['sink']}.json"),
+                            json.dumps({"last_batch_id": manifest["batch_id"]}).encode())
+    return {"skipped": False, "written": written}
+
+
+def _last_batch(root: str, sink: str) -> int:
+    path = os.path.join(root, SINKS, f"{sink}.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return int(json.load(f)["last_batch_id"])
+    except FileNotFoundError:
+        return -1
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KvlogError(f"cannot read sink state {path}: {exc}") from None
+
+
+def recover(root: str) -> int:
+    """Roll forward every manifest a crashed commit left; drop staging of jobs that never committed."""
+    staging = os.path.join(root, STAGING)
+    if not os.path.isdir(staging):
+        return 0
+    done = 0
+    for job in sorted(os.listdir(staging)):
+        path = os.path.join(staging, job, MANIFEST)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+        with LogManager(root) as mgr:
+            _apply(mgr, root, manifest)
+        shutil.rmtree(os.path.join(staging, job), ignore_errors=True)
+        done += 1
+    return done
+
+
+def abort(root: str, job: str) -> None:
+    """Forget a job's staged files (a failed or cancelled write); nothing of it was visible."""
+    jd = job_dir(root, job)
+    if os.path.exists(os.path.join(jd, MANIFEST)):
+        return  # the commit already started: it must be rolled forward, not dropped
+    shutil.rmtree(jd, ignore_errors=True)

@@ -1,0 +1,173 @@
+"""Compaction and retention over many partitions as Spark jobs: one task per partition log, dirtiest first.
+
+The work is a private data source whose input partitions are log directories, ordered so that Spark
+schedules the dirtiest logs first; each task opens its own log (taking that log's lock, so a writer or a
+second job on the same log gets a typed error in the statistics instead of a corrupted log) and runs the
+same :class:`kvlog.LogCleaner` / retention code as a single process. Both are idempotent: a retried or
+duplicated task finds less or nothing to do. The returned DataFrame holds the collected per-partition
+statistics, so looking at it twice does not clean twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Iterator, Sequence
+
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType, StructField, StructType
+
+from kvlog.cleaner import LogCleaner
+from kvlog.config import LogConfig
+from kvlog.errors import KvlogError
+from kvlog.log import Log
+from kvlog.manager import LogManager
+from kvlog.spark import _plan
+
+STATS_SCHEMA = StructType([
+    StructField("topic", StringType()),
+    StructField("partition", IntegerType()),
+    StructField("action", StringType()),
+    StructField("dirty_ratio", DoubleType()),
+    StructField("segments_before", IntegerType()),
+    StructField("segments_after", IntegerType()),
+    StructField("bytes_before", LongType()),
+    StructField("bytes_after", LongType()),
+    StructField("records_read", LongType()),
+    StructField("records_retained", LongType()),
+    StructField("log_start_offset", LongType()),
+    StructField("log_end_offset", LongType()),
+    StructField("elapsed_ms", LongType()),
+    StructField("error", StringType()),
+])
+_FIELDS = STATS_SCHEMA.fieldNames()
+
+
+def _configs(root: str, tps: Sequence[tuple[str, int]]) -> dict[str, dict[str, str]]:
+    """Each topic's effective properties (kvlog-topics.json over the defaults), read once on the driver."""
+    topics = sorted({t for t, _ in tps})
+    with LogManager(root, read_only=True) as mgr:
+        known = mgr.topics()
+        return {t: (mgr.topic_config(t) if t in known else LogConfig()).to_properties() for t in topics}
+
+
+def _plan_work(options: dict[str, str]) -> list[InputPartition]:
+    root = options["path"]
+    action = options["action"]
+    wanted = json.loads(options.get("topics", "null"))
+    found = _plan.discover([root])
+    tps = sorted(tp for tp in found if wanted is None or tp[0] in wanted)
+    configs = _configs(root, tps)
+    cleaner = LogCleaner()
+    work = []
+    for tp in tps:
+        props = configs[tp[0]]
+        cfg = LogConfig.from_properties(props)
+        if action == "compact" and not cfg.compact and options.get("force") != "true":
+            continue
+        ratio = 0.0
+        try:
+            log = Log.open(found[tp], cfg, read_only=True)
+            try:
+                ratio = cleaner.dirty_ratio(log) if action == "compact" else float(log.size_in_bytes)
+            finally:
+                log.close()
+        except KvlogError:
+            ratio = float("inf")  # let the task report what is wrong with it
+        work.append((ratio, tp, found[tp], props))
+    work.sort(key=lambda w: (-w[0], w[1]))
+    return [InputPartition((tp, path, props)) for _, tp, path, props in work]
+
+
+def _run(options: dict[str, str], item: tuple[tuple[str, int], str, dict[str, str]]) -> dict[str, Any]:
+    (topic, partition), path, props = item
+    cfg = LogConfig.from_properties(props)
+    if options.get("force") == "true":
+        cfg = LogConfig.from_properties({**props, "cleanup.policy": "compact"})
+    now = int(options["now_ms"]) if options.get("now_ms") else None
+    row: dict[str, Any] = {k: None for k in _FIELDS}
+    row.update(topic=topic, partition=partition, action=options["action"])
+    t0 = time.perf_counter()
+    try:
+        log = Log.open(path, cfg)
+        try:
+            row.update(segments_before=len(log.segments), bytes_before=log.size_in_bytes)
+            if options["action"] == "compact":
+                cleaner = LogCleaner(int(options.get("dedupe_buffer_size", 128 << 20)))
+                row["dirty_ratio"] = cleaner.dirty_ratio(log)
+                stats = cleaner.clean(log, now, full=options.get("full") == "true")
+                row.update(records_read=stats.records_read, records_retained=stats.records_retained)
+            else:
+                deleted = log.delete_old_segments(now)
+                row.update(records_read=0, records_retained=0, dirty_ratio=None)
+                row["action"] = f"retention ({deleted} segments deleted)"
+            log.flush()
+            row.update(segments_after=len(log.segments), bytes_after=log.size_in_bytes,
+                       log_start_offset=log.log_start_offset, log_end_offset=log.log_end_offset)
+        finally:
+            log.close()
+    except (KvlogError, OSError) as exc:  # one bad partition must not stop the others (KAFKA-7215)
+        row["error"] = f"{type(exc).__name__}: {exc}"
+    row["elapsed_ms"] = int((time.perf_counter() - t0) * 1000)
+    return row
+
+
+class _MaintenanceReader(DataSourceReader):
+    def __init__(self, options: dict[str, str]):
+        self.options = dict(options)
+
+    def partitions(self) -> list[InputPartition]:
+        return _plan_work(self.options)
+
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        if partition.value is None:
+            return
+        row = _run(self.options, partition.value)
+        yield tuple(row[k] for k in _FIELDS)
+
+
+class KvlogMaintenanceSource(DataSource):
+    """Internal: ``format("kvlog_maintenance")`` runs one maintenance task per partition log."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "kvlog_maintenance"
+
+    def schema(self) -> StructType:
+        return STATS_SCHEMA
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return _MaintenanceReader(self.options)
+
+
+def _submit(spark: Any, root: str | os.PathLike[str], action: str, topics: Sequence[str] | None,
+            options: dict[str, str]) -> Any:
+    path = os.path.abspath(os.fspath(root))
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"no data directory at {path}")
+    spark.dataSource.register(KvlogMaintenanceSource)
+    reader = spark.read.format("kvlog_maintenance").option("action", action)
+    reader = reader.option("topics", json.dumps(list(topics) if topics is not None else None))
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    rows = reader.load(path).collect()
+    return spark.createDataFrame(rows, STATS_SCHEMA)
+
+
+def compact(spark: Any, root: str | os.PathLike[str], *, topics: Sequence[str] | None = None, full: bool = False,
+            now_ms: int | None = None, dedupe_buffer_size: int = 128 << 20, force: bool = False) -> Any:
+    """Run the cleaner on every compacted partition log under ``root`` as Spark tasks, dirtiest first.
+
+    ``force`` cleans logs whose topic is not configured ``cleanup.policy=compact`` too. Returns a
+    DataFrame of per-partition statistics (``error`` says why a partition could not be cleaned).
+    """
+    return _submit(spark, root, "compact", topics, {
+        "full": str(bool(full)).lower(), "force": str(bool(force)).lower(),
+        "now_ms": "" if now_ms is None else str(int(now_ms)), "dedupe_buffer_size": str(int(dedupe_buffer_size))})
+
+
+def enforce_retention(spark: Any, root: str | os.PathLike[str], *, topics: Sequence[str] | None = None,
+                      now_ms: int | None = None) -> Any:
+    """Apply each topic's ``retention.ms`` / ``retention.bytes`` to every partition log as Spark tasks."""
+    return _submit(spark, root, "retention", topics, {"now_ms": "" if now_ms is None else str(int(now_ms))})
