@@ -45,3 +45,41 @@ def kraft_segment(tmp_path):
     dst = tmp_path / src.name
     dst.write_bytes(src.read_bytes())
     return dst
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] SparkSession for every Spark test in this worker (UI off, workers on this Python)."""
+    import shutil
+    import sys
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.fail("the Spark tests need Java 17+ on PATH or JAVA_HOME")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ["TZ"] = "UTC"
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("kvlog-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "1g")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.python.worker.faulthandler.enabled", "true")
+        .config("spark.sql.execution.pyspark.udf.faulthandler.enabled", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    import kvlog.spark
+
+    kvlog.spark.register(session)
+    yield session
+    session.stop()
