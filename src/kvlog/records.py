@@ -286,8 +286,10 @@ class RecordBatch:
         self._inner: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
+        codec = self.attributes & 7
+        name = Compression(codec).kafka_name if codec <= Compression.ZSTD else f"unknown({codec})"
         return (f"RecordBatch(magic={self.magic}, offsets={self._h['base_offset']}..{self.last_offset}, "
-                f"compression={self.compression.kafka_name}, size={self.size_in_bytes}, "
+                f"compression={name}, size={self.size_in_bytes}, "
                 f"position={self.position})")
 
     # header fields
@@ -339,7 +341,12 @@ class RecordBatch:
 
     @property
     def compression(self) -> Compression:
-        return Compression(self.attributes & 7)
+        """The codec; ``UnsupportedCodecError`` for ids 5-7, which Kafka refuses too."""
+        codec = self.attributes & 7
+        if codec > Compression.ZSTD:
+            raise UnsupportedCodecError(f"unknown compression codec id {codec}", position=self.position,
+                                        offsets=(self._h["base_offset"], self.last_offset))
+        return Compression(codec)
 
     @property
     def timestamp_type(self) -> TimestampType:
