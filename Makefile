@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build wheel test test-inplace test-slow test-debug demo bench compare clean distclean
+.PHONY: all venv build wheel test test-inplace test-slow test-debug test-aarch64 demo bench compare clean distclean
 
 all: build
 
@@ -75,6 +75,11 @@ test-debug: $(VENV)/.installed
 	$(PY) -m pytest -n $(JOBS) -q $(PYTEST_ARGS)
 	$(PY) setup.py -q build_ext --inplace -j $(JOBS) --force
 
+# The C kernels cross-compiled for aarch64 and run under qemu-user (installs the tools with apt-get when
+# missing; skips with a message where apt-get is unavailable). See tools/test_aarch64.sh.
+test-aarch64:
+	tools/test_aarch64.sh build-aarch64
+
 demo: build
 	$(PY) -m kvlog.demo
 
@@ -86,7 +91,7 @@ bench: build
 	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && ../$(PY) -m asv run --python=same --quick --show-stderr
 
 clean:
-	rm -rf build build-debug $(WHEEL_BUILD) $(WHEELHOUSE) src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html
+	rm -rf build build-debug build-aarch64 $(WHEEL_BUILD) $(WHEELHOUSE) src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html
 
 distclean: clean
 	rm -rf $(VENV) $(WHEEL_VENV) .hypothesis .pytest_cache

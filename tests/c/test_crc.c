@@ -4,7 +4,9 @@
  *   cc -O2 -std=c99 -Wall -Wextra -Isrc/kvlog/_core/include \
  *      src/kvlog/_core/csrc/cpu.c src/kvlog/_core/csrc/crc32.c src/kvlog/_core/csrc/crc32c.c \
  *      tests/c/test_crc.c -o test_crc && ./test_crc [seed]
- * Exit status is 0 only if every check passed.
+ * `make test-aarch64` cross-compiles it for aarch64 and runs it under qemu-aarch64, once with the CRC
+ * instructions and once with tests/c/hwcap_none.c hiding them (KVLOG_TEST_EXPECT_KERNEL names the kernel the
+ * dispatcher must pick). Exit status is 0 only if every check passed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +326,17 @@ int main(int argc, char **argv)
     test_large();
 
     free(buf);
+    /* `make test-aarch64` runs this twice under qemu: with the CPU's CRC instructions and with them hidden,
+     * and says which kernel the dispatcher must have picked each time. */
+    {
+        const char *want = getenv("KVLOG_TEST_EXPECT_KERNEL");
+        if (want)
+            for (ai = 0; ai < 2; ai++)
+                if (strcmp(algos[ai].kernel(), want) != 0) {
+                    failures++;
+                    printf("FAIL %s: active kernel %s, expected %s\n", algos[ai].name, algos[ai].kernel(), want);
+                }
+    }
     printf("%lu checks, %lu failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -3,7 +3,8 @@
  * Build and run (from the repository root), e.g.:
  *   cc -O1 -g -std=c99 -Wall -Wextra -fsanitize=address,undefined -fno-sanitize-recover=all \
  *      -Isrc/kvlog/_core/include src/kvlog/_core/csrc/md5.c tests/c/test_md5.c -o test_md5 && ./test_md5 [seed]
- * Cross-checks for aarch64 work the same way with aarch64-linux-gnu-gcc -static and qemu-aarch64.
+ * `make test-aarch64` cross-compiles it for aarch64 (NEON and, with -DKVLOG_MD5_NO_SIMD, scalar only) and
+ * runs it under qemu-aarch64.
  * Checks: the RFC 1321 §A.5 test suite, the one-million-'a' vector, and that every entry point (one-shot,
  * incremental with random splits, binary-column batches with 32- and 64-bit offsets, and every multi-message
  * variant this CPU runs) agrees with the one-shot digest on every length 0..300 and on random inputs. Every message lives in its own exactly
@@ -225,6 +226,11 @@ int main(int argc, char **argv)
             if (variants_run[v])
                 printf(" %s", kvlog_md5_variant_name(v));
         printf("\n");
+    }
+    {
+        const char *want = getenv("KVLOG_TEST_EXPECT_KERNEL");   /* set by `make test-aarch64` */
+        CHECK(!want || strcmp(kvlog_md5_kernel(), want) == 0, "active kernel %s, expected %s", kvlog_md5_kernel(),
+              want);
     }
     printf("%s: %lu checks, %lu failures (kernel %s)\n", failures ? "FAILED" : "ok", checks, failures,
            kvlog_md5_kernel());
