@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build wheel test test-inplace test-slow test-debug test-aarch64 demo bench compare clean distclean
+.PHONY: all venv build wheel test test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke compare clean distclean
 
 all: build
 
@@ -89,6 +89,11 @@ compare: build
 # asv against the current build (history over commits: later, `make bench-history`)
 bench: build
 	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && ../$(PY) -m asv run --python=same --quick --show-stderr
+
+# Every benchmark once against the current build, nothing recorded (CI's asv smoke run).
+bench-smoke: build
+	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && \
+		../$(PY) -m asv run --python=same --quick --dry-run --show-stderr
 
 clean:
 	rm -rf build build-debug build-aarch64 $(WHEEL_BUILD) $(WHEELHOUSE) src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html
