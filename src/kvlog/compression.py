@@ -144,7 +144,7 @@ def compress(codec: Compression | int, data: bytes, magic: int = 2, level: int |
         return b"".join(parts)
     if codec == Compression.LZ4:
         # Kafka's frame: independent 64 KiB blocks, no checksums, no content size (FLG 0x60, BD 0x40).
-        out = lz4.frame.compress(
+        out: bytes = lz4.frame.compress(
             data,
             compression_level=0 if level in (None, 9) else level,
             block_size=lz4.frame.BLOCKSIZE_MAX64KB,

@@ -100,6 +100,7 @@ def log_tour() -> None:
           f"({n / dt / 1e6:.2f} M rec/s incl. encoding), offsets {log.log_start_offset}..{log.log_end_offset}")
     target = clock[0] - 5_400_000
     hit = log.offset_for_timestamp(target)
+    assert hit is not None, "the demo log has records after T-90min"
     print(f"first record at or after T-90min: offset {hit.offset} (timestamp {hit.timestamp})")
     deleted = log.delete_old_segments()
     print(f"retention.ms=1h removed {deleted} segments by record time; log now starts at {log.log_start_offset}")
