@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -24,7 +25,7 @@ import pyarrow.compute as pc
 
 from kvlog import _io
 from kvlog._core.partitioner import partition_many
-from kvlog.errors import ConfigError, KvlogError
+from kvlog.errors import ConfigError, KvlogError, LogLockedError
 from kvlog.manager import LogManager, validate_topic_name
 from kvlog.records import encode_arrays, now_ms
 
@@ -217,6 +218,23 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
 
 
 # ------------------------------------------------------------------------------------------ commit
+LOCK_TIMEOUT_S = 120.0
+
+
+def _manager(root: str, timeout: float = LOCK_TIMEOUT_S) -> LogManager:
+    """The data directory opened for writing, waiting while another commit (or writer) holds it."""
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        try:
+            return LogManager(root)
+        except LogLockedError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
 def job_dir(root: str, job: str) -> str:
     return os.path.join(root, STAGING, job)
 
@@ -225,8 +243,8 @@ def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, ba
     """Make the staged files visible: manifest first, then the appends, then clean up."""
     root = p.root
     os.makedirs(os.path.join(root, STAGING), mode=_io.DIR_MODE, exist_ok=True)
-    recover(root)
-    with LogManager(root) as mgr:
+    with _manager(root) as mgr:
+        _roll_forward(mgr, root)
         if sink is not None and batch_id is not None and batch_id <= _last_batch(root, sink):
             shutil.rmtree(job_dir(root, p.job), ignore_errors=True)
             return {"skipped": True, "batch_id": batch_id}
@@ -257,7 +275,7 @@ def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, ba
         os.makedirs(jd, mode=_io.DIR_MODE, exist_ok=True)
         _io.fs.write_atomic(os.path.join(jd, MANIFEST), json.dumps(manifest).encode())
         result = _apply(mgr, root, manifest)
-    shutil.rmtree(jd, ignore_errors=True)
+        shutil.rmtree(jd, ignore_errors=True)  # under the lock: a concurrent commit must not replay it
     return result
 
 
@@ -307,19 +325,23 @@ def _last_batch(root: str, sink: str) -> int:
 
 
 def recover(root: str) -> int:
-    """Roll forward every manifest a crashed commit left; drop staging of jobs that never committed."""
-    staging = os.path.join(root, STAGING)
-    if not os.path.isdir(staging):
+    """Roll forward every manifest a crashed commit left (the next commit does this too)."""
+    if not os.path.isdir(os.path.join(root, STAGING)):
         return 0
+    with _manager(root) as mgr:
+        return _roll_forward(mgr, root)
+
+
+def _roll_forward(mgr: LogManager, root: str) -> int:
+    staging = os.path.join(root, STAGING)
     done = 0
-    for job in sorted(os.listdir(staging)):
+    for job in sorted(os.listdir(staging)) if os.path.isdir(staging) else ():
         path = os.path.join(staging, job, MANIFEST)
         if not os.path.exists(path):
             continue
         with open(path, encoding="utf-8") as f:
             manifest = json.load(f)
-        with LogManager(root) as mgr:
-            _apply(mgr, root, manifest)
+        _apply(mgr, root, manifest)
         shutil.rmtree(os.path.join(staging, job), ignore_errors=True)
         done += 1
     return done
