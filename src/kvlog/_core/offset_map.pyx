@@ -917,7 +917,6 @@ def md5_many(key_data, key_offsets, variant=None):
     cdef _Batch b
     cdef Py_ssize_t n
     cdef int v = -1, rc = 0
-    cdef const int64_t[::1] o64
     koff = np.ascontiguousarray(key_offsets)
     n = koff.shape[0] - 1 if koff.ndim == 1 else 0
     if variant is not None:

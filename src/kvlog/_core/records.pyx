@@ -8,7 +8,7 @@ at a compressed batch (``ST_INNER``) and the Python layer feeds the decompressed
 
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_CheckExact, PyByteArray_GET_SIZE
+from cpython.bytearray cimport PyByteArray_CheckExact
 from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdio cimport snprintf
 from libc.stdlib cimport free, malloc, realloc
@@ -1298,7 +1298,7 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
         plan.append((i, j, batch_bytes))
         i = j
     total = 0
-    for (i, j, batch_bytes) in plan:
+    for (i, j, batch_bytes) in plan:  # no-cython-lint (unpacking a plan tuple)
         total += batch_bytes
     if compression == 0:
         out = PyBytes_FromStringAndSize(NULL, total)
