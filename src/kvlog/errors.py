@@ -20,6 +20,13 @@ __all__ = [
     "LogLockedError",
     "LogIOError",
     "ConfigError",
+    "InvalidRecordError",
+    "ProducerStateError",
+    "OutOfOrderSequenceError",
+    "InvalidProducerEpochError",
+    "InvalidTxnStateError",
+    "TransactionCoordinatorFencedError",
+    "CorruptSnapshotError",
 ]
 
 
@@ -110,3 +117,43 @@ class LogIOError(KvlogError, OSError):
 
 class ConfigError(KvlogError, ValueError):
     """An invalid configuration name or value."""
+
+
+class InvalidRecordError(KvlogError, ValueError):
+    """A batch that is well formed but not allowed here (Kafka's InvalidRecordException), e.g. a
+    producer id without a sequence number."""
+
+
+class ProducerStateError(KvlogError, ValueError):
+    """An append that the producer state refuses (sequence, epoch or transaction rules).
+
+    ``producer_id`` names the producer; ``offset`` is where the refused batch would have gone.
+    """
+
+    def __init__(self, message: str, *, producer_id: int = -1, offset: int = -1) -> None:
+        self.producer_id = producer_id
+        self.offset = offset
+        super().__init__(message)
+
+
+class OutOfOrderSequenceError(ProducerStateError):
+    """A batch whose first sequence does not follow the producer's last one (Kafka's
+    OutOfOrderSequenceException): a gap, or a retry too old to be recognised as a duplicate."""
+
+
+class InvalidProducerEpochError(ProducerStateError):
+    """A batch or marker from an older epoch than the producer's current one: a fenced zombie
+    (Kafka's InvalidProducerEpochException, what the log raises since 2.7)."""
+
+
+class InvalidTxnStateError(ProducerStateError):
+    """A non-transactional batch from a producer with an open transaction (InvalidTxnStateException)."""
+
+
+class TransactionCoordinatorFencedError(ProducerStateError):
+    """A COMMIT/ABORT marker from an older coordinator epoch than one already seen
+    (TransactionCoordinatorFencedException)."""
+
+
+class CorruptSnapshotError(KvlogError, ValueError):
+    """A producer-state ``.snapshot`` file with a bad version, CRC or layout."""

@@ -15,6 +15,7 @@ import bisect
 import fcntl
 import os
 import random
+import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -26,8 +27,10 @@ from kvlog import _files, _io, checkpoint
 from kvlog._core import records as _k
 from kvlog.config import LogConfig
 from kvlog.errors import (
+    ConfigError,
     CorruptRecordError,
     InvalidOffsetError,
+    InvalidRecordError,
     InvalidTimestampError,
     KvlogError,
     LogIOError,
@@ -36,6 +39,7 @@ from kvlog.errors import (
 )
 from kvlog.records import (
     Compression,
+    ControlRecordType,
     MemoryRecords,
     Record,
     TimestampType,
@@ -45,15 +49,39 @@ from kvlog.records import (
     now_ms,
     record_schema,
 )
+from kvlog.producer_state import (
+    CLIENT,
+    COORDINATOR,
+    REPLICATION,
+    BatchMetadata,
+    CompletedTxn,
+    ProducerAppendInfo,
+    ProducerStateEntry,
+    ProducerStateManager,
+    increment_sequence,
+)
 from kvlog.segment import LogSegment
+from kvlog.txn_index import ENTRY_DTYPE, AbortedTxn, committed_ranges, entries_array
 
-__all__ = ["Log", "AppendInfo", "OffsetAndTimestamp", "LATEST", "EARLIEST", "MAX_TIMESTAMP"]
+__all__ = ["Log", "AppendInfo", "OffsetAndTimestamp", "LATEST", "EARLIEST", "MAX_TIMESTAMP",
+           "READ_UNCOMMITTED", "READ_COMMITTED"]
 
 LATEST = -1
 EARLIEST = -2
 MAX_TIMESTAMP = -3
 INT32_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
+READ_UNCOMMITTED = "read_uncommitted"
+READ_COMMITTED = "read_committed"
+
+
+def read_committed(isolation_level: str) -> bool:
+    """True for ``"read_committed"``, False for ``"read_uncommitted"`` (Kafka's isolation.level names)."""
+    if isolation_level == READ_COMMITTED:
+        return True
+    if isolation_level == READ_UNCOMMITTED:
+        return False
+    raise ConfigError(f"isolation_level must be 'read_uncommitted' or 'read_committed', not {isolation_level!r}")
 
 
 class AppendInfo(NamedTuple):
@@ -66,6 +94,9 @@ class AppendInfo(NamedTuple):
     log_append_time: int
     record_count: int
     valid_bytes: int
+    duplicate: bool = False
+    """True when the batch was a producer's retry of one already in the log: nothing was written and
+    the offsets are those of the original."""
 
 
 class OffsetAndTimestamp(NamedTuple):
@@ -111,6 +142,7 @@ class Log:
     _last_flush_ms: int
     _rng: random.Random
     _failed: OSError | None
+    _producer_state: ProducerStateManager
     quarantined: list[str]
     """Segment files set aside by recovery (after a torn segment) in this open, for inspection."""
 
@@ -194,6 +226,9 @@ class Log:
         names = sorted(os.listdir(self.dir))
         if not self.read_only:
             names = self._resolve_temporary_files(names)
+            for n in names:  # an interrupted snapshot write (the snapshot itself is replaced atomically)
+                if n.endswith(_files.SNAPSHOT + ".tmp") and _files.is_offset_name(n):
+                    _io.fs.unlink(os.path.join(self.dir, n))
         logs = [n for n in names if n.endswith(_files.LOG) and _files.is_offset_name(n)]
         if not self.read_only:
             have = {_files.offset_from_name(n) for n in logs}
@@ -233,12 +268,20 @@ class Log:
             self.log_start_offset = max(log_start, self._segments[0].base_offset if self._segments else 0)
             self._next_offset = self._segments[-1].read_next_offset() if self._segments else self.log_start_offset
             self.recovery_point = self._next_offset
+            self._load_producer_state(None)
             return
         # recover from the segment holding the recovery point to the end (and any with bad indexes)
+        txn_from: int | None = None  # transaction indexes from here on are rebuilt from the log
         if self._segments:
             start_idx = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
             for i, seg in enumerate(list(self._segments)):
+                if i < start_idx and seg.base_offset not in needs_recovery and seg.txn_index.exists():
+                    try:
+                        seg.txn_index.sanity_check()
+                    except KvlogError:
+                        txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
                 if i >= start_idx or seg.base_offset in needs_recovery:
+                    txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
                     truncated = seg.recover()
                     if truncated > 0 and i >= start_idx:
                         # After a torn region the later segments cannot be part of this log (Kafka
@@ -268,6 +311,146 @@ class Log:
         active = self._segments[-1]
         active.offset_index.resize(self.config.segment_index_bytes)
         active.time_index.resize(self.config.segment_index_bytes)
+        self._load_producer_state(txn_from)
+
+    # ------------------------------------------------------------------------------ producer state
+    def _load_producer_state(self, txn_from: int | None) -> None:
+        """Latest snapshot at or below the log end (and below ``txn_from``), then the batches after it.
+
+        Snapshots past the log end are stale (a cut tail, a truncation) and are deleted. Replaying
+        from offset S also rebuilds every transaction-index entry from S on; an index that already
+        holds exactly those entries is not rewritten.
+        """
+        psm = self._producer_state = ProducerStateManager(self.dir, read_only=self.read_only)
+        leo = self._next_offset
+        if not self.read_only and psm.delete_snapshots(lambda o: o <= leo):
+            _io.fs.fsync_dir(self.dir)
+        limit = leo if txn_from is None else min(leo, txn_from)
+        start = psm.load_latest_snapshot(limit, self.log_start_offset)
+        self._replay_producer_state(start, leo)
+
+    def _replay_producer_state(self, start: int, end: int) -> None:
+        psm = self._producer_state
+        rebuild = not self.read_only
+        first = self._segment_for(start)
+        for seg in self._segments[first:]:
+            if seg.base_offset >= end:
+                break
+            found: list[AbortedTxn] = []
+            pos = seg.offset_index.lookup(start).position if start > seg.base_offset else 0
+            for headers in seg.iter_headers(pos):
+                rows = np.nonzero((headers["producer_id"] >= 0) & (headers["magic"] == 2)
+                                  & (headers["last_offset"] >= start))[0]
+                for i in rows:
+                    h = headers[i]
+                    infos, done, _ = self._analyze_producers(headers[i : i + 1], None, REPLICATION, seg)
+                    for info in infos.values():
+                        psm.update(info)
+                    for txn in done:
+                        if txn.is_aborted:
+                            found.append(AbortedTxn(txn.producer_id, txn.first_offset, txn.last_offset,
+                                                    psm.last_stable_offset_for(txn)))
+                        psm.complete_txn(txn)
+                    psm.update_map_end_offset(int(h["last_offset"]) + 1)
+            if rebuild:
+                seg.txn_index.replace_from(start, found)
+        psm.update_map_end_offset(end)
+
+    def _analyze_producers(self, headers: np.ndarray, data: Any, origin: str, seg: LogSegment | None = None
+                           ) -> tuple[dict[int, ProducerAppendInfo], list[CompletedTxn], BatchMetadata | None]:
+        """Validate the producer batches of an append against the producer state (Kafka's
+        analyzeAndValidateProducerState). Returns the new per-producer states, the transactions the
+        append's markers complete, and the original of a retried batch (then nothing is written).
+
+        ``data`` holds the batches at ``headers["position"]``; without it they are read from ``seg``.
+        """
+        psm = self._producer_state
+        infos: dict[int, ProducerAppendInfo] = {}
+        done: list[CompletedTxn] = []
+        rows = np.nonzero((headers["producer_id"] >= 0) & (headers["magic"] == 2))[0]
+        for i in rows:
+            h = headers[i]
+            pid, epoch = int(h["producer_id"]), int(h["producer_epoch"])
+            base, last = int(h["base_offset"]), int(h["last_offset"])
+            first_seq = int(h["base_sequence"])
+            last_seq = -1 if first_seq < 0 else increment_sequence(first_seq, last - base)
+            control = bool(int(h["attributes"]) & 0x20)
+            if origin == CLIENT and not control:
+                entry = psm.last_entry(pid)
+                dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
+                if dup is not None:
+                    return infos, done, dup
+            info = infos.get(pid)
+            if info is None:
+                info = infos[pid] = psm.prepare_update(pid, origin)
+            if control:
+                if int(h["record_count"]) == 0:
+                    continue  # an emptied marker: its transaction is gone from the log
+                pos, size = int(h["position"]), int(h["size"])
+                raw = bytes(data[pos : pos + size]) if data is not None else seg.pread(pos, size)  # type: ignore[union-attr]
+                marker = next(MemoryRecords(raw).records(check_crc=False, include_control=True), None)
+                if marker is None or marker.coordinator_epoch is None:
+                    continue  # not a COMMIT/ABORT marker
+                txn = info.append_end_txn_marker(
+                    marker.control_type == ControlRecordType.ABORT, marker.coordinator_epoch, epoch, base,
+                    marker.timestamp if marker.timestamp is not None else -1)
+                if txn is not None:
+                    done.append(txn)
+            else:
+                info.append_data_batch(epoch, first_seq, last_seq, int(h["max_timestamp"]), base, last,
+                                       bool(int(h["attributes"]) & 0x10))
+        return infos, done, None
+
+    def _commit_producers(self, infos: dict[int, ProducerAppendInfo], done: list[CompletedTxn]) -> None:
+        """After a successful write: the new producer states, and the aborted transactions into the
+        transaction index of the segment holding their markers (the active one)."""
+        psm = self._producer_state
+        for info in infos.values():
+            psm.update(info)
+        for txn in done:
+            self._segments[-1].update_txn_index(txn, psm.last_stable_offset_for(txn))
+            psm.complete_txn(txn)
+        psm.update_map_end_offset(self._next_offset)
+
+    @property
+    def last_stable_offset(self) -> int:
+        """The first offset of the oldest open transaction, or the high watermark when none is open.
+
+        read_committed readers see nothing at or after it: the outcome of what lies there is unknown.
+        """
+        fuo = self._producer_state.first_unstable_offset()
+        hw = self.high_watermark
+        return hw if fuo is None or fuo >= hw else fuo
+
+    @property
+    def producer_state(self) -> ProducerStateManager:
+        """Every producer id's state (``producers``), open transactions (``ongoing``) and snapshots."""
+        return self._producer_state
+
+    def producer_entry(self, producer_id: int) -> ProducerStateEntry | None:
+        """The state of one producer (epoch, last five batches, open transaction), or None."""
+        return self._producer_state.last_entry(producer_id)
+
+    def last_records_of_active_producers(self) -> dict[int, tuple[int, int]]:
+        """``{producer_id: (last data offset or -1, epoch)}``: the batches compaction must keep."""
+        return {pid: (e.last_data_offset, e.producer_epoch) for pid, e in self._producer_state.producers.items()}
+
+    def aborted_transactions(self, start_offset: int, upper_bound: int) -> list[AbortedTxn]:
+        """Aborted transactions overlapping ``[start_offset, upper_bound)`` from the transaction
+        indexes (Kafka's collectAbortedTransactions: what a read_committed fetch needs)."""
+        e = self._aborted_array(start_offset, upper_bound)
+        return [AbortedTxn(int(r["producer_id"]), int(r["first_offset"]), int(r["last_offset"]),
+                           int(r["last_stable_offset"]), int(r["version"])) for r in e]
+
+    def _aborted_array(self, start: int, upper: int) -> np.ndarray:
+        parts = []
+        for seg in self._segments[self._segment_for(start):]:
+            hit, complete = seg.txn_index.collect(start, upper)
+            if len(hit):
+                parts.append(hit)
+            if complete:
+                break
+        return np.concatenate(parts) if parts else np.empty(0, ENTRY_DTYPE)
 
     def _load_read_only(self, clean_shutdown: bool) -> None:
         """A reader's open, beside a writer that may be swapping or deleting segments right now.
@@ -426,6 +609,10 @@ class Log:
         *,
         compression: Compression | str | int | None = None,
         assign_offsets: bool = True,
+        producer_id: int = -1,
+        producer_epoch: int = -1,
+        base_sequence: int = -1,
+        is_transactional: bool = False,
     ) -> AppendInfo:
         """Validate and store a set of batches (or Records, encoded here) as one append.
 
@@ -434,9 +621,17 @@ class Log:
         are refused, the topic's timestamp type and limits apply. Replica semantics
         (``assign_offsets=False``): batches keep their offsets (which must be ≥ the log end offset
         and increasing) and their format, so a log can be copied exactly.
+
+        Idempotent and transactional producers: Records are encoded with ``producer_id``,
+        ``producer_epoch``, ``base_sequence`` and ``is_transactional`` (pre-encoded batches carry
+        their own). A leader append checks them as a broker does: a sequence that does not follow
+        the producer's last one raises ``OutOfOrderSequenceError``, an older epoch
+        ``InvalidProducerEpochError``, and a retry of one of the producer's last five batches writes
+        nothing and returns the original offsets (``AppendInfo.duplicate``).
         """
         self._check_open(writing=True)
         cfg = self.config
+        producer_fields = producer_id != -1 or producer_epoch != -1 or base_sequence != -1 or is_transactional
         if isinstance(records, MemoryRecords):
             data: Any = records.buffer
         elif isinstance(records, (bytes, bytearray, memoryview)):
@@ -450,7 +645,12 @@ class Log:
                 raise ValueError("nothing to append")
             now = self._time()
             recs = [r if r.timestamp is not None else r._replace(timestamp=now) for r in recs]
-            data = encode_batch(recs, compression=codec)
+            data = encode_batch(recs, compression=codec, producer_id=producer_id, producer_epoch=producer_epoch,
+                                base_sequence=base_sequence, is_transactional=is_transactional)
+            producer_fields = False
+        if producer_fields:
+            raise ValueError("producer_id/producer_epoch/base_sequence/is_transactional apply to Records; "
+                             "encoded batches carry their own")
         headers = MemoryRecords(data).batch_headers(check_crc=True)
         total = int(headers["size"].sum()) if len(headers) else 0
         if not len(headers):
@@ -470,13 +670,19 @@ class Log:
             return self._append_as_leader(data, headers, compression)
         return self._append_as_replica(data, headers)
 
-    def _append_as_leader(self, data: Any, headers: np.ndarray, compression: Any) -> AppendInfo:
+    def _append_as_leader(self, data: Any, headers: np.ndarray, compression: Any, origin: str = CLIENT) -> AppendInfo:
         cfg = self.config
         if (headers["magic"] < 2).any():
             data = convert(MemoryRecords(data), 2)
             headers = MemoryRecords(data).batch_headers(check_crc=True)
-        if (headers["attributes"] & 0x20).any():
-            raise InvalidOffsetError("clients may not append control batches; use assign_offsets=False to copy them")
+        if origin == CLIENT and (headers["attributes"] & 0x20).any():
+            raise InvalidOffsetError("clients may not append control batches; use end_transaction(), or "
+                                     "assign_offsets=False to copy them")
+        pids = headers["producer_id"]
+        if origin == CLIENT and ((pids >= 0) & (headers["base_sequence"] < 0)).any():
+            raise InvalidRecordError("a batch with a producer id must carry a base sequence")
+        if (((headers["attributes"] & 0x10) != 0) & ((pids < 0) | (headers["producer_epoch"] < 0))).any():
+            raise InvalidRecordError("a transactional batch must carry a producer id and epoch")
         counts = headers["record_count"].astype(np.int64)
         deltas = headers["last_offset"] - headers["base_offset"]
         bad = (counts <= 0) | (deltas + 1 != counts)
@@ -508,8 +714,15 @@ class Log:
         if lat >= 0:
             headers["max_timestamp"] = lat
             headers["attributes"] |= 0x08
+        infos, done, dup = self._analyze_producers(headers, buf, origin)
+        if dup is not None:
+            return AppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, dup.last_offset,
+                              dup.timestamp if lat >= 0 else -1, dup.offset_delta + 1, 0, duplicate=True)
+        if lat >= 0:
             self._last_log_append_time = lat
-        return self._store(buf, headers, first, nxt - 1, lat)
+        info = self._store(buf, headers, first, nxt - 1, lat)
+        self._commit_producers(infos, done)
+        return info
 
     def _append_as_replica(self, data: Any, headers: np.ndarray) -> AppendInfo:
         firsts = np.where(headers["base_offset"] >= 0, headers["base_offset"], headers["last_offset"])
@@ -521,7 +734,32 @@ class Log:
             raise InvalidOffsetError("batch offsets must increase within an append")
         if (lasts < firsts).any():
             raise InvalidOffsetError("a batch's last offset is below its base offset")
-        return self._store(data, headers, int(firsts[0]), int(lasts[-1]), -1)
+        infos, done, _ = self._analyze_producers(headers, data, REPLICATION)
+        info = self._store(data, headers, int(firsts[0]), int(lasts[-1]), -1)
+        self._commit_producers(infos, done)
+        return info
+
+    @_io_guard
+    def end_transaction(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int = 0, *,
+                        timestamp: int | None = None) -> AppendInfo:
+        """Write a COMMIT or ABORT marker for the producer's open transaction (what a transaction
+        coordinator sends). An abort is recorded in the transaction index; either way the last
+        stable offset moves past the transaction.
+
+        The marker's epoch must not be older than the producer's (``InvalidProducerEpochError``) and
+        its coordinator epoch not older than the last marker's (``TransactionCoordinatorFencedError``).
+        A marker for a producer without an open transaction is written and changes nothing else.
+        """
+        self._check_open(writing=True)
+        if producer_id < 0 or producer_epoch < 0:
+            raise InvalidRecordError("a transaction marker needs a producer id and epoch")
+        ts = self._time() if timestamp is None else int(timestamp)
+        marker = Record(struct.pack(">hh", 0, int(ControlRecordType.COMMIT if commit else ControlRecordType.ABORT)),
+                        struct.pack(">hi", 0, coordinator_epoch), ts)
+        data = encode_batch([marker], producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=-1,
+                            is_transactional=True, is_control=True)
+        return self._append_as_leader(data, MemoryRecords(data).batch_headers(check_crc=True), "producer",
+                                      origin=COORDINATOR)
 
     def _validate_timestamps(self, data: Any, headers: np.ndarray, now: int) -> None:
         before = self.config.effective_timestamp_before_max_ms
@@ -554,6 +792,7 @@ class Log:
         rel["position"] -= rel["position"][0]
         seg.append(data, rel, flush=cfg.fsync_per_append)
         self._next_offset = last + 1
+        self._producer_state.update_map_end_offset(self._next_offset)
         count = int(np.where(headers["record_count"] >= 0, headers["record_count"], 0).sum())
         if cfg.fsync_per_append:
             self.recovery_point = self._next_offset
@@ -593,6 +832,9 @@ class Log:
         self._add_segment(seg)
         _io.fs.fsync_dir(self.dir)
         self.recovery_point = max(self.recovery_point, old.base_offset)
+        # Kafka's roll snapshot: named after the new segment, so recovering it starts from there
+        self._producer_state.update_map_end_offset(new_base)
+        self._producer_state.take_snapshot()
         return seg
 
     # ---------------------------------------------------------------------------------------- read
@@ -745,6 +987,21 @@ class Log:
         self.recovery_point = upto
         self._last_flush_ms = self._time()
         self._write_recovery_point()
+        self._delete_old_snapshots()
+
+    def _delete_old_snapshots(self) -> None:
+        """After a recovery-point checkpoint: keep snapshots from the segment before the recovery
+        point and from the last two segments on (Kafka's deleteSnapshotsAfterRecoveryPointCheckpoint)."""
+        def lower_base(offset: int) -> int | None:
+            i = bisect.bisect_left(self._bases, offset) - 1
+            return self._bases[i] if i >= 0 else None
+
+        active = self._bases[-1]
+        two = lower_base(active)
+        rp = lower_base(self.recovery_point)
+        keep_from = min(rp if rp is not None else self.recovery_point, two if two is not None else active)
+        if self._producer_state.delete_snapshots(lambda o: o >= keep_from):
+            _io.fs.fsync_dir(self.dir)
 
     def _write_recovery_point(self) -> None:
         self._checkpoints.write(self.topic, self.partition, recovery_point=self.recovery_point,
@@ -811,6 +1068,8 @@ class Log:
         self._write_recovery_point()
         for seg in doomed:
             seg.delete()
+        gone = {seg.base_offset for seg in doomed}  # their snapshots go with them (Kafka)
+        self._producer_state.delete_snapshots(lambda o: o not in gone)
         _io.fs.fsync_dir(self.dir)
         return len(doomed)
 
@@ -846,8 +1105,14 @@ class Log:
             seg.delete()
         active = self._segments[-1]
         active.truncate_to(offset)
-        _io.fs.fsync_dir(self.dir)
         self._next_offset = active.read_next_offset()
+        # producer state: snapshots past the new end are stale; reload from the latest one before it
+        leo = self._next_offset
+        psm = self._producer_state
+        psm.delete_snapshots(lambda o: o <= leo)
+        _io.fs.fsync_dir(self.dir)
+        if psm.last_map_offset != leo:
+            self._replay_producer_state(psm.load_latest_snapshot(leo, self.log_start_offset), leo)
         self.log_start_offset = min(self.log_start_offset, offset)
         self.recovery_point = min(self.recovery_point, self._next_offset)
         self._write_recovery_point()
@@ -862,6 +1127,7 @@ class Log:
         self._bases.clear()
         for seg in old:
             seg.delete()
+        self._producer_state.truncate_fully_and_start_at(new_offset)
         self._add_segment(self._new_segment(new_offset))
         _io.fs.fsync_dir(self.dir)
         self._next_offset = new_offset
@@ -873,7 +1139,7 @@ class Log:
     def new_cleaned_segment(self, base_offset: int) -> LogSegment:
         """A fresh ``.cleaned`` segment for the cleaner (not part of the log until ``replace_segments``)."""
         self._check_open(writing=True)
-        for suffix in (_files.LOG, _files.INDEX, _files.TIME_INDEX):
+        for suffix in (_files.LOG, _files.INDEX, _files.TIME_INDEX, _files.TXN_INDEX):
             stale = _files.segment_path(self.dir, base_offset, suffix + _files.CLEANED)
             if os.path.exists(stale):
                 _io.fs.unlink(stale)
@@ -924,6 +1190,9 @@ class Log:
                     _io.fs.unlink(path)
                 except FileNotFoundError:
                     pass
+        # snapshots named after segments that no longer start one (Kafka deletes them with those)
+        gone = {s.base_offset for s in old} - {s.base_offset for s in new}
+        self._producer_state.delete_snapshots(lambda o: o not in gone)
         _io.fs.fsync_dir(self.dir)
 
     # ------------------------------------------------------------------------------------- close
@@ -935,6 +1204,8 @@ class Log:
             if not self.read_only:
                 self.flush()
                 self._write_recovery_point()
+                self._producer_state.update_map_end_offset(self._next_offset)
+                self._producer_state.take_snapshot()  # Kafka's close snapshot, at the log end
             for seg in self._segments:
                 seg.close()
         finally:

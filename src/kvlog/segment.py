@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -18,6 +18,10 @@ from kvlog._core import records as _k
 from kvlog.errors import CorruptRecordError, InvalidOffsetError, KvlogError
 from kvlog.index import OffsetIndex, TimeIndex, TimestampOffset
 from kvlog.records import MemoryRecords
+from kvlog.txn_index import AbortedTxn, TransactionIndex
+
+if TYPE_CHECKING:
+    from kvlog.producer_state import CompletedTxn
 
 __all__ = ["LogSegment", "BatchPosition", "READ_CHUNK"]
 
@@ -78,6 +82,9 @@ class LogSegment:
         if not open_indexes:
             self.offset_index = None  # type: ignore[assignment]
             self.time_index = None  # type: ignore[assignment]
+        # the transaction index file exists only once an aborted transaction is recorded (as Kafka's)
+        self.txn_index = TransactionIndex(_files.segment_path(directory, base_offset, _files.TXN_INDEX + suffix),
+                                          base_offset, writable=not read_only)
         self._bytes_since_last_index_entry = 0
         self._max_ts: TimestampOffset | None = None  # lazily loaded (max timestamp, shallow offset)
         self._rolling_ts: int | None = None
@@ -393,6 +400,7 @@ class LogSegment:
         found = self.translate_offset(offset)
         self.offset_index.truncate_to(offset)
         self.time_index.truncate_to(offset)
+        self.txn_index.truncate_to(offset)
         self.offset_index.resize(self.max_index_size)
         self.time_index.resize(self.max_index_size)
         if found is None:
@@ -433,6 +441,7 @@ class LogSegment:
         _io.fs.fsync(self._fd)
         self.offset_index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def close(self) -> None:
         """Finish the files as a roll does (final time-index entry, trimmed), then close them."""
@@ -462,7 +471,17 @@ class LogSegment:
         self._fd = -1
 
     def paths(self) -> list[str]:
-        return [self.log_path, self.offset_index.path, self.time_index.path]
+        """The segment's files (the transaction index only when it exists)."""
+        out = [self.log_path, self.offset_index.path, self.time_index.path]
+        if self.txn_index.exists():
+            out.append(self.txn_index.path)
+        return out
+
+    def update_txn_index(self, done: "CompletedTxn", last_stable_offset: int) -> None:
+        """Record an aborted transaction whose marker is in this segment (commits need no entry)."""
+        if done.is_aborted:
+            self.txn_index.append(AbortedTxn(done.producer_id, done.first_offset, done.last_offset,
+                                             last_stable_offset))
 
     def change_suffix(self, old: str, new: str) -> None:
         """Rename the segment's files from suffix ``old`` to ``new`` (e.g. '' → '.deleted')."""
@@ -476,6 +495,8 @@ class LogSegment:
             path = idx.path
             target = path[: len(path) - len(old)] + new if old else path + new
             idx.rename_to(target)
+        path = self.txn_index.path
+        self.txn_index.rename_to(path[: len(path) - len(old)] + new if old else path + new)
         self.suffix = new
 
     def delete(self) -> None:
