@@ -248,3 +248,16 @@ def test_hostile_codec_field(name, codec, magic, payload, expected):
     with pytest.raises(expected) as exc:
         MemoryRecords(b"" + buf, max_decompressed_bytes=1 << 20).to_arrow()
     assert exc.value.position == 0
+
+
+def test_recovery_of_a_short_tail_with_a_negative_size_ends():
+    """Found by the segment_recovery target: a 17-byte tail declaring size -1 made ``iter_headers`` loop
+    forever (the scan calls it partial, and a longer read could never show more)."""
+    tail = (REGRESSIONS[0].parent / "segment_recovery-17-byte-tail-size-minus-1-hang").read_bytes()
+    code = ("import os, sys, tempfile; from kvlog.log import Log\n"
+            "d = os.path.join(tempfile.mkdtemp(), 't-0'); os.makedirs(d)\n"
+            "open(os.path.join(d, '00000000000000000000.log'), 'wb').write(sys.stdin.buffer.read())\n"
+            "log = Log.open(d); print(log.log_end_offset, log.active_segment.size_in_bytes); log.close()\n")
+    r = subprocess.run([sys.executable, "-c", code], input=tail, capture_output=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == [b"0", b"0"]  # the tail is cut, as Kafka treats < 18 bytes as the end

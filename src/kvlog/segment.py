@@ -203,8 +203,8 @@ class LogSegment:
             if status == _k.PARTIAL:
                 if count == 0:
                     need = self._entry_size_at(pos + nxt)
-                    if need is None or pos + nxt + need > end:
-                        return  # a truly incomplete tail
+                    if need is None or pos + nxt + need > end or need <= len(data):
+                        return  # a truly incomplete tail (a longer read would show no more)
                     chunk = max(chunk, need)
                 pos += nxt
                 continue
