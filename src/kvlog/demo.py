@@ -1,8 +1,10 @@
-"""``make demo``: a tour of kvlog's record layer on generated data.
+"""``make demo`` / ``kvlog demo``: a tour of the record layer and the partition log, then the Spark pipeline.
 
-Writes the same records in every Kafka format kvlog supports (magic v0/v1/v2 × codecs), reads them
+The tour writes the same records in every Kafka format kvlog supports (magic v0/v1/v2 × codecs), reads them
 back through the C kernels, checks them, converts between formats and shows the Arrow table that the
-Spark source builds on. Everything it prints is measured in this run.
+Spark source builds on. The pipeline (:mod:`kvlog.spark.demo`, needs ``kvlog[spark]``) runs two racing
+producers, timestamp search and both compaction strategies on an embedded local Spark. Everything printed
+is measured in this run.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def _rate(n: int, seconds: float) -> str:
     return f"{n / seconds / 1e6:6.1f} M rec/s"
 
 
-def main() -> None:
+def tour() -> None:
     info = build_info()
     print(f"kvlog {kvlog.__version__}: CRC-32 kernel {info['crc32']}, CRC-32C kernel {info['crc32c']} "
           f"({info['mode']} build)\n")
@@ -125,5 +127,20 @@ def _has_pandas() -> bool:
     return True
 
 
+def main(argv: list[str] | None = None) -> int:
+    tour()
+    print("\n--- the Spark pipeline ---")
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        print("PySpark is not installed: pip install 'kvlog[spark]' (and Java 17+) for the Spark pipeline")
+        return 0
+    from kvlog.spark import demo as spark_demo
+
+    return spark_demo.main([] if argv is None else argv)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

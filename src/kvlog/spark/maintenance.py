@@ -64,7 +64,9 @@ def _plan_work(options: dict[str, str]) -> list[InputPartition]:
     for tp in tps:
         props = configs[tp[0]]
         cfg = LogConfig.from_properties(props)
-        if action == "compact" and not cfg.compact and options.get("force") != "true":
+        overrides = json.loads(options.get("overrides") or "{}")
+        if action == "compact" and not LogConfig.from_properties({**props, **overrides}).compact \
+                and options.get("force") != "true":
             continue
         ratio = 0.0
         try:
@@ -82,9 +84,10 @@ def _plan_work(options: dict[str, str]) -> list[InputPartition]:
 
 def _run(options: dict[str, str], item: tuple[tuple[str, int], str, dict[str, str]]) -> dict[str, Any]:
     (topic, partition), path, props = item
-    cfg = LogConfig.from_properties(props)
+    props = {**props, **json.loads(options.get("overrides") or "{}")}
     if options.get("force") == "true":
-        cfg = LogConfig.from_properties({**props, "cleanup.policy": "compact"})
+        props["cleanup.policy"] = "compact"
+    cfg = LogConfig.from_properties(props)
     now = int(options["now_ms"]) if options.get("now_ms") else None
     row: dict[str, Any] = {k: None for k in _FIELDS}
     row.update(topic=topic, partition=partition, action=options["action"])
@@ -156,13 +159,19 @@ def _submit(spark: Any, root: str | os.PathLike[str], action: str, topics: Seque
 
 
 def compact(spark: Any, root: str | os.PathLike[str], *, topics: Sequence[str] | None = None, full: bool = False,
-            now_ms: int | None = None, dedupe_buffer_size: int = 128 << 20, force: bool = False) -> Any:
+            now_ms: int | None = None, dedupe_buffer_size: int = 128 << 20, force: bool = False,
+            config_overrides: dict[str, str] | None = None) -> Any:
     """Run the cleaner on every compacted partition log under ``root`` as Spark tasks, dirtiest first.
 
-    ``force`` cleans logs whose topic is not configured ``cleanup.policy=compact`` too. Returns a
-    DataFrame of per-partition statistics (``error`` says why a partition could not be cleaned).
+    ``force`` cleans logs whose topic is not configured ``cleanup.policy=compact`` too;
+    ``config_overrides`` replaces topic properties for this run (e.g. ``{"compaction.strategy":
+    "timestamp"}``). Returns a DataFrame of per-partition statistics (``error`` says why a partition
+    could not be cleaned).
     """
+    if config_overrides:
+        LogConfig.from_properties({str(k): str(v) for k, v in config_overrides.items()})  # fail fast
     return _submit(spark, root, "compact", topics, {
+        "overrides": json.dumps({str(k): str(v) for k, v in (config_overrides or {}).items()}),
         "full": str(bool(full)).lower(), "force": str(bool(force)).lower(),
         "now_ms": "" if now_ms is None else str(int(now_ms)), "dedupe_buffer_size": str(int(dedupe_buffer_size))})
 
