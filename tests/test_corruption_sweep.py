@@ -12,6 +12,7 @@ import pytest
 import kvlog
 from kvlog import LogConfig, Record
 from kvlog.log import Log
+from tests.reliability_report import record
 
 T0 = 1_700_000_000_000
 FORMATS = [(2, "none"), (2, "gzip"), (2, "zstd"), (1, "none"), (1, "gzip"), (0, "none")]
@@ -69,6 +70,7 @@ def test_every_byte_damaged(tmp_path, magic, codec):
 def sweep(tmp_path, magic, codec, step):
     src, original, ends, _ = reference_segment(tmp_path, magic, codec)
     work = tmp_path / "work" / "t-0"
+    cases = 0
     for pos in range(0, len(original), step):
         for mode in ("xor", "zero", "ff"):
             if work.parent.exists():
@@ -82,6 +84,8 @@ def sweep(tmp_path, magic, codec, step):
             for idx in work.glob("*.index"):
                 idx.unlink()  # force a full recovery of the segment (the recovery point is its end)
             reopen_and_check(work, ends, pos, bytes(buf))
+            cases += 1
+    record("corrupt_bytes", cases=cases)
 
 
 @pytest.mark.parametrize("magic,codec", FORMATS)
@@ -97,6 +101,7 @@ def test_every_length_cut(tmp_path, magic, codec):
         log = Log.open(work, LogConfig(index_interval_bytes=64))
         assert log.active_segment.size_in_bytes == expected_prefix(ends, cut)
         log.close()
+    record("corrupt_cuts", cases=len(original))
 
 
 def test_index_and_checkpoint_damage(tmp_path):
@@ -125,3 +130,4 @@ def test_index_and_checkpoint_damage(tmp_path):
         for off in range(18):
             assert next(log.read(off).batches()).last_offset >= off, name
         log.close()
+    record("corrupt_index_checkpoint", cases=len(cases))

@@ -20,6 +20,7 @@ import kvlog
 from kvlog import LogConfig, Record, _io
 from kvlog.cli import main as cli_main
 from kvlog.log import Log
+from tests.reliability_report import record
 
 T0 = 1_700_000_000_000
 
@@ -252,15 +253,19 @@ def test_crash_at_every_operation(tmp_path):
     for k in range(1, n + 1):
         crashed, _ = run_with_crash(tmp_path, k)
         assert crashed
+    record("crash_points", operations=n, cases=n)
 
 
 @pytest.mark.parametrize("stride", [7])
 def test_crash_during_recovery(tmp_path, stride):
     """A crash while recovering from a crash: the second recovery still ends consistent."""
     n = total_operations(tmp_path)
+    cases = 0
     for k in range(3, n + 1, stride):
         for j in (1, 2, 3, 5, 8):
             run_with_crash(tmp_path, k, crash_recovery_at=j)
+            cases += 1
+    record("crash_in_recovery", cases=cases)
 
 
 # --------------------------------------------------------------------------------- power loss
@@ -390,6 +395,7 @@ def test_power_loss_at_every_operation(tmp_path, mode):
     n = total_operations(tmp_path)
     for k in range(1, n + 1):
         assert run_with_power_loss(tmp_path, k, mode)
+    record("power_loss", cases=n)
 
 
 # ------------------------------------------------------------------------------------- I/O faults
@@ -439,3 +445,4 @@ def test_io_faults_are_typed_and_fence_the_log(tmp_path, err):
         if os.path.isdir(path):
             check(path, model, clock)
     assert failures > 100
+    record("io_faults", cases=n, failures=failures)

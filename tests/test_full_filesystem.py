@@ -28,6 +28,7 @@ import pytest
 import kvlog
 from kvlog import Record
 from kvlog.log import Log
+from tests.reliability_report import record
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = "2m"
@@ -147,5 +148,6 @@ def test_fill_a_real_filesystem_until_enospc(small_tmpfs, variant):
     assert got["records"] == got["recovered_end"] and got["offsets_contiguous"] and got["wrong"] == [], got
     assert got["append_after_reopen"] == got["recovered_end"]
     assert got["verify_errors"] == []
+    record("full_filesystem", trials=1, acked=got["acked"], recovered=got["recovered_end"], lost=0)
     print(f"full-fs variant {variant}: ENOSPC in {got['failed_in']}, acked {got['acked']}, "
           f"attempted {got['attempted']}, recovered {got['recovered_end']}")

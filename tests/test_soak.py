@@ -4,6 +4,10 @@ Readers are threads and a separate process, each with its own read-only opens. E
 its own offset, so a reader checks on its own that it sees exactly what was written at each offset,
 CRC-checked. Readers must never crash, never see a wrong value, and never get an error other than a
 kvlog one.
+
+Resources are sampled all along from ``/proc/self/fd`` and ``/proc/self/maps``: descriptors and
+mappings of the log's files stay bounded while it runs and drop to zero once everything is closed
+(none left on deleted files), and the process's totals do not grow over the run.
 """
 
 import os
@@ -18,6 +22,7 @@ import kvlog
 from kvlog import LogConfig, Record
 from kvlog.cleaner import LogCleaner
 from kvlog.log import Log
+from tests.reliability_report import record
 
 T0 = 1_700_000_000_000
 CFG = dict(segment_bytes=2048, index_interval_bytes=128, cleanup_policy="compact,delete", retention_ms=10_000_000,
@@ -103,6 +108,42 @@ def reader(path, stop, errors, stats):
     stats["reads"] += reads
 
 
+def resources(path):
+    """``(fds, maps, fds on the log's files, maps of them, maps of deleted ones)`` for this process."""
+    fds = os.listdir("/proc/self/fd")
+    mine = 0
+    for fd in fds:
+        try:
+            mine += os.readlink(f"/proc/self/fd/{fd}").startswith(path)
+        except OSError:  # closed since listed
+            pass
+    with open("/proc/self/maps") as f:
+        maps = f.read().splitlines()
+    log_maps = [m for m in maps if path in m]
+    return len(fds), len(maps), mine, len(log_maps), sum(m.endswith("(deleted)") for m in log_maps)
+
+
+def sampler(path, stop, samples):
+    while not stop.wait(0.05):
+        samples.append(resources(path))
+
+
+def check_resources(path, samples, seconds):
+    """Bounded while running, zero of the log's own once closed, no growth from one half to the next."""
+    assert samples, "no resource samples"
+    fds, maps, log_fds, log_maps, deleted = zip(*samples)
+    assert max(log_fds) <= 64 and max(log_maps) <= 64, (max(log_fds), max(log_maps))
+    assert max(deleted) <= 8, f"{max(deleted)} mappings of deleted log files"
+    end = resources(path)
+    assert end[2:] == (0, 0, 0), f"left open after close: {end[2]} descriptors, {end[3]} mappings"
+    if seconds >= 30:  # long enough for a leak per roll or per read to show
+        half = len(samples) // 2
+        assert max(maps[half:]) <= max(maps[:half]) + 32, (max(maps[:half]), max(maps[half:]))
+        assert max(fds[half:]) <= max(fds[:half]) + 16, (max(fds[:half]), max(fds[half:]))
+    return {"max_fds": max(fds), "max_maps": max(maps), "max_log_fds": max(log_fds), "max_log_maps": max(log_maps),
+            "end_fds": end[0], "end_maps": end[1], "samples": len(samples)}
+
+
 def soak(tmp_path, seconds):
     path = str(tmp_path / "soak-0")
     Log.open(path, LogConfig(**CFG)).close()
@@ -112,22 +153,32 @@ def soak(tmp_path, seconds):
     fds_before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
     proc = subprocess.Popen([sys.executable, "-c", READER, path, str(seconds)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    samples: list[tuple[int, ...]] = []
+    sampling = threading.Event()
+    probe = threading.Thread(target=sampler, args=(path, sampling, samples))
     threads = [threading.Thread(target=writer, args=(path, stop, errors, stats))]
     threads += [threading.Thread(target=reader, args=(path, stop, errors, stats)) for _ in range(2)]
     for t in threads:
         t.start()
+    probe.start()
     time.sleep(seconds)
     stop.set()
     for t in threads:
         t.join(timeout=60)
         assert not t.is_alive(), "deadlock: a thread did not stop"
+    sampling.set()
+    probe.join()
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, out + err
     assert not errors, errors[:3]
     assert stats.get("appends", 0) > 10 and stats.get("reads", 0) > 2
-    assert int(out.split()[-1]) > 0
+    stats["process_reads"] = int(out.split()[-1])
+    assert stats["process_reads"] > 0
     if fds_before:
         assert len(os.listdir("/proc/self/fd")) <= fds_before + 2, "file descriptors leaked"
+    stats.update(check_resources(path, samples, seconds))
+    record("soak", seconds=seconds, **stats)
+    print(f"soak {seconds:.0f} s: {stats}")
     return stats
 
 
