@@ -80,6 +80,28 @@ test-debug: $(VENV)/.installed
 test-aarch64:
 	tools/test_aarch64.sh build-aarch64
 
+# Reliability sweeps at full size (slow marker, slow hypothesis profile) and the long soak; prints the
+# counts the README quotes. SOAK_SECONDS lengthens the soak (default 120).
+SOAK_SECONDS ?= 120
+RELIABILITY_TESTS := tests/test_crash_points.py tests/test_crash_kill.py tests/test_corruption_sweep.py \
+	tests/test_soak.py tests/test_full_filesystem.py tests/test_containment.py tests/test_cleaner.py \
+	tests/test_fuzz_mutations.py tests/test_fuzz_regressions.py tests/test_records_corrupt.py tests/test_records_diff.py
+soak: build
+	mkdir -p build/soak && rm -f build/soak/report.jsonl
+	KVLOG_RELIABILITY_REPORT=$(CURDIR)/build/soak/report.jsonl KVLOG_HYPOTHESIS_PROFILE=slow \
+	KVLOG_SOAK_SECONDS=$(SOAK_SECONDS) $(PY) -m pytest -n $(JOBS) -q -m "slow or not slow" \
+	  --junitxml=build/soak/junit.xml $(PYTEST_ARGS) $(RELIABILITY_TESTS); status=$$?; \
+	$(PY) -m tests.reliability_report build/soak/report.jsonl build/soak/junit.xml; exit $$status
+
+# Fuzz every decoder entry point with atheris/libFuzzer against an ASan+UBSan build kept in build/asan
+# (the in-place .so files are untouched). Needs clang. FUZZ_SECONDS per target; FUZZ_TARGETS to pick.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: $(VENV)/.installed
+	$(PIP) install -q atheris
+	fuzz/build_asan.sh $(PY)
+	$(PY) -m fuzz.run --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 demo: build
 	$(PY) -m kvlog.demo
 
