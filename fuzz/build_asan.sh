@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${1:-.venv/bin/python}
+command -v clang >/dev/null || { echo "the sanitized build needs clang (Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 OUT=build/asan
 mkdir -p "$OUT/src"
 # tar keeps mtimes, so only changed .pyx/.c files are regenerated and recompiled.

@@ -13,6 +13,7 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 ENV = "KVLOG_RELIABILITY_REPORT"
@@ -32,16 +33,16 @@ def record(family: str, **counts: Any) -> None:
 
 def summarize(report: str, junit: str | None = None) -> dict[str, dict[str, Any]]:
     totals: dict[str, dict[str, Any]] = defaultdict(lambda: defaultdict(int))
-    with open(report) as f:
-        for line in f:
-            entry = json.loads(line)
-            fam = totals[entry.pop("family")]
-            entry.pop("test", None)
-            fam["runs"] += 1
-            for key, value in entry.items():
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    continue
-                fam[key] = max(fam[key], value) if key.startswith("max_") else fam[key] + value
+    lines = Path(report).read_text().splitlines() if os.path.exists(report) else []
+    for line in lines:
+        entry = json.loads(line)
+        fam = totals[entry.pop("family")]
+        entry.pop("test", None)
+        fam["runs"] += 1
+        for key, value in entry.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            fam[key] = max(fam[key], value) if key.startswith("max_") else fam[key] + value
     if junit:
         root = ET.parse(junit).getroot()
         cases = list(root.iter("testcase"))

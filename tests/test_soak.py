@@ -188,4 +188,4 @@ def test_soak_short(tmp_path):
 
 @pytest.mark.slow
 def test_soak_long(tmp_path):
-    soak(tmp_path, 120.0)
+    soak(tmp_path, float(os.environ.get("KVLOG_SOAK_SECONDS", "120")))
