@@ -61,7 +61,7 @@ from kvlog.producer_state import (
     increment_sequence,
 )
 from kvlog.segment import LogSegment
-from kvlog.txn_index import ENTRY_DTYPE, AbortedTxn, committed_ranges, entries_array
+from kvlog.txn_index import ENTRY_DTYPE, AbortedTxn, aborted_batch_mask, entries_array
 
 __all__ = ["Log", "AppendInfo", "OffsetAndTimestamp", "LATEST", "EARLIEST", "MAX_TIMESTAMP",
            "READ_UNCOMMITTED", "READ_COMMITTED"]
@@ -839,14 +839,40 @@ class Log:
 
     # ---------------------------------------------------------------------------------------- read
     def read(self, offset: int, max_bytes: int = 1 << 20, *, max_offset: int | None = None,
-             min_one_batch: bool = True) -> MemoryRecords:
-        """Whole batches from the one holding ``offset``, up to ``max_bytes`` (at least one batch)."""
+             min_one_batch: bool = True, isolation_level: str = READ_UNCOMMITTED) -> MemoryRecords:
+        """Whole batches from the one holding ``offset``, up to ``max_bytes`` (at least one batch).
+
+        ``isolation_level="read_committed"`` (a Kafka fetch at that level): nothing at or past the
+        last stable offset, and the batches of aborted transactions left out. Control batches stay,
+        so the offsets a caller continues from still advance past markers; their records are never
+        decoded by ``records()``/``to_arrow()``.
+        """
         self._check_open()
+        committed = read_committed(isolation_level)
         if offset < self.log_start_offset or offset > self._next_offset:
             raise OffsetOutOfRangeError(
                 f"offset {offset} is outside {self.log_start_offset}..{self._next_offset} of {self.dir}",
                 log_start_offset=self.log_start_offset, log_end_offset=self._next_offset)
         upper = self._next_offset if max_offset is None else min(max_offset, self._next_offset)
+        if committed:
+            upper = min(upper, self.last_stable_offset)
+            got = self._read(offset, max_bytes, upper, min_one_batch)
+            if not len(got):
+                return got
+            headers = got.batch_headers(check_crc=False)
+            aborted = self._aborted_array(offset, int(headers["last_offset"][-1]) + 1)
+            attrs = headers["attributes"].astype(np.int64)
+            marker = (headers["magic"] == 2) & ((attrs & 0x20) != 0)
+            keep = ~aborted_batch_mask(headers["producer_id"], headers["base_offset"], headers["attributes"],
+                                       entries_array(aborted), headers["magic"]) | marker
+            if keep.all():
+                return got
+            view = got.buffer
+            return MemoryRecords(b"".join(bytes(view[int(h["position"]) : int(h["position"]) + int(h["size"])])
+                                          for h in headers[keep]))
+        return self._read(offset, max_bytes, upper, min_one_batch)
+
+    def _read(self, offset: int, max_bytes: int, upper: int, min_one_batch: bool) -> MemoryRecords:
         if offset >= upper:
             return MemoryRecords(b"")
         i = self._segment_for(offset)
@@ -907,25 +933,44 @@ class Log:
                 pos += len(data)
 
     def records(self, start_offset: int | None = None, end_offset: int | None = None, *,
-                include_control: bool = False) -> Iterator[Record]:
-        """Records with ``start_offset ≤ offset < end_offset`` (default: the whole log)."""
+                include_control: bool = False, isolation_level: str = READ_UNCOMMITTED) -> Iterator[Record]:
+        """Records with ``start_offset ≤ offset < end_offset`` (default: the whole log).
+
+        ``isolation_level="read_committed"``: only up to the last stable offset, without the records
+        of aborted transactions and without control records.
+        """
         self._check_open()
         start, end = self._bounds(start_offset, end_offset)
+        committed = read_committed(isolation_level)
+        extra: dict[str, Any] = {"include_control": include_control}
+        if committed:
+            end = min(end, self.last_stable_offset)
+            extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": self._aborted_array(start, end)}
         for data in self._chunks(start, end, 4 << 20):
-            for rec in MemoryRecords(data).records(include_control=include_control):
+            for rec in MemoryRecords(data).records(**extra):
                 if rec.offset >= end:
                     return
                 if rec.offset >= start:
                     yield rec
 
     def to_arrow(self, start_offset: int | None = None, end_offset: int | None = None, *,
-                 include_headers: bool = True, check_crc: bool = True) -> pa.Table:
-        """Records with ``start_offset ≤ offset < end_offset`` as an Arrow table (Kafka-source columns)."""
+                 include_headers: bool = True, check_crc: bool = True,
+                 isolation_level: str = READ_UNCOMMITTED) -> pa.Table:
+        """Records with ``start_offset ≤ offset < end_offset`` as an Arrow table (Kafka-source columns).
+
+        ``isolation_level="read_committed"`` (Kafka's consumer setting): the table stops at the last
+        stable offset and leaves out aborted transactions (from the transaction indexes) and control
+        records; the choice is made per batch on header columns, so it costs little over a plain read.
+        """
         self._check_open()
         start, end = self._bounds(start_offset, end_offset)
+        extra: dict[str, Any] = {}
+        if read_committed(isolation_level):
+            end = min(end, self.last_stable_offset)
+            extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": self._aborted_array(start, end)}
         tables = []
         for data in self._chunks(start, end, 64 << 20):
-            t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc)
+            t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc, **extra)
             off = t.column("offset")
             if len(t) and (pc.min(off).as_py() < start or pc.max(off).as_py() >= end):
                 t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))

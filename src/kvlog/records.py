@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, Union
 
 import numpy as np
@@ -181,30 +181,35 @@ def _decode(
     include_control: bool,
     limit: int,
     include_values: bool = True,
+    ranges: Sequence[tuple[int, int]] | None = None,
 ) -> _Decoded:
+    """Decode ``[start, end)``, or with ``ranges`` each of those byte ranges into the same chunks
+    (how read_committed skips aborted batches without a copy or a chunk per range)."""
     dec = _k.Decoder(include_headers, check_crc, include_control, include_values)
     chunks = []
-    pos = start
-    while True:
-        status, pos = dec.run(view, pos, end)
-        if status == _k.INNER:
-            hdr = dec.current
-            codec = hdr["attributes"] & 7
-            try:
-                data = decompress(codec, _inner_payload(view, hdr), hdr["magic"], limit)
-            except CorruptRecordError as exc:
-                if exc.position is None:
-                    raise type(exc)(exc.reason, position=pos,
-                                    offsets=(hdr["base_offset"], hdr["last_offset"])) from None
-                raise
-            if not dec.fits(len(data)):
+    pos, status = start, _k.END
+    for lo, hi in ranges if ranges is not None else ((start, end),):
+        pos = lo
+        while True:
+            status, pos = dec.run(view, pos, hi)
+            if status == _k.INNER:
+                hdr = dec.current
+                codec = hdr["attributes"] & 7
+                try:
+                    data = decompress(codec, _inner_payload(view, hdr), hdr["magic"], limit)
+                except CorruptRecordError as exc:
+                    if exc.position is None:
+                        raise type(exc)(exc.reason, position=pos,
+                                        offsets=(hdr["base_offset"], hdr["last_offset"])) from None
+                    raise
+                if not dec.fits(len(data)):
+                    chunks.append(dec.finish())
+                dec.inner(data)
+                pos += hdr["size"]
+            elif status == _k.FULL:
                 chunks.append(dec.finish())
-            dec.inner(data)
-            pos += hdr["size"]
-        elif status == _k.FULL:
-            chunks.append(dec.finish())
-        else:
-            break
+            else:
+                break
     chunks.append(dec.finish())
     return _Decoded(chunks, pos, status)
 
@@ -499,8 +504,21 @@ class MemoryRecords:
         for h in self._headers():
             yield RecordBatch(h, self._view, self._limit)
 
-    def records(self, *, check_crc: bool = True, include_control: bool = False) -> Iterator[Record]:
-        """Every record in order. Control records (transaction markers) are skipped unless asked for."""
+    def records(self, *, check_crc: bool = True, include_control: bool = False,
+                isolation_level: str = "read_uncommitted", aborted_transactions: Any = None) -> Iterator[Record]:
+        """Every record in order. Control records (transaction markers) are skipped unless asked for.
+
+        ``isolation_level="read_committed"`` drops the batches of ``aborted_transactions`` (see
+        ``to_arrow``) and every control record.
+        """
+        if _committed(isolation_level):
+            ranges = self._committed_ranges(aborted_transactions)
+            for i in range(0, len(ranges), 64):  # bounded memory: a group of ranges at a time
+                res = _decode(self._view, 0, 0, include_headers=True, check_crc=check_crc, include_control=False,
+                              limit=self._limit, ranges=ranges[i : i + 64])
+                for chunk in res.chunks:
+                    yield from _chunk_records(chunk)
+            return
         pos, end = 0, len(self._view)
         step = 4 << 20
         while pos < end:
@@ -539,17 +557,34 @@ class MemoryRecords:
         include_headers: bool = True,
         check_crc: bool = True,
         include_control: bool = False,
+        isolation_level: str = "read_uncommitted",
+        aborted_transactions: Any = None,
     ) -> pa.Table:
         """All records as an Arrow table with Spark's Kafka-source column names and types.
 
         Columns: ``key``, ``value`` (binary), ``offset`` (int64), ``timestamp`` (timestamp[us, UTC]),
         ``timestampType`` (int32) and, with ``include_headers``, ``headers``
         (list<struct<key: string, value: binary>>, null for a record without headers).
+
+        ``isolation_level="read_committed"`` with ``aborted_transactions`` (``kvlog.txn_index.AbortedTxn``
+        entries, ``(producer_id, first_offset, last_offset)`` tuples, or Kafka fetch-response
+        ``(producer_id, first_offset)`` pairs, which end at that producer's next marker) leaves out
+        the batches of those transactions and every control record, deciding per batch on header
+        columns and decoding only the kept byte ranges.
         """
+        ranges = None
+        if _committed(isolation_level):
+            ranges = self._committed_ranges(aborted_transactions)
+            include_control = False
         res = _decode(self._view, 0, len(self._view), include_headers=include_headers, check_crc=check_crc,
-                      include_control=include_control, limit=self._limit)
+                      include_control=include_control, limit=self._limit, ranges=ranges)
         batches = [_chunk_to_arrow(c, include_headers) for c in res.chunks if c["n"] or len(res.chunks) == 1]
         return pa.Table.from_batches(batches, schema=record_schema(include_headers))
+
+    def _committed_ranges(self, aborted: Any) -> list[tuple[int, int]]:
+        from kvlog.txn_index import committed_ranges, entries_array
+
+        return committed_ranges(_scan_headers(self._view), entries_array(aborted))
 
     def validate(self, *, deep: bool = True) -> None:
         """Raise ``CorruptRecordError`` unless every batch is intact.
@@ -586,6 +621,31 @@ class MemoryRecords:
 
     def __iter__(self) -> Iterator[Record]:
         return self.records()
+
+
+def _committed(isolation_level: str) -> bool:
+    if isolation_level == "read_committed":
+        return True
+    if isolation_level == "read_uncommitted":
+        return False
+    raise ConfigError(f"isolation_level must be 'read_uncommitted' or 'read_committed', not {isolation_level!r}")
+
+
+def _scan_headers(view: memoryview) -> np.ndarray:
+    """Batch headers without CRC work (the decoder checks the CRC of what it decodes)."""
+    parts = []
+    pos, end = 0, len(view)
+    cap = 4096
+    while True:
+        out = np.empty(cap, dtype=_k.BATCH_DTYPE)
+        count, pos, status, error = _k.scan(view, pos, end, out, False, False)
+        parts.append(out[:count])
+        if error is not None:
+            raise error
+        if status != _k.FULL:
+            break
+        cap = min(cap * 4, 1 << 20)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 # -------------------------------------------------------------------------------------------- encoding
