@@ -17,7 +17,7 @@ import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -64,7 +64,7 @@ class SinkPlan:
 KAFKA_SINK_COLUMNS = ("key", "value", "topic", "partition", "headers", "timestamp")
 
 
-def plan(root: str, options: dict[str, str], columns: Iterable[str], overwrite: bool, job: str | None = None) -> SinkPlan:
+def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrite: bool, job: str | None = None) -> SinkPlan:
     opts = {str(k).lower(): v for k, v in options.items()}
     cols = tuple(columns)
     if "value" not in cols:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType, StructField, StructType
@@ -117,7 +117,7 @@ def _run(options: dict[str, str], item: tuple[tuple[str, int], str, dict[str, st
 
 
 class _MaintenanceReader(DataSourceReader):
-    def __init__(self, options: dict[str, str]):
+    def __init__(self, options: Mapping[str, str]):
         self.options = dict(options)
 
     def partitions(self) -> list[InputPartition]:

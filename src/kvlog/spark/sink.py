@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Iterator, Mapping
 
 import pyarrow as pa
 from pyspark import TaskContext
@@ -31,7 +31,7 @@ class StagedCommitMessage(WriterCommitMessage):
     files: list[_staging.StagedFile] = field(default_factory=list)
 
 
-def _root(options: dict[str, str]) -> str:
+def _root(options: Mapping[str, str]) -> str:
     root = options.get("path")
     if not root:
         raise ConfigError("give the data directory to save()/start(), e.g. df.write.format('kvlog').save('/data')")
@@ -48,7 +48,7 @@ class KvlogBatchWriter(DataSourceArrowWriter):
     """Batch sink: ``mode("append")`` adds records; ``mode("overwrite")`` first empties the written topics
     (their log start offset moves to the old end, so offsets never go backwards)."""
 
-    def __init__(self, options: dict[str, str], schema: StructType, overwrite: bool):
+    def __init__(self, options: Mapping[str, str], schema: StructType, overwrite: bool):
         self.plan = _staging.plan(_root(options), options, schema.fieldNames(), overwrite)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedCommitMessage:
@@ -62,7 +62,7 @@ class KvlogBatchWriter(DataSourceArrowWriter):
         _staging.abort(self.plan.root, self.plan.job)
 
 
-class KvlogStreamWriter(_StreamBase):  # type: ignore[misc,valid-type]
+class KvlogStreamWriter(_StreamBase):
     """Streaming sink, exactly once per micro-batch id.
 
     Spark builds a new writer for every micro-batch and another for its commit, so nothing is shared
@@ -71,7 +71,7 @@ class KvlogStreamWriter(_StreamBase):  # type: ignore[misc,valid-type]
     kept under ``<root>/.kvlog-sinks``.
     """
 
-    def __init__(self, options: dict[str, str], schema: StructType, overwrite: bool):
+    def __init__(self, options: Mapping[str, str], schema: StructType, overwrite: bool):
         self.options = dict(options)
         opts = {str(k).lower(): v for k, v in self.options.items()}
         sink = opts.get("kvlog.sinkid") or opts.get("checkpointlocation")

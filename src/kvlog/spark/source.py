@@ -8,7 +8,7 @@ keep appending while Spark reads.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import pyarrow as pa
 from pyspark.sql.datasource import (
@@ -29,6 +29,7 @@ from pyspark.sql.types import (
 )
 
 from kvlog.spark import _plan
+from kvlog.errors import OffsetOutOfRangeError
 from kvlog.spark._plan import OffsetRange, ReadOptions
 
 try:  # admission control and availableNow arrived in pyspark 4.2
@@ -71,7 +72,7 @@ def _wants_headers(options: Any) -> bool:
 class KvlogBatchReader(DataSourceReader):
     """Plans one input partition per offset range; reads each range from a read-only open."""
 
-    def __init__(self, options: dict[str, str], include_headers: bool):
+    def __init__(self, options: Mapping[str, str], include_headers: bool):
         self.options = dict(options)
         self.include_headers = include_headers
         self.constraints = _Constraints()
@@ -107,7 +108,7 @@ class _Constraints:
         from pyspark.sql import datasource as ds
 
         col = f.attribute[0] if len(f.attribute) == 1 else None
-        value = getattr(f, "value", None)
+        value: Any = getattr(f, "value", None)
         if col == "topic":
             if isinstance(f, ds.EqualTo) and isinstance(value, str):
                 self.topics = {value} if self.topics is None else self.topics & {value}
@@ -204,7 +205,7 @@ def _from_json(data: dict[str, Any] | None) -> dict[tuple[str, int], int]:
 class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Tails partition logs: offsets are Kafka's ``{"topic": {"partition": next offset}}``."""
 
-    def __init__(self, options: dict[str, str], include_headers: bool):
+    def __init__(self, options: Mapping[str, str], include_headers: bool):
         self.options = dict(options)
         self.include_headers = include_headers
         self.opts = ReadOptions.parse(self.options, streaming=True)
@@ -287,7 +288,7 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             path = chosen.get(tp)
             if path is None:
                 if self.opts.fail_on_data_loss:
-                    raise _plan.OffsetOutOfRangeError(
+                    raise OffsetOutOfRangeError(
                         f"partition {tp[0]}-{tp[1]} disappeared (set failOnDataLoss=false to go on without it)")
                 continue
             log = _plan.open_read_only(path)
