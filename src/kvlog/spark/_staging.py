@@ -148,9 +148,9 @@ def _route(batch: pa.RecordBatch, p: SinkPlan, rr: list[int]) -> tuple[np.ndarra
         else:
             keyed[:] = False
         unkeyed = np.flatnonzero(todo & ~keyed)
-        for i in unkeyed:  # null keys: round-robin, as the sticky partitioner spreads them
-            t = topic_idx[i]
-            parts[i] = rr[0] % counts[t]
+        for row in unkeyed:  # null keys: round-robin, as the sticky partitioner spreads them
+            t = topic_idx[row]
+            parts[row] = rr[0] % counts[t]
             rr[0] += 1
     return topic_idx, parts, topics
 
@@ -168,7 +168,8 @@ def _timestamps_ms(batch: pa.RecordBatch) -> np.ndarray | None:
         return None
     else:
         raise ConfigError(f"column 'timestamp' must be a timestamp or a double, not {ts.type}")
-    return pc.fill_null(ms, now_ms()).to_numpy(zero_copy_only=False).astype(np.int64)
+    out: np.ndarray = pc.fill_null(ms, now_ms()).to_numpy(zero_copy_only=False).astype(np.int64)
+    return out
 
 
 def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str) -> list[StagedFile]:
@@ -190,6 +191,7 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
                 order = np.arange(batch.num_rows)
             bounds = [0, *cuts.tolist(), batch.num_rows]
             values = _binary_column(sorted_batch, "value")
+            assert values is not None  # plan() refuses a sink without a value column
             keys = _binary_column(sorted_batch, "key")
             headers = sorted_batch.column("headers") if "headers" in sorted_batch.schema.names else None
             stamps = _timestamps_ms(sorted_batch)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, cast
 
 import pyarrow as pa
 from pyspark import TaskContext
@@ -88,7 +88,7 @@ class KvlogStreamWriter(_StreamBase):
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedCommitMessage:
         ctx = TaskContext.get()
-        batch_id = int(ctx.getLocalProperty("streaming.sql.batchId")) if ctx is not None else 0
+        batch_id = int(cast(str, ctx.getLocalProperty("streaming.sql.batchId"))) if ctx is not None else 0
         plan = self._plan(batch_id)
         return StagedCommitMessage(_staging.stage_batches(plan, iterator, _task_dir(plan)))
 
