@@ -459,3 +459,13 @@ def test_distributed_retention(spark, tmp_path):
     with LogManager(root, read_only=True) as m:
         assert all(m.log("old", p).log_start_offset == s.log_start_offset
                    for p, s in sorted((s.partition, s) for s in stats))
+
+
+# -------------------------------------------------------------------------------------------- demo
+def test_demo_pipeline_shows_kip280(spark, tmp_path, capfd):
+    from kvlog.spark import demo
+
+    result = demo.run(str(tmp_path), keys=1500, rounds=2, spark=spark)
+    out = capfd.readouterr().out
+    assert result["stale_timestamp"] == 0 and result["stale_offset"] > 0
+    assert "matches groupBy" in out and "Report" in out

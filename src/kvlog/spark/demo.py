@@ -73,7 +73,8 @@ def _producer_round(rng: np.random.Generator, producer: str, rnd: int, keys: int
     })
 
 
-def run(workdir: str, keys: int = 25_000, rounds: int = 4, master: str = "local[*]") -> dict[str, Any]:
+def run(workdir: str, keys: int = 25_000, rounds: int = 4, master: str = "local[*]",
+        spark: Any = None) -> dict[str, Any]:
     import kvlog
     import kvlog.spark
     from kvlog import LogConfig, LogManager
@@ -82,7 +83,9 @@ def run(workdir: str, keys: int = 25_000, rounds: int = 4, master: str = "local[
     t_all = time.perf_counter()
     print(f"kvlog {kvlog.__version__} + Spark: the KIP-280 / KIP-33 pipeline in {workdir}\n")
     t = time.perf_counter()
-    spark = session(master)
+    own_session = spark is None
+    if own_session:
+        spark = session(master)
     kvlog.spark.register(spark)
     clock.step("start Spark", time.perf_counter() - t, f"{spark.version}, {spark.sparkContext.master}, UI off")
 
@@ -194,7 +197,8 @@ def run(workdir: str, keys: int = 25_000, rounds: int = 4, master: str = "local[
           f"({results['offset'] / len(intended):.1%}) keep a stale importer value")
     print(f"  timestamp strategy (KIP-280): {results['timestamp']:,} stale keys: every key keeps the "
           "newest event time, the producers' intended value")
-    spark.stop()
+    if own_session:
+        spark.stop()
     return {"elapsed_s": elapsed, "stale_offset": results["offset"], "stale_timestamp": results["timestamp"],
             "records": total, "steps": clock.rows}
 
