@@ -263,6 +263,39 @@ def _unlz4(data: memoryview, magic: int, limit: int) -> bytes:
     return bytes(out)
 
 
+_ZSTD_FRAME = 0xFD2FB528
+
+
+def _zstd_complete(data: memoryview) -> bool:
+    """Whether ``data`` is whole zstd frames, judged from frame and block headers only.
+
+    The streaming reader stops quietly at a cut frame; Kafka's reader (zstd-jni) refuses one.
+    """
+    n, pos = len(data), 0
+    while pos < n:
+        if n - pos < 8:  # no frame or skippable frame is this short
+            return False
+        magic = int.from_bytes(data[pos : pos + 4], "little")
+        if magic & 0xFFFFFFF0 == 0x184D2A50:  # skippable frame
+            pos += 8 + int.from_bytes(data[pos + 4 : pos + 8], "little")
+            continue
+        if magic != _ZSTD_FRAME:
+            return False
+        fhd = data[pos + 4]
+        single = (fhd >> 5) & 1
+        fcs = (0, 2, 4, 8)[fhd >> 6] or single  # a 1-byte size only in single-segment frames
+        pos += 5 + (1 - single) + (0, 1, 2, 4)[fhd & 3] + fcs
+        last = 0
+        while not last:
+            if pos + 3 > n:
+                return False
+            bh = int.from_bytes(data[pos : pos + 3], "little")
+            last, btype, bsize = bh & 1, (bh >> 1) & 3, bh >> 3
+            pos += 3 + (1 if btype == 1 else bsize)
+        pos += 4 * ((fhd >> 2) & 1)  # content checksum
+    return pos == n
+
+
 def _unzstd(data: memoryview, limit: int) -> bytes:
     out = bytearray()
     try:
@@ -276,6 +309,8 @@ def _unzstd(data: memoryview, limit: int) -> bytes:
                     raise _too_big(limit)
     except zstandard.ZstdError as exc:
         raise CorruptRecordError(f"invalid zstd stream: {exc}") from None
+    if not _zstd_complete(data):
+        raise CorruptRecordError("zstd stream ends inside a frame")
     return bytes(out)
 
 
