@@ -17,7 +17,7 @@ import os
 import random
 import struct
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, Concatenate, NamedTuple, ParamSpec, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -104,12 +104,15 @@ class OffsetAndTimestamp(NamedTuple):
     timestamp: int
 
 
-def _io_guard(method: Callable[..., Any]) -> Callable[..., Any]:
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _io_guard(method: Callable[Concatenate[Log, _P], _R]) -> Callable[Concatenate[Log, _P], _R]:
     """File-system failures during a change become ``LogIOError`` and fence the log until reopened."""
     import functools
 
-    @functools.wraps(method)
-    def guarded(self: "Log", *args: Any, **kwargs: Any) -> Any:
+    def guarded(self: Log, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return method(self, *args, **kwargs)
         except LogIOError:
@@ -118,6 +121,7 @@ def _io_guard(method: Callable[..., Any]) -> Callable[..., Any]:
             self._failed = exc
             raise LogIOError(f"{method.__name__} on log {self.dir} failed: {exc}") from exc
 
+    functools.update_wrapper(guarded, method)
     return guarded
 
 
@@ -804,7 +808,7 @@ class Log:
 
     # ---------------------------------------------------------------------------------------- roll
     def _maybe_roll(self, size: int, first: int, last: int, max_ts: int) -> LogSegment:
-        seg = self._segments[-1]
+        seg: LogSegment = self._segments[-1]
         cfg = self.config
         now = self._time()
         if (seg.size_in_bytes > cfg.segment_bytes - size

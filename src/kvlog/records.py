@@ -434,7 +434,7 @@ class RecordBatch:
 
 
 def _header_dict(row: np.void) -> dict[str, int]:
-    return {name: int(row[name]) for name in _k.BATCH_DTYPE.names}
+    return {name: int(row[name]) for name in _k.BATCH_DTYPE.names or ()}
 
 
 class MemoryRecords:
@@ -665,7 +665,7 @@ def _column(obj: Any, n: int, what: str) -> Any:
         else:
             raise TypeError(f"{what} must be a binary or string Arrow array, not {t}")
         validity, offsets_buf, data = obj.buffers()[:3]
-        offsets = np.frombuffer(offsets_buf, dtype=width)[obj.offset : obj.offset + len(obj) + 1]
+        offsets: np.ndarray = np.frombuffer(offsets_buf, dtype=width)[obj.offset : obj.offset + len(obj) + 1]
         offsets = offsets.astype(np.int64, copy=True)
         valid = None if obj.null_count == 0 else obj.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
         return _k.Column.from_buffers(data if data is not None else b"", offsets, valid)
@@ -717,7 +717,8 @@ def _headers(headers: Any, n: int) -> tuple[Any, Any, np.ndarray | None]:
         offs = headers.offsets.to_numpy().astype(np.int64)
         if headers.null_count and not (np.diff(offs)[~headers.is_valid().to_numpy(zero_copy_only=False)] == 0).all():
             counts = np.where(headers.is_valid().to_numpy(zero_copy_only=False), np.diff(offs), 0)
-            flat_idx = np.concatenate([np.arange(offs[i], offs[i] + counts[i]) for i in range(n)] or [[]])
+            flat_idx = np.concatenate([np.arange(offs[i], offs[i] + counts[i]) for i in range(n)]
+                                      or [np.empty(0, np.int64)])
             items = headers.values.take(pa.array(flat_idx.astype(np.int64)))
             offs = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         else:
@@ -827,9 +828,8 @@ def encode_arrays(
 
 
 def _iter_header_lists(headers: Any) -> Iterable[Any]:
-    if isinstance(headers, (pa.Array, pa.ChunkedArray)):
-        return headers.to_pylist()
-    return headers
+    lists: Iterable[Any] = headers.to_pylist() if isinstance(headers, (pa.Array, pa.ChunkedArray)) else headers
+    return lists
 
 
 def _has_headers(h: Any) -> bool:

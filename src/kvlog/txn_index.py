@@ -55,7 +55,7 @@ def entries_array(txns: Any) -> np.ndarray:
     """
     if isinstance(txns, np.ndarray) and txns.dtype.names and "first_offset" in txns.dtype.names:
         out = np.empty(len(txns), _NATIVE)
-        for name in _NATIVE.names:
+        for name in _NATIVE.names or ():
             out[name] = txns[name] if name in txns.dtype.names else -1
         return out
     rows = []
