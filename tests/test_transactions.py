@@ -259,3 +259,120 @@ def test_memory_records_read_committed_with_fetch_response_pairs():
     assert mr.to_arrow(isolation_level="read_committed").num_rows == 3
     assert mr.to_arrow().num_rows == 3 and mr.to_arrow(include_control=True).num_rows == 5
     assert isinstance(mr.to_arrow(isolation_level="read_committed", aborted_transactions=[(1, 0)]), pa.Table)
+
+
+# -------------------------------------------------------------------------------------- compaction
+def all_batches(log):
+    out = []
+    for seg in log.segments:
+        out.extend(MemoryRecords(seg.pread(0, seg.size_in_bytes)).batches())
+    return out
+
+
+def _latest_committed(model_rows):
+    latest = {}
+    for o, key, value, fate in sorted(model_rows):
+        if fate in ("plain", "committed"):
+            latest[key] = (o, value)
+    return latest
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_compaction_keeps_committed_latest_and_drops_aborted(tmp_path, seed):
+    rng = random.Random(seed)
+    clock = Clock()
+    cfg = LogConfig(cleanup_policy="compact", segment_bytes=900, delete_retention_ms=1000)
+    log = Log.open(tmp_path / "t-0", cfg, time=clock)
+    rows = []        # (offset, key, value, fate)
+    open_txn = {}    # pid -> [row indexes]
+    seq = {1: 0, 2: 0, 3: 0}
+    for step in range(120):
+        clock.t += 1
+        pid = rng.choice([1, 2, 3, -1])
+        if pid > 0 and open_txn.get(pid) and rng.random() < 0.3:
+            commit = rng.random() < 0.5
+            log.end_transaction(pid, 0, commit=commit)
+            for i in open_txn.pop(pid):
+                rows[i] = rows[i][:3] + ("committed" if commit else "aborted",)
+            continue
+        key = b"k%d" % rng.randint(0, 11)
+        value = b"s%d-%d" % (step, pid)
+        if pid < 0:
+            info = log.append([Record(key, value, clock.t)])
+            rows.append((info.first_offset, key, value, "plain"))
+        else:
+            info = log.append([Record(key, value, clock.t)], producer_id=pid, producer_epoch=0,
+                              base_sequence=seq[pid], is_transactional=True)
+            seq[pid] += 1
+            rows.append((info.first_offset, key, value, "open"))
+            open_txn.setdefault(pid, []).append(len(rows) - 1)
+    for pid in list(open_txn):  # finish everything so the whole log is cleanable
+        log.end_transaction(pid, 0, commit=False)
+        for i in open_txn.pop(pid):
+            rows[i] = rows[i][:3] + ("aborted",)
+    log.append([Record(b"tail", b"tail", clock.t)])
+    rows.append((log.log_end_offset - 1, b"tail", b"tail", "plain"))
+    log.roll()
+    aborted_values = {v for _, _, v, f in rows if f == "aborted"}
+    assert aborted_values
+    want = _latest_committed(rows)
+    before_markers = sum(b.is_control for b in all_batches(log))
+
+    kvlog.LogCleaner(time=clock).clean(log, now_ms=clock.t)
+    got = {r.key: (r.offset, r.value) for r in log.records()}
+    assert not aborted_values & {r.value for r in log.records()}       # aborted data is gone
+    for k, v in want.items():
+        assert got[k] == v                                            # the latest committed value survives
+    committed = [(r.offset, r.value) for r in log.records(isolation_level="read_committed")]
+    assert committed == sorted((o, v) for o, v in (x for x in got.values()))
+    markers = [b for b in all_batches(log) if b.is_control]
+    assert len(markers) == before_markers  # every marker's transaction was still there when read
+    # every producer's last batch is still there, so its sequence and epoch survive
+    spans = [(b.base_offset, b.last_offset) for b in all_batches(log)]
+    for pid in seq:
+        last = log.producer_entry(pid).last_data_offset
+        assert any(lo <= last <= hi for lo, hi in spans)
+
+    # the next pass finds markers whose transactions are gone: they get a delete horizon ...
+    kvlog.LogCleaner(time=clock).clean(log, now_ms=clock.t, full=True)
+    stamped = [b for b in all_batches(log) if b.is_control and b.has_delete_horizon]
+    assert stamped and all(b.delete_horizon_ms == clock.t + 1000 for b in stamped)
+    # ... and go once it has passed, unless they are an active producer's last entry
+    clock.t += 10_000
+    kvlog.LogCleaner(time=clock).clean(log, now_ms=clock.t, full=True)
+    markers_after = [b for b in all_batches(log) if b.is_control and b.record_count]
+    assert len(markers_after) < before_markers
+    for b in markers_after:
+        if b.has_delete_horizon:
+            last, epoch = log.last_records_of_active_producers()[b.producer_id]
+            assert last < 0 and epoch == b.producer_epoch or b.last_offset + 1 == log.segments[-1].base_offset
+    got2 = {r.key: r.value for r in log.records()}
+    assert got2 == {k: v for k, (_, v) in want.items()}
+    for a in log.aborted_transactions(0, log.log_end_offset):  # left: emptied last batches of producers
+        assert all(b.record_count == 0 for b in all_batches(log)
+                   if b.producer_id == a.producer_id and a.first_offset <= b.base_offset < a.last_offset)
+    log.close()
+    log = Log.open(tmp_path / "t-0", cfg, time=clock)
+    assert {r.key: r.value for r in log.records(isolation_level="read_committed")} == got2
+    for pid in seq:
+        assert log.producer_entry(pid).last_seq == seq[pid] - 1
+    log.close()
+
+
+def test_cleaning_stops_at_the_last_stable_offset(tmp_path):
+    clock = Clock()
+    cfg = LogConfig(cleanup_policy="compact", segment_bytes=300)
+    log = Log.open(tmp_path / "t-0", cfg, time=clock)
+    for i in range(5):
+        log.append([Record(b"k", b"old%d" % i, T0)])
+    log.append([Record(b"k", b"open", T0)], producer_id=1, producer_epoch=0, base_sequence=0, is_transactional=True)
+    first_open = log.log_end_offset - 1
+    for i in range(10):
+        log.append([Record(b"k", b"new%d" % i, T0)])
+    log.roll()
+    assert log.last_stable_offset == first_open
+    stats = kvlog.LogCleaner(time=clock).clean(log, now_ms=T0)
+    assert stats.end_offset <= first_open
+    assert b"open" in {r.value for r in log.records()}
+    assert [r.value for r in log.records(isolation_level="read_committed")][-1] == b"old4"
+    log.close()

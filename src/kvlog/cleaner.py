@@ -22,8 +22,17 @@ Where Kafka's cleaner keeps things:
 
 - The last batch of the cleaned range is always kept, emptied if need be, so the log end offset never
   moves back. The KIP-280 strategies can make an older offset win, so this matters for them.
-- Control batches are copied as they are.
-- Aborted transactional records are treated as data until transaction indexes exist (a later issue).
+- The last batch of every active producer is kept (emptied if need be) so that its sequence and
+  epoch survive; when its last entry is a marker, that marker is kept.
+
+Transactions (Kafka's CleanedTransactionMetadata rules):
+
+- Cleaning stops before the segment holding the last stable offset (open transactions).
+- Batches of aborted transactions (from the transaction indexes) are never mapped and are removed.
+- An ABORT marker is kept while data of its transaction was seen in this pass (and its entry goes
+  into the cleaned segment's ``.txnindex``); a COMMIT marker while data of that producer's
+  transaction was seen. Otherwise the marker is discardable: it gets a delete horizon
+  (``delete.retention.ms``) the first time, and goes once the horizon has passed.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ from kvlog.log import Log
 from kvlog.offset_map import OffsetMap
 from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns, now_ms
 from kvlog.segment import LogSegment
+from kvlog.txn_index import AbortedTxn, TransactionIndex, aborted_batch_mask, entries_array
 
 __all__ = ["LogCleaner", "CleanerStats", "header_version"]
 
@@ -246,6 +256,10 @@ class LogCleaner:
     def _first_uncleanable(self, log: Log, now: int) -> int:
         segs = log.segments
         upper = segs[-1].base_offset  # the active segment is never cleaned
+        lso = log.last_stable_offset  # nor the segment holding an open transaction's start
+        holding = [s.base_offset for s in segs if s.base_offset <= lso]
+        if holding:
+            upper = min(upper, holding[-1])
         lag = log.config.min_compaction_lag_ms
         if lag > 0:
             for seg in segs[:-1]:
@@ -267,7 +281,8 @@ class LogCleaner:
         stats.dirty_ratio_before = self.dirty_ratio(log)
         stats.segments_before = len(log.segments)
         map_start_for_count = first_dirty if strategy == "offset" else log.log_start_offset
-        max_keys, last_producer_batch = self._scan_headers(log, map_start_for_count, upper)
+        max_keys = self._scan_headers(log, map_start_for_count, upper)
+        active_producers = log.last_records_of_active_producers()
         omap = self._map_for(strategy, max_keys)
         # offset: later offsets always win, so the dirty section suffices (Kafka). timestamp/header: an
         # older record can outrank a newer one, so the map must see the clean section too, or a
@@ -285,12 +300,15 @@ class LogCleaner:
         segs = [s for i, s in enumerate(log.segments[:-1])
                 if (log.segments[i + 1].base_offset <= end)]
         if gen is not None:
+            if segs and len(log.aborted_transactions(log.log_start_offset, end)):
+                full = True  # aborted data and its markers must be seen in one pass (see _CleanedTxns)
             segs = gen.choose(segs, first_dirty, max_keys, self.min_yield, full, stats)
         if segs:
+            txns = _CleanedTxns()
             for group in self._group(segs, cfg, log):
                 read0, written0 = stats.bytes_read, stats.bytes_written
-                self._clean_group(log, group, omap, now, strategy, header_key, stats, last_producer_batch,
-                                  range_end=end)
+                self._clean_group(log, group, omap, now, strategy, header_key, stats, active_producers,
+                                  range_end=end, txns=txns)
                 if gen is not None:
                     gen.record(group[0].base_offset, stats.bytes_read - read0, stats.bytes_written - written0,
                                max_keys)
@@ -354,15 +372,20 @@ class LogCleaner:
                    stats: CleanerStats) -> int:
         """Put the dirty section's keys; returns the offset the pass can clean up to."""
         end = start
+        aborted = entries_array(log._aborted_array(start, upper))
         for seg in log.segments[:-1]:
             i = log.segments.index(seg)
             nxt = log.segments[i + 1].base_offset
             if nxt <= start or seg.base_offset >= upper:
                 continue
             for hdrs, _, data in self._decode(seg, strategy == "header"):
+                skip = aborted_batch_mask(hdrs["producer_id"], hdrs["base_offset"], hdrs["attributes"], aborted,
+                                          hdrs["magic"]) if len(aborted) else None
                 if strategy != "header":
                     keys, offsets, stamps = key_columns(data)  # no value bytes copied
                     keep = (offsets >= start) & (offsets < upper)
+                    if skip is not None and skip.any():  # aborted transactions never enter the map
+                        keep &= ~skip[np.searchsorted(hdrs["last_offset"], offsets, side="left")]
                     if not keep.any():
                         continue
                     if not keep.all():
@@ -378,6 +401,8 @@ class LogCleaner:
                 table = mr.to_arrow(include_headers=True, check_crc=False)
                 offsets = table.column("offset").to_numpy()
                 keep = (offsets >= start) & (offsets < upper)
+                if skip is not None and skip.any():
+                    keep &= ~skip[np.searchsorted(hdrs["last_offset"], offsets, side="left")]
                 if not keep.any():
                     continue
                 table = table.filter(keep)
@@ -396,22 +421,17 @@ class LogCleaner:
         return max(end, start)
 
     @staticmethod
-    def _scan_headers(log: Log, start: int, upper: int) -> tuple[int, dict[int, int]]:
-        """One pass over batch headers: a bound on the keys in [start, upper) (records there) and the
-        last batch of every producer (kept, even if emptied, for producer state)."""
+    def _scan_headers(log: Log, start: int, upper: int) -> int:
+        """A bound on the keys in [start, upper): the records there, from batch headers."""
         records = 0
-        last: dict[int, int] = {}
         segs = log.segments
         for i, seg in enumerate(segs):
             counted = i + 1 < len(segs) and segs[i + 1].base_offset > start and seg.base_offset < upper
+            if not counted:
+                continue
             for hdrs in seg.iter_headers(chunk=8 << 20):
-                if counted:
-                    records += int(np.where(hdrs["record_count"] >= 0, hdrs["record_count"], hdrs["size"] // 14).sum())
-                pids = hdrs["producer_id"]
-                if (pids >= 0).any():
-                    for pid, lo in zip(pids[pids >= 0].tolist(), hdrs["last_offset"][pids >= 0].tolist()):
-                        last[pid] = lo
-        return records, last
+                records += int(np.where(hdrs["record_count"] >= 0, hdrs["record_count"], hdrs["size"] // 14).sum())
+        return records
 
     @staticmethod
     def _group(segs: list[LogSegment], cfg: Any, log: Log | None = None) -> list[list[LogSegment]]:
@@ -437,16 +457,22 @@ class LogCleaner:
         return groups
 
     def _clean_group(self, log: Log, group: list[LogSegment], omap: OffsetMap, now: int, strategy: str,
-                     header_key: str, stats: CleanerStats, last_producer_batch: dict[int, int],
-                     range_end: int) -> None:
+                     header_key: str, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
+                     range_end: int, txns: "_CleanedTxns") -> None:
         out = log.new_cleaned_segment(group[0].base_offset)
+        txns.cleaned_index = out.txn_index
         mtime = os.stat(group[-1].log_path).st_mtime
+        segs = log.segments
         try:
             for seg in group:
+                # every aborted transaction overlapping the segment, so the cleaned one gets a full index
+                i = segs.index(seg)
+                upper = segs[i + 1].base_offset if i + 1 < len(segs) else seg.read_next_offset()
+                txns.add_aborted(log._aborted_array(seg.base_offset, upper))
                 for hdrs, _, data in self._decode(seg, True):
                     stats.bytes_read += len(data)
                     blob = self._filter_chunk(data, hdrs, omap, now, strategy, header_key, log.config, stats,
-                                              last_producer_batch, range_end)
+                                              active_producers, range_end, txns)
                     if blob:
                         out.append(blob, MemoryRecords(blob).batch_headers(check_crc=False))
                         stats.bytes_written += len(blob)
@@ -460,9 +486,10 @@ class LogCleaner:
             raise
 
     def _filter_chunk(self, data: bytes, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
-                      header_key: str, cfg: Any, stats: CleanerStats, last_producer_batch: dict[int, int],
-                      range_end: int) -> bytes:
-        """Recopy one chunk of whole batches, deciding on columns (no Python loop per record)."""
+                      header_key: str, cfg: Any, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
+                      range_end: int, txns: "_CleanedTxns") -> bytes:
+        """Recopy one chunk of whole batches, deciding on columns (no Python loop per record; one per
+        transactional or control batch for the transaction rules)."""
         base = int(hdrs["position"][0])
         nb = len(hdrs)
         magic = hdrs["magic"]
@@ -472,6 +499,7 @@ class LogCleaner:
         offsets = table.column("offset").to_numpy()
         bidx = np.searchsorted(hdrs["last_offset"], offsets, side="left")
         keys = table.column("key")
+        discard = txns.decide(hdrs, control, bidx, keys)  # aborted data, markers no longer needed
         versions = None
         if strategy == "timestamp":
             versions = table.column("timestamp").cast(pa.int64()).to_numpy() // 1000
@@ -482,9 +510,12 @@ class LogCleaner:
         retain = omap.retain_arrow(keys, offsets, versions).astype(bool)
         # Kafka: a record without a key is discarded once the map has passed its offset
         retain &= ~(keys.is_null().to_numpy(zero_copy_only=False) & (offsets <= omap.latest_offset))
-        retain |= control[bidx]
-        tomb = table.column("value").is_null().to_numpy(zero_copy_only=False)
         hz = np.where((magic == 2) & ((attrs & 0x40) != 0), hdrs["base_timestamp"], -1)
+        # a discardable marker: stamped with a delete horizon first, removed once that has passed
+        ctrl_drop = control & discard & (hz >= 0) & (now >= hz)
+        ctrl_stamp = control & discard & (hz < 0)
+        retain = np.where(control[bidx], ~ctrl_drop[bidx], retain & ~discard[bidx])
+        tomb = table.column("value").is_null().to_numpy(zero_copy_only=False) & ~control[bidx]
         expired = retain & tomb & (hz[bidx] >= 0) & (now >= hz[bidx])
         retain &= ~expired
         stats.tombstones_removed += int(expired.sum())
@@ -493,9 +524,9 @@ class LogCleaner:
         total = np.bincount(bidx, minlength=nb)
         kept = np.bincount(bidx, weights=retain, minlength=nb).astype(np.int64)
         live_tomb = np.bincount(bidx, weights=retain & tomb, minlength=nb) > 0
-        start_clock = (magic == 2) & (hz < 0) & live_tomb  # KIP-534: first cleaning of these tombstones
+        start_clock = ((magic == 2) & (hz < 0) & live_tomb) | ctrl_stamp  # KIP-534: first cleaning
         new_hz = np.where(start_clock, now + cfg.delete_retention_ms, hz)
-        verbatim = control | (total == 0) | ((kept == total) & ~start_clock)
+        verbatim = (control & ~ctrl_drop & ~ctrl_stamp) | (~control & ((total == 0) | ((kept == total) & ~start_clock)))
         rows = np.nonzero(retain)[0]
         row_batch = bidx[rows]
         # where a batch cannot join the previous one's encode call (codec, type, leader epoch, LAT time)
@@ -526,14 +557,17 @@ class LogCleaner:
                 flush_run()
                 # Kafka keeps an emptied batch for an active producer's last batch, and for the batch
                 # that ends the cleaned range (KAFKA-17076), so neither producer state nor the end moves
-                if magic[b] == 2 and (int(h["last_offset"]) + 1 == range_end
-                                      or (pid >= 0 and last_producer_batch.get(pid) == int(h["last_offset"]))):
+                last_of = active_producers.get(pid) if pid >= 0 else None
+                producer_last = last_of is not None and (
+                    int(h["last_offset"]) == last_of[0] if last_of[0] >= 0
+                    else bool(control[b]) and int(h["producer_epoch"]) == last_of[1])
+                if magic[b] == 2 and (int(h["last_offset"]) + 1 == range_end or producer_last):
                     pieces.append(_k.encode_v2_empty(
                         base_offset=int(h["base_offset"]), last_offset_delta=int(h["last_offset"] - h["base_offset"]),
                         base_timestamp=-1, max_timestamp=int(h["max_timestamp"]), producer_id=pid,
                         producer_epoch=int(h["producer_epoch"]), base_sequence=int(h["base_sequence"]),
                         partition_leader_epoch=int(h["partition_leader_epoch"]),
-                        attributes=int(attrs[b] & 0x18)))
+                        attributes=int(attrs[b] & 0x38)))
                 continue
             if magic[b] < 2:
                 flush_run()  # legacy wrappers: base = first retained offset, rebuilt one at a time
@@ -566,6 +600,7 @@ class LogCleaner:
             timestamp_type=(int(first["attributes"]) >> 3) & 1, log_append_time=int(first["max_timestamp"]),
             partition_leader_epoch=int(first["partition_leader_epoch"]),
             is_transactional=bool(int(first["attributes"]) & 0x10),
+            is_control=bool(int(first["attributes"]) & 0x20),
             producer_id=int(first["producer_id"]), producer_epoch=int(first["producer_epoch"]),
             base_sequence=int(first["base_sequence"]),
             records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1,
@@ -595,6 +630,75 @@ class LogCleaner:
             offsets=[r.offset for r in kept], magic=batch.magic, compression=batch.compression,
             timestamp_type=batch.timestamp_type if batch.magic > 0 else 0, log_append_time=batch.max_timestamp,
             records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1)
+
+
+class _CleanedTxns:
+    """Transaction state carried through one cleaning pass (Kafka's CleanedTransactionMetadata).
+
+    Fed the aborted transactions overlapping each segment before it is read; decides, in offset
+    order, which transactional batches are aborted data and which markers are no longer needed.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[int, int, int, int]] = []   # aborted (first, pid, last, lso), by first offset
+        self._seen: set[tuple[int, int]] = set()
+        self._aborted: dict[int, list[Any]] = {}               # pid -> [AbortedTxn, data seen?]
+        self._committed: set[int] = set()
+        self.cleaned_index: TransactionIndex | None = None
+
+    def add_aborted(self, entries: np.ndarray) -> None:
+        import heapq
+
+        for e in entries:
+            key = (int(e["producer_id"]), int(e["first_offset"]))
+            if key not in self._seen:
+                self._seen.add(key)
+                heapq.heappush(self._pending, (key[1], key[0], int(e["last_offset"]), int(e["last_stable_offset"])))
+
+    def _consume_up_to(self, offset: int) -> None:
+        import heapq
+
+        while self._pending and self._pending[0][0] <= offset:
+            first, pid, last, lso = heapq.heappop(self._pending)
+            self._aborted.setdefault(pid, [AbortedTxn(pid, first, last, lso), False])
+
+    def decide(self, hdrs: np.ndarray, control: np.ndarray, bidx: np.ndarray, keys: Any) -> np.ndarray:
+        """Per batch: True for aborted data and for markers that may be discarded."""
+        nb = len(hdrs)
+        out = np.zeros(nb, dtype=bool)
+        attrs = hdrs["attributes"].astype(np.int64)
+        rows = np.nonzero((hdrs["magic"] == 2) & (hdrs["producer_id"] >= 0) & (((attrs & 0x10) != 0) | control))[0]
+        if not len(rows):
+            return out
+        firsts = np.searchsorted(bidx, rows, side="left")
+        for b, r in zip(rows.tolist(), firsts.tolist()):
+            h = hdrs[b]
+            pid, last = int(h["producer_id"]), int(h["last_offset"])
+            self._consume_up_to(last)
+            if control[b]:
+                if r >= len(bidx) or bidx[r] != b:
+                    out[b] = True  # an already emptied marker
+                    continue
+                key = keys[r].as_py()
+                kind = int.from_bytes(key[2:4], "big", signed=True) if key is not None and len(key) >= 4 else -1
+                if kind == 0:  # ABORT
+                    meta = self._aborted.pop(pid, None)
+                    if meta is not None and meta[1]:
+                        if self.cleaned_index is not None:
+                            self.cleaned_index.append(meta[0])
+                        continue
+                    out[b] = True
+                elif kind == 1:  # COMMIT
+                    out[b] = pid not in self._committed
+                    self._committed.discard(pid)
+            else:
+                meta = self._aborted.get(pid)
+                if meta is not None:
+                    meta[1] = True
+                    out[b] = True
+                else:
+                    self._committed.add(pid)
+        return out
 
 
 class _Generations:
