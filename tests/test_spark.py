@@ -9,7 +9,6 @@ import textwrap
 import time
 import warnings
 
-import pyarrow as pa
 import pytest
 
 import kvlog
