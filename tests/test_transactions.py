@@ -376,3 +376,34 @@ def test_cleaning_stops_at_the_last_stable_offset(tmp_path):
     assert b"open" in {r.value for r in log.records()}
     assert [r.value for r in log.records(isolation_level="read_committed")][-1] == b"old4"
     log.close()
+
+
+def test_dump_snapshot_and_txn_index_like_dumplogsegments(tmp_path, capfd):
+    from kvlog.cli import main
+
+    log = Log.open(tmp_path / "t-0", LogConfig(), time=Clock())
+    log.append([Record(b"a", b"1", T0), Record(b"b", b"2", T0 + 5)], producer_id=3, producer_epoch=1,
+               base_sequence=7)
+    log.append([Record(b"c", b"3", T0 + 9)], producer_id=4, producer_epoch=0, base_sequence=0, is_transactional=True)
+    log.roll()
+    log.end_transaction(4, 0, commit=False, coordinator_epoch=2, timestamp=T0 + 20)
+    log.close()
+    snap = str(tmp_path / "t-0" / ("%020d.snapshot" % 3))
+    txn = str(tmp_path / "t-0" / ("%020d.txnindex" % 3))
+    capfd.readouterr()
+    assert main(["dump", "--files", f"{snap},{txn}"]) == 0
+    out = capfd.readouterr().out.splitlines()
+    assert out == [
+        f"Dumping {snap}",
+        f"producerId: 3 producerEpoch: 1 coordinatorEpoch: -1 currentTxnFirstOffset: OptionalLong.empty "
+        f"lastTimestamp: {T0 + 5} firstSequence: 7 lastSequence: 8 lastOffset: 1 offsetDelta: 1 timestamp: {T0 + 5}",
+        f"producerId: 4 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: OptionalLong[2] "
+        f"lastTimestamp: {T0 + 9} firstSequence: 0 lastSequence: 0 lastOffset: 2 offsetDelta: 0 timestamp: {T0 + 9}",
+        f"Dumping {txn}",
+        "version: 0 producerId: 4 firstOffset: 2 lastOffset: 3 lastStableOffset: 4",
+    ]
+    with open(snap, "r+b") as f:
+        f.seek(12)
+        f.write(b"\xff")
+    assert main(["dump", "--files", snap]) == 1
+    assert "CRC is no longer valid" in capfd.readouterr().err

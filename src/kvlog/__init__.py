@@ -5,21 +5,38 @@ from kvlog.checksum import crc32, crc32c
 from kvlog.compression import Compression
 from kvlog.config import LogConfig
 from kvlog.cleaner import CleanerStats, LogCleaner
-from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, AppendInfo, Log, OffsetAndTimestamp
+from kvlog.log import (
+    EARLIEST,
+    LATEST,
+    MAX_TIMESTAMP,
+    READ_COMMITTED,
+    READ_UNCOMMITTED,
+    AppendInfo,
+    Log,
+    OffsetAndTimestamp,
+)
+from kvlog.txn_index import AbortedTxn
 from kvlog.manager import LogManager
 from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
 from kvlog.errors import (
     ConfigError,
     CorruptIndexError,
     CorruptRecordError,
+    CorruptSnapshotError,
     DecompressionLimitError,
     InvalidOffsetError,
+    InvalidProducerEpochError,
+    InvalidRecordError,
     InvalidTimestampError,
+    InvalidTxnStateError,
     KvlogError,
     LogIOError,
     LogLockedError,
     OffsetOutOfRangeError,
+    OutOfOrderSequenceError,
+    ProducerStateError,
     RecordTooLargeError,
+    TransactionCoordinatorFencedError,
     UnsupportedCodecError,
 )
 from kvlog.records import (
@@ -47,6 +64,9 @@ __all__ = [
     "EARLIEST",
     "LATEST",
     "MAX_TIMESTAMP",
+    "READ_COMMITTED",
+    "READ_UNCOMMITTED",
+    "AbortedTxn",
     "OffsetMap",
     "LogCleaner",
     "CleanerStats",
@@ -73,4 +93,11 @@ __all__ = [
     "LogLockedError",
     "LogIOError",
     "ConfigError",
+    "InvalidRecordError",
+    "ProducerStateError",
+    "OutOfOrderSequenceError",
+    "InvalidProducerEpochError",
+    "InvalidTxnStateError",
+    "TransactionCoordinatorFencedError",
+    "CorruptSnapshotError",
 ]

@@ -395,12 +395,36 @@ def _dump_txn_index(path: str, state: _DumpState) -> None:
     with open(path, "rb") as f:
         data = f.read()
     whole = len(data) - len(data) % 34
-    for version, pid, first, last, lso in struct.iter_unpack(">hqqqq", data[:whole]):
+    for _, pid, first, last, lso in struct.iter_unpack(">hqqqq", data[:whole]):
+        version = struct.unpack_from(">b", data, 0)[0]  # AbortedTxn.version() reads the first byte only
         _out(f"version: {version} producerId: {pid} firstOffset: {first} lastOffset: {last} "
              f"lastStableOffset: {lso}")
     if whole != len(data):
         _err(f"kvlog: {path}: {len(data) - whole} bytes after the last 34-byte aborted-transaction entry")
         state.failed = True
+
+
+def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
+    """DumpLogSegments.dumpProducerIdSnapshot: one line per producer, its last batch when it has one."""
+    from kvlog.producer_state import read_snapshot
+
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        entries = read_snapshot(data, path)
+    except KvlogError as exc:
+        _err(str(exc))
+        state.failed = True
+        return
+    for e in entries:
+        txn = f"OptionalLong[{e.current_txn_first_offset}]" if e.current_txn_first_offset >= 0 else "OptionalLong.empty"
+        line = (f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} coordinatorEpoch: "
+                f"{e.coordinator_epoch} currentTxnFirstOffset: {txn} lastTimestamp: {e.last_timestamp} ")
+        if e.batches:
+            b = e.batches[0]
+            line += (f"firstSequence: {b.first_seq} lastSequence: {b.last_seq} lastOffset: {b.last_offset} "
+                     f"offsetDelta: {b.offset_delta} timestamp: {b.timestamp}")
+        _out(line)
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
@@ -425,7 +449,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
             elif suffix == _files.TXN_INDEX:
                 _dump_txn_index(path, state)
             elif suffix == _files.SNAPSHOT:
-                _err(f"kvlog: {path}: producer-state snapshots are not decoded by kvlog yet")
+                _dump_producer_snapshot(path, state)
             else:
                 _err(f"Ignoring unknown file {path}")
         except BrokenPipeError:
