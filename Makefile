@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build wheel test test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke compare clean distclean
+.PHONY: all venv build wheel test test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean
 
 all: build
 
@@ -111,6 +111,17 @@ compare: build
 # asv against the current build (history over commits: later, `make bench-history`)
 bench: build
 	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && ../$(PY) -m asv run --python=same --quick --show-stderr
+
+# The headline benchmarks (asv_bench/benchmarks/headline.py) over the last BENCH_COMMITS commits, each built
+# as a wheel by asv in its own virtualenv; then the HTML report (asv_bench/.asv/html) and the PNG plot in
+# docs/img/. Commits already measured on this machine are skipped, so a rerun only adds new ones.
+BENCH_COMMITS ?= 5
+bench-history: $(VENV)/.installed
+	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && \
+		{ ../$(PY) -m asv run --skip-existing-commits --quick --show-stderr --bench headline \
+			"HEAD~$(BENCH_COMMITS)..HEAD" || echo "asv run reported failures (above); publishing what was measured"; } && \
+		../$(PY) -m asv publish
+	$(PY) asv_bench/plot_history.py --commits $(BENCH_COMMITS) --out docs/img/bench-history.png
 
 # Every benchmark once against the current build, nothing recorded (CI's asv smoke run).
 bench-smoke: build

@@ -10,6 +10,8 @@ import kvlog
 from kvlog.cleaner import LogCleaner
 from kvlog.log import Log
 
+from .log import _chunks
+
 T0 = 1_700_000_000_000
 
 
@@ -71,6 +73,7 @@ class TimeClean:
         n = 200_000
         self.keys = [b"key-%06d" % k for k in rng.zipf(1.3, n) % 20_000]
         self.vals = [rng.bytes(100) for _ in range(n)]
+        self.chunks = _chunks(kvlog.encode_arrays(self.keys, self.vals, T0, records_per_batch=100), 80)
         self.dir = tempfile.mkdtemp()
         self.n = 0
 
@@ -81,7 +84,8 @@ class TimeClean:
         self.n += 1
         log = Log.open(os.path.join(self.dir, f"t-{self.n}"),
                        kvlog.LogConfig(cleanup_policy="compact", segment_bytes=8 << 20))
-        log.append(kvlog.encode_arrays(self.keys, self.vals, T0, records_per_batch=100))
+        for c in self.chunks:  # about 1 MiB per append, below segment.bytes
+            log.append(c)
         log.roll()
         LogCleaner(128 << 20).clean(log)
         log.close()
