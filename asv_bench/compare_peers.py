@@ -305,6 +305,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (noisier)")
     ap.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    ap.add_argument("--no-spark", action="store_true", help="skip the Spark rows (they start a local JVM)")
     args = ap.parse_args(argv)
     repeat = 3 if args.quick else 15
     info = build_info()
@@ -319,6 +320,11 @@ def main(argv=None):
           f"{PER_BATCH} per batch, uncompressed")
     rows = (crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + cleaner_rows(max(3, repeat // 3))
             + offset_map_rows(repeat) + generational_rows())
+    if not args.no_spark:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from spark_bench import spark_rows
+
+        rows += [(*r[:5], r[5] or 0) for r in spark_rows(max(3, repeat // 3))]
     print()
     print(f"| {'what':32} | {'peer (same run)':22} | {'kvlog':>9} | {'peer':>9} | {'unit':7} | {'ratio':>6} | target |")
     print(f"|{'-' * 34}|{'-' * 24}|{'-' * 11}|{'-' * 11}|{'-' * 9}|{'-' * 8}|--------|")

@@ -88,7 +88,7 @@ class KvlogBatchReader(DataSourceReader):
             return iter(())
         opts = ReadOptions.parse(self.options)
         return _plan.read_range(r, include_headers=self.include_headers, read_committed=opts.read_committed,
-                                chunk_bytes=opts.chunk_bytes)
+                                chunk_bytes=opts.chunk_bytes, max_rows=opts.max_rows_per_batch)
 
 
 class _Constraints:
@@ -304,7 +304,8 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return _plan.read_range(partition.value, include_headers=self.include_headers,
-                                read_committed=self.opts.read_committed, chunk_bytes=self.opts.chunk_bytes)
+                                read_committed=self.opts.read_committed, chunk_bytes=self.opts.chunk_bytes,
+                                max_rows=self.opts.max_rows_per_batch)
 
     def commit(self, end: dict[str, Any]) -> None:
         """Nothing to release: offsets live in Spark's checkpoint, as for the Kafka source."""

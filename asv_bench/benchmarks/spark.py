@@ -1,0 +1,54 @@
+"""Spark figures tracked over history (rows/s; each benchmark process starts its own local[2] JVM).
+
+``track_*`` benchmarks record a measured rate rather than a time because the JVM start-up and the first
+query's worker spawn would otherwise dominate asv's timing loop.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+class SparkRates:
+    timeout = 900
+    number = 1
+    repeat = 1
+    rounds = 1
+
+    def setup_cache(self):
+        from spark_bench import build, scan_rows, session, sink_rows, udf_rows
+
+        work = tempfile.mkdtemp(prefix="kvlog-asv-spark-")
+        spark = session()
+        try:
+            root, pq = build(work)
+            scan = scan_rows(spark, root, pq, 3)
+            sink = sink_rows(spark, pq, work, 2)
+            udf = udf_rows(spark, work, 3)
+        finally:
+            spark.stop()
+            shutil.rmtree(work, ignore_errors=True)
+        return {"scan": scan, "sink": sink, "udf": udf}
+
+    def track_scan_rows_per_s(self, rates):
+        return rates["scan"][0]
+
+    track_scan_rows_per_s.unit = "rows/s"
+
+    def track_scan_ratio_to_parquet(self, rates):
+        return rates["scan"][0] / rates["scan"][1]
+
+    track_scan_ratio_to_parquet.unit = "ratio"
+
+    def track_sink_rows_per_s(self, rates):
+        return rates["sink"][0]
+
+    track_sink_rows_per_s.unit = "rows/s"
+
+    def track_udf_decode_records_per_s(self, rates):
+        return rates["udf"][0]
+
+    track_udf_decode_records_per_s.unit = "records/s"
