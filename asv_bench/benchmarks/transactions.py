@@ -73,7 +73,7 @@ def _best(fn, repeat):
     return best
 
 
-def main(rounds=15):
+def main(rounds=20):
     d = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     try:
         path = os.path.join(d, "t-0")
@@ -90,8 +90,8 @@ def main(rounds=15):
         print(f"{n:,} records, {len(aborted)} aborted transactions of 500, {len(buf) / 1e6:.0f} MB")
         for name, fn in cases.items():
             best = {"read_uncommitted": float("inf"), "read_committed": float("inf")}
-            for _ in range(rounds):  # alternate, so a drifting CPU affects both alike
-                for lvl in best:
+            for r in range(rounds):  # alternate (and swap the order), so drift and warm-up affect both alike
+                for lvl in (list(best) if r % 2 else list(best)[::-1]):
                     best[lvl] = min(best[lvl], _best(lambda: fn(lvl), 1))
             rows[name] = best
             ratio = best["read_committed"] / best["read_uncommitted"]
