@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build wheel test test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean
+.PHONY: all venv build wheel test test-wheel test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean
 
 all: build
 
@@ -56,7 +56,13 @@ $(WHEEL_VENV)/.installed: pyproject.toml
 
 # The suite against the installed wheel, run from a scratch directory outside the source tree: a module,
 # stub or data file missing from the wheel fails here. The tests and their helpers still come from tests/.
-test: wheel
+# Several people share this checkout: one `make test` at a time owns the wheel and its virtualenv (flock).
+test:
+	@if command -v flock >/dev/null; then mkdir -p $(WHEEL_BUILD) && \
+		flock $(WHEEL_BUILD)/.test.lock $(MAKE) --no-print-directory test-wheel; \
+	else $(MAKE) --no-print-directory test-wheel; fi
+
+test-wheel: wheel
 	$(MAKE) --no-print-directory $(WHEEL_VENV)/.installed
 	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
 	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && cd "$$scratch" && \
