@@ -273,7 +273,11 @@ def test_failed_job_leaves_nothing_visible(spark, tmp_path):
     assert _rows(spark.read.format("kvlog").load(root)) == _expected(root)
     assert sum(1 for _ in spark.read.format("kvlog").load(root).collect()) == 20
     staging = os.path.join(root, ".kvlog-staging")
-    assert not os.path.exists(staging) or not os.listdir(staging)
+    deadline = time.time() + 20  # a task still running when the job failed removes its own files
+    while time.time() < deadline and any(os.path.isdir(os.path.join(staging, j)) for j in os.listdir(staging)):
+        time.sleep(0.2)
+    assert [j for j in os.listdir(staging) if os.path.isdir(os.path.join(staging, j))] == []
+    assert all(j.endswith(".aborted") for j in os.listdir(staging))
 
 
 def test_sink_rejects_bad_input(spark, tmp_path):

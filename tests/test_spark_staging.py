@@ -2,6 +2,7 @@
 
 import os
 import threading
+import time
 
 import pyarrow as pa
 import pytest
@@ -64,6 +65,16 @@ def test_aborted_job_leaves_nothing(tmp_path):
     _staging.abort(root, plan.job)
     assert _values(root) == sorted(b"v%d" % i for i in range(10))
     assert not os.path.exists(_staging.job_dir(root, plan.job))
+    # a task of the failed job that was still running removes what it staged
+    late = _staging.stage_batches(plan, [_batch(20, 30)], os.path.join(_staging.job_dir(root, plan.job), "task-9"))
+    assert late and not os.path.exists(os.path.join(_staging.job_dir(root, plan.job), "task-9"))
+    # abandoned leftovers are collected by a later commit
+    old = time.time() - 2 * _staging.ABANDONED_AFTER_S
+    os.utime(_staging._tombstone(root, plan.job), (old, old))
+    os.makedirs(_staging.job_dir(root, "dead-driver"))
+    os.utime(_staging.job_dir(root, "dead-driver"), (old, old))
+    _staging.commit(*_stage(root, 30, 31))
+    assert os.listdir(os.path.join(root, _staging.STAGING)) == []
 
 
 def test_batch_ids_apply_once(tmp_path):

@@ -217,6 +217,12 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
     finally:
         for f in files.values():
             f.close()
+        if os.path.exists(_tombstone(p.root, p.job)):  # the job failed elsewhere while this task ran
+            shutil.rmtree(task_dir, ignore_errors=True)
+            try:
+                os.rmdir(os.path.dirname(task_dir))
+            except OSError:
+                pass  # another late task still has files there
 
 
 # ------------------------------------------------------------------------------------------ commit
@@ -239,6 +245,13 @@ def _manager(root: str, timeout: float = LOCK_TIMEOUT_S) -> LogManager:
 
 def job_dir(root: str, job: str) -> str:
     return os.path.join(root, STAGING, job)
+
+
+def _tombstone(root: str, job: str) -> str:
+    return os.path.join(root, STAGING, f"{job}.aborted")
+
+
+ABANDONED_AFTER_S = 24 * 3600
 
 
 def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, batch_id: int | None = None) -> dict[str, Any]:
@@ -337,9 +350,21 @@ def recover(root: str) -> int:
 def _roll_forward(mgr: LogManager, root: str) -> int:
     staging = os.path.join(root, STAGING)
     done = 0
+    now = time.time()
     for job in sorted(os.listdir(staging)) if os.path.isdir(staging) else ():
         path = os.path.join(staging, job, MANIFEST)
         if not os.path.exists(path):
+            # no manifest: a job still running, an aborted one, or one whose driver died before its commit
+            entry = os.path.join(staging, job)
+            try:
+                age = now - os.stat(entry).st_mtime
+            except FileNotFoundError:
+                continue
+            if age > ABANDONED_AFTER_S or (job.endswith(".aborted") and age > 3600):
+                if os.path.isdir(entry):
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    os.unlink(entry)
             continue
         with open(path, encoding="utf-8") as f:
             manifest = json.load(f)
@@ -354,4 +379,7 @@ def abort(root: str, job: str) -> None:
     jd = job_dir(root, job)
     if os.path.exists(os.path.join(jd, MANIFEST)):
         return  # the commit already started: it must be rolled forward, not dropped
+    os.makedirs(os.path.dirname(jd), mode=_io.DIR_MODE, exist_ok=True)
+    with open(_tombstone(root, job), "wb"):
+        pass  # tasks still running when the job failed clean up after themselves
     shutil.rmtree(jd, ignore_errors=True)
