@@ -472,3 +472,33 @@ def test_demo_pipeline_shows_kip280(spark, tmp_path, capfd):
     out = capfd.readouterr().out
     assert result["stale_timestamp"] == 0 and result["stale_offset"] > 0
     assert "matches groupBy" in out and "Report" in out
+
+
+# ----------------------------------------------------------------------------------- transactions
+def test_read_committed_matches_the_log(spark, tmp_path):
+    root = str(tmp_path / "tx")
+    committed_values = []
+    with LogManager(root) as m:
+        log = m.create_topic("tx", 1)[0]
+        seq = {7: 0, 8: 0}
+        for i in range(12):
+            pid = 7 if i % 2 else 8
+            vals = [b"t%d-%d" % (i, j) for j in range(5)]
+            log.append([Record(b"k", v, timestamp=1000 + i) for v in vals], producer_id=pid, producer_epoch=0,
+                       base_sequence=seq[pid], is_transactional=True)
+            seq[pid] += 5
+            commit = i % 3 != 0
+            log.end_transaction(pid, 0, commit=commit)
+            if commit:
+                committed_values += vals
+        log.append([Record(b"k", b"plain")])
+        log.append([Record(b"k", b"open")], producer_id=9, producer_epoch=0, base_sequence=0, is_transactional=True)
+        log.flush()
+    rc = spark.read.format("kvlog").option("kafka.isolation.level", "read_committed").load(root)
+    got = [r.value for r in rc.orderBy("offset").collect()]
+    assert got == committed_values + [b"plain"]  # no aborted data, no markers, nothing past the open txn
+    with LogManager(root, read_only=True) as m:
+        want = m.log("tx", 0).to_arrow(isolation_level="read_committed").column("value").to_pylist()
+    assert got == want
+    ru = spark.read.format("kvlog").load(root)
+    assert ru.count() == 12 * 5 + 2  # read_uncommitted sees aborted and open data, never markers

@@ -310,7 +310,7 @@ def open_read_only(path: str) -> Log:
 def bounds(log: Log, read_committed: bool) -> LogBounds:
     end = log.log_end_offset
     if read_committed:
-        end = int(getattr(log, "last_stable_offset", end))
+        end = log.last_stable_offset
     return LogBounds(log.log_start_offset, end, log.log_end_offset)
 
 
@@ -485,21 +485,18 @@ def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = 
 
 def _decoded(log: Log, start: int, end: int, include_headers: bool, read_committed: bool,
              chunk_bytes: int) -> Iterator[pa.Table]:
-    from kvlog.records import MemoryRecords
-
     import pyarrow.compute as pc
 
+    from kvlog.log import READ_COMMITTED
+    from kvlog.records import MemoryRecords
+
+    extra: dict[str, Any] = {}
     if read_committed:
-        # the log applies the aborted-transaction index; it reads range by range to bound memory
-        step = max(1, chunk_bytes // 128)
-        pos = start
-        while pos < end:
-            upper = min(end, pos + step)
-            yield log.to_arrow(pos, upper, include_headers=include_headers, isolation_level="read_committed")
-            pos = upper
-        return
+        # stop at the last stable offset; drop aborted transactions using the transaction indexes
+        end = min(end, log.last_stable_offset)
+        extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": log._aborted_array(start, end)}
     for data in log._chunks(start, end, chunk_bytes):
-        t = MemoryRecords(data).to_arrow(include_headers=include_headers)
+        t = MemoryRecords(data).to_arrow(include_headers=include_headers, **extra)
         if t.num_rows:
             off = t.column("offset")
             lo, hi = pc.min_max(off).values()
