@@ -238,3 +238,26 @@ def test_read_range_equals_the_log(tmp_path):
     assert table.column("value").to_pylist() == [b"t-0-%d" % i for i in range(17, 151)]
     assert set(table.column("topic").to_pylist()) == {"t"} and set(table.column("partition").to_pylist()) == {0}
     assert table.column("headers").null_count == len(table)
+
+
+@pytest.mark.parametrize("window", [64, 700, 1 << 20])
+def test_read_range_with_batches_larger_than_the_window(tmp_path, window):
+    root = _root(tmp_path, topics=(("t", 1),), n=100)
+    path = str(root / "t-0")
+    table = pa.Table.from_batches(list(_plan.read_range(OffsetRange("t", 0, path, 3, 97), include_headers=False,
+                                                        chunk_bytes=window)))
+    assert table.column("offset").to_pylist() == list(range(3, 97))
+
+
+def test_read_range_reports_a_damaged_segment(tmp_path):
+    root = _root(tmp_path, topics=(("t", 1),), n=100, config=LogConfig(segment_bytes=1000))
+    path = root / "t-0"
+    segs = sorted(path.glob("*.log"))
+    assert len(segs) > 2
+    data = bytearray(segs[0].read_bytes())  # a closed segment: read-only opens trust it, reads check CRCs
+    data[data.index(b"t-0-25") + 4] ^= 0x10  # inside a record, under the batch CRC
+    segs[0].write_bytes(bytes(data))
+    from kvlog.errors import CorruptRecordError
+
+    with pytest.raises(CorruptRecordError):
+        list(_plan.read_range(OffsetRange("t", 0, str(path), 0, 100), include_headers=False, chunk_bytes=256))

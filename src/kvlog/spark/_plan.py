@@ -128,7 +128,7 @@ class ReadOptions:
     max_offsets_per_trigger: int | None = None
     include_headers: bool = False
     read_committed: bool = False
-    chunk_bytes: int = 4 << 20
+    chunk_bytes: int = 1 << 20
     max_rows_per_batch: int = 10_000
 
     @classmethod
@@ -215,7 +215,7 @@ class ReadOptions:
             max_offsets_per_trigger=max_trigger,
             include_headers=_bool(opts, "includeheaders", False),
             read_committed=level == "read_committed",
-            chunk_bytes=_positive(opts, "kvlog.chunkbytes") or (4 << 20),
+            chunk_bytes=_positive(opts, "kvlog.chunkbytes") or (1 << 20),
             max_rows_per_batch=_positive(opts, "kvlog.maxrowsperbatch") or 10_000,
         )
 
@@ -463,7 +463,7 @@ def to_spark_batch(table: pa.RecordBatch | pa.Table, topic: str, partition: int,
 
 
 def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = False,
-               chunk_bytes: int = 4 << 20, max_rows: int = 10_000,
+               chunk_bytes: int = 1 << 20, max_rows: int = 10_000,
                schema: pa.Schema | None = None) -> Iterator[pa.RecordBatch]:
     """Arrow batches of the records with ``r.start ≤ offset < r.end``, straight from the record kernels.
 
@@ -495,11 +495,48 @@ def _decoded(log: Log, start: int, end: int, include_headers: bool, read_committ
         # stop at the last stable offset; drop aborted transactions using the transaction indexes
         end = min(end, log.last_stable_offset)
         extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": log._aborted_array(start, end)}
-    for data in log._chunks(start, end, chunk_bytes):
-        t = MemoryRecords(data).to_arrow(include_headers=include_headers, **extra)
+    if read_committed:
+        chunks: Iterator[pa.Table] = (MemoryRecords(data).to_arrow(include_headers=include_headers, **extra)
+                                      for data in log._chunks(start, end, chunk_bytes))
+    else:
+        chunks = _windows(log, start, end, chunk_bytes, include_headers)
+    for t in chunks:
         if t.num_rows:
             off = t.column("offset")
             lo, hi = pc.min_max(off).values()
             if lo.as_py() < start or hi.as_py() >= end:
                 t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
         yield t
+
+
+def _windows(log: Log, start: int, end: int, window: int, include_headers: bool) -> Iterator[pa.Table]:
+    """Decode ``[start, end)`` through one reused read buffer of about ``window`` bytes.
+
+    The decoder copies keys and values into its own column buffers, so the read buffer can be filled
+    again at once: no fresh memory (and no page faults) per chunk, and each byte is read once.
+    """
+    from kvlog.errors import CorruptRecordError
+    from kvlog.records import DEFAULT_MAX_DECOMPRESSED_BYTES, _chunk_to_arrow, _decode, record_schema
+
+    buf = bytearray(window)
+    schema = record_schema(include_headers)
+    for seg, lo, hi in log._ranges(start, end):
+        pos = lo
+        while pos < hi:
+            want = min(len(buf), hi - pos)
+            view = memoryview(buf)[:want]
+            got = os.preadv(seg._fd, [view], pos)
+            if got <= 0:
+                break
+            res = _decode(view, 0, got, include_headers=include_headers, check_crc=True, include_control=False,
+                          limit=DEFAULT_MAX_DECOMPRESSED_BYTES)
+            if res.stop == 0:  # the next batch is larger than the window (or cut short)
+                size = 12 + int.from_bytes(view[8:12], "big", signed=True) if got >= 12 else 0
+                if got == hi - pos or size <= 12 or size > hi - pos:
+                    raise CorruptRecordError(f"incomplete batch in {seg.log_path} at position {pos}", position=pos)
+                buf = bytearray(size)
+                continue
+            batches = [_chunk_to_arrow(c, include_headers) for c in res.chunks if c["n"]]
+            if batches:
+                yield pa.Table.from_batches(batches, schema=schema)
+            pos += res.stop
