@@ -263,3 +263,23 @@ def test_recovery_of_a_short_tail_with_a_negative_size_ends():
     r = subprocess.run([sys.executable, "-c", code], input=tail, capture_output=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == [b"0", b"0"]  # the tail is cut, as Kafka treats < 18 bytes as the end
+
+
+def test_legacy_inner_offsets_near_the_int64_limits():
+    """Found by the legacy target under UBSan: ``wrapper offset - last inner offset`` overflowed int64
+    (undefined in C, even if the release build's -fwrapv hid it). Now the bound is checked first, and
+    unchecked inner offsets wrap as Java's long arithmetic does."""
+    r = targets.legacy((REGRESSIONS[0].parent / "legacy-inner-offset-overflow-ubsan").read_bytes())
+    assert r in ("ok", "error")
+
+    def wrapper(inner_offsets, wrapper_offset):
+        entry = _legacy(1, _i32(-1), _i32(1) + b"v")[8:]  # size and message, after the offset
+        inner = b"".join(struct.pack(">q", o) + entry for o in inner_offsets)
+        return _legacy_message(1, 1, T0, None, compression.compress(1, inner, 1), wrapper_offset)
+
+    with pytest.raises(CorruptRecordError, match="smaller than the last inner"):
+        list(MemoryRecords(wrapper([0, -(2**63) + 1], 4)).records())
+    with pytest.raises(CorruptRecordError, match="smaller than the last inner"):
+        list(MemoryRecords(wrapper([0, 5], 4)).records())
+    recs = list(MemoryRecords(wrapper([2**63 - 1, 0], 2**63 - 1)).records())
+    assert [r.offset for r in recs] == [-2, 2**63 - 1]  # base 2^63-1 plus 2^63-1 wraps to -2

@@ -800,12 +800,12 @@ cdef int decode_legacy_inner(Columns *c, const uint8_t *p, const uint8_t *end, B
         if w.last_offset == 0:
             base = 0
         else:
-            base = w.last_offset - last_inner
-            if base < 0 or last_inner < 0:
+            if last_inner < 0 or last_inner > w.last_offset:  # checked first: the difference could overflow
                 snprintf(e.msg, sizeof(e.msg),
                          "wrapper offset %lld is smaller than the last inner relative offset %lld",
                          <long long>w.last_offset, <long long>last_inner)
                 return fail(e, w.position, w)
+            base = w.last_offset - last_inner
     if col_reserve(c, count) < 0:
         return ST_NOMEM
     q = p
@@ -813,8 +813,8 @@ cdef int decode_legacy_inner(Columns *c, const uint8_t *p, const uint8_t *end, B
         size = kv_load_i32(q + 8)
         imagic = <int8_t>q[16]
         off = kv_load_i64(q)
-        if w.magic >= 1:
-            off = base + off
+        if w.magic >= 1:  # inner offsets are not checked (Kafka's reader does not): wrap as Java's long does
+            off = <int64_t>(<uint64_t>base + <uint64_t>off)
         if q == p:
             w.base_offset = off
         if log_append:
