@@ -502,3 +502,18 @@ def test_read_committed_matches_the_log(spark, tmp_path):
     assert got == want
     ru = spark.read.format("kvlog").load(root)
     assert ru.count() == 12 * 5 + 2  # read_uncommitted sees aborted and open data, never markers
+
+
+def test_arrow_udf_decode_gives_one_list_per_row(spark):
+    from pyspark.sql import functions as F
+
+    blobs = [kvlog.encode_arrays([b"k%d" % i for i in range(n)], [b"v%d" % i for i in range(n)], 9000,
+                                 compression="zstd", records_per_batch=7) for n in (3, 20)]
+    df = spark.createDataFrame([(blobs[0],), (None,), (blobs[1],)], "value binary").coalesce(1)
+    lists = df.select(kvlog.spark.decode_udf()("value").alias("records")).collect()
+    assert lists[1].records is None
+    assert [[(r.key, r.value, r.offset) for r in row.records] for row in (lists[0], lists[2])] == [
+        [(b"k%d" % i, b"v%d" % i, i) for i in range(n)] for n in (3, 20)]
+    exploded = df.select(F.explode(kvlog.spark.decode_udf()("value")).alias("r")).select("r.*")
+    assert sorted((r.key, r.offset) for r in exploded.collect()) == sorted(
+        (r.key, r.offset) for r in kvlog.spark.decode(df).collect())

@@ -22,13 +22,14 @@ from typing import Any
 
 from kvlog.spark.maintenance import compact, enforce_retention
 from kvlog.spark.source import KvlogDataSource, KvlogPushdownDataSource, kafka_schema
-from kvlog.spark.udf import decode, decode_batches, decoded_schema
+from kvlog.spark.udf import decode, decode_batches, decode_udf, decoded_schema
 
 __all__ = [
     "KvlogDataSource",
     "compact",
     "decode",
     "decode_batches",
+    "decode_udf",
     "decoded_schema",
     "enforce_retention",
     "kafka_schema",

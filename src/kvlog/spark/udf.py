@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 - pa.compute in decode_udf
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType, TimestampType
 
 from kvlog.errors import CorruptRecordError
@@ -57,6 +58,19 @@ def decode_batches(column: str = "value", *, include_headers: bool = False, keep
 def decode_column(col: pa.Array, *, include_headers: bool = False, check_crc: bool = True,
                   keep: Sequence[pa.Array] = (), keep_names: Sequence[str] = ()) -> pa.RecordBatch:
     """Decode every value of a binary Arrow array; ``keep`` arrays are taken along by parent row."""
+    batch, counts = _decode_with_counts(col, include_headers=include_headers, check_crc=check_crc)
+    if not keep:
+        return batch
+    columns = list(batch.columns)
+    names = list(batch.schema.names)
+    parents = pa.array(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
+    for name, arr in zip(keep_names, keep):
+        columns.append(arr.take(parents))
+        names.append(name)
+    return pa.RecordBatch.from_arrays(columns, names=names)
+
+
+def _decode_with_counts(col: pa.Array, *, include_headers: bool, check_crc: bool) -> tuple[pa.RecordBatch, Any]:
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
     if not (pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type)):
@@ -87,12 +101,33 @@ def decode_column(col: pa.Array, *, include_headers: bool = False, check_crc: bo
     names = list(schema.names)
     if include_headers:
         columns[5] = columns[5].cast(_SPARK_HEADERS)
-    if keep:
-        parents = pa.array(np.repeat(np.arange(n, dtype=np.int64), counts))
-        for name, arr in zip(keep_names, keep):
-            columns.append(arr.take(parents))
-            names.append(name)
-    return pa.RecordBatch.from_arrays(columns, names=names)
+    return pa.RecordBatch.from_arrays(columns, names=names), counts
+
+
+def decode_udf(include_headers: bool = False, check_crc: bool = True) -> Any:
+    """A scalar ``arrow_udf`` (pyspark ≥ 4.1): binary batches → ``array<struct<record columns>>`` per row.
+
+    For SQL-style use where one output row per input row is wanted, e.g.
+    ``df.select(F.explode(kvlog.spark.decode_udf()("value")).alias("r")).select("r.*")``. The list is
+    built over the decoded column buffers (no per-record objects); a null input gives a null list.
+    """
+    from pyspark.sql.functions import arrow_udf
+    from pyspark.sql.types import ArrayType
+
+    element = decoded_schema(include_headers)
+
+    def run(col: pa.Array) -> pa.Array:
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        out, counts = _decode_with_counts(col, include_headers=include_headers, check_crc=check_crc)
+        offsets = np.zeros(len(col) + 1, dtype=np.int32)
+        np.cumsum(counts, out=offsets[1:])
+        values = pa.StructArray.from_arrays(list(out.columns), names=out.schema.names)
+        validity = col.is_valid() if col.null_count else None
+        return pa.ListArray.from_arrays(pa.array(offsets), values, mask=None if validity is None
+                                        else pa.compute.invert(validity))
+
+    return arrow_udf(run, ArrayType(element))
 
 
 def decode(df: Any, column: str = "value", *, include_headers: bool = False, keep: Sequence[str] = (),
