@@ -516,7 +516,8 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
     again at once: no fresh memory (and no page faults) per chunk, and each byte is read once.
     """
     from kvlog.errors import CorruptRecordError
-    from kvlog.records import DEFAULT_MAX_DECOMPRESSED_BYTES, _chunk_to_arrow, _decode, record_schema
+    from kvlog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
+    from kvlog.records import _chunk_to_arrow, _decode, record_schema
 
     buf = bytearray(window)
     schema = record_schema(include_headers)

@@ -111,8 +111,12 @@ def decode_udf(include_headers: bool = False, check_crc: bool = True) -> Any:
     ``df.select(F.explode(kvlog.spark.decode_udf()("value")).alias("r")).select("r.*")``. The list is
     built over the decoded column buffers (no per-record objects); a null input gives a null list.
     """
-    from pyspark.sql.functions import arrow_udf
+    import pyspark.sql.functions as functions
     from pyspark.sql.types import ArrayType
+
+    arrow_udf = getattr(functions, "arrow_udf", None)  # pyspark >= 4.1
+    if arrow_udf is None:
+        raise ImportError("decode_udf needs pyspark 4.1 or newer (arrow_udf); use decode() with mapInArrow")
 
     element = decoded_schema(include_headers)
 
