@@ -81,17 +81,18 @@ def plot(commits: list[tuple[str, str]], results: dict[str, dict[str, float]], m
         ax.plot(xs, ys_scaled, marker="o", color="#1f5f8b")
         ax.set_title(title, fontsize=10)
         ax.set_ylabel(unit)
-        ax.set_ylim(bottom=0)
+        top = max((y for y in ys_scaled if y == y), default=1.0)
+        ax.set_ylim(0, top * 1.18)  # room for the value labels
         ax.grid(True, alpha=0.3)
         for x, y in zip(xs, ys_scaled):
             if y == y:  # not NaN
-                ax.annotate(f"{y:.3g}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center",
+                ax.annotate(f"{y:.3g}" if y < 100 else f"{y:,.0f}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center",
                             fontsize=7)
     for ax in axes[1]:
         ax.set_xticks(xs)
         ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
         ax.set_xlabel("commit (oldest -> newest)")
-    fig.suptitle(f"kvlog headline benchmarks over the last {len(commits)} commits (asv, machine '{machine}')",
+    fig.suptitle(f"kvlog headline benchmarks, {len(commits)} commits of main (asv --quick, machine '{machine}')",
                  fontsize=11)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -104,9 +105,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--commits", type=int, default=5, help="how many of the latest commits (default 5)")
     ap.add_argument("--machine", help="asv machine name (default: the only one with results)")
     ap.add_argument("--out", type=pathlib.Path, default=REPO / "docs" / "img" / "bench-history.png")
+    ap.add_argument("--only-measured", action="store_true",
+                    help="plot only the commits (among the last --commits) that have results, without gaps")
     args = ap.parse_args(argv)
     commits = last_commits(args.commits)
     machine, results = load_results(args.machine)
+    if args.only_measured:
+        commits = [c for c in commits if any(name in results.get(c[0], {}) for name, *_ in FIGURES)]
     points = plot(commits, results, machine, args.out)
     measured = sum(1 for h, _ in commits if any(name in results.get(h, {}) for name, *_ in FIGURES))
     print(f"wrote {args.out}: {measured} of {len(commits)} commits measured, {points} points")
