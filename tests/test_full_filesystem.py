@@ -31,6 +31,7 @@ from kvlog.log import Log
 from tests.reliability_report import record
 
 ROOT = Path(__file__).resolve().parents[1]
+KVLOG_HOME = str(Path(kvlog.__file__).resolve().parents[1])  # the child imports the same kvlog (wheel or tree)
 SIZE = "2m"
 T0 = 1_700_000_000_000
 # (value bytes, records per append, segment.bytes, flush every n appends): failures land on different
@@ -137,7 +138,7 @@ def test_fill_a_real_filesystem_until_enospc(small_tmpfs, variant):
     mnt, wrap = small_tmpfs
     code = f"import json, sys; from tests.test_full_filesystem import trial; print(json.dumps(trial({mnt!r}, {variant})))"
     r = subprocess.run([*wrap, sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                       check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])})
+                       check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), KVLOG_HOME])})
     assert r.returncode == 0, f"child died (rc={r.returncode}, SIGBUS is -7):\n{r.stderr[-3000:]}"
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["errno"] == errno.ENOSPC and got["kvlog_error"], got
