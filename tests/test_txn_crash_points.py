@@ -116,15 +116,17 @@ def run(tmp_path, k, shim_cls, **kw):
     return crashed, shim.n
 
 
-def test_crash_at_every_operation_of_a_transactional_workload(tmp_path):
+@pytest.mark.parametrize("stride", [pytest.param(1, marks=pytest.mark.slow), 2])
+def test_crash_at_every_operation_of_a_transactional_workload(tmp_path, stride):
     crashed, total = run(tmp_path, None, CountingFS)
     assert not crashed and total > 50
-    for k in range(1, total + 1):
+    for k in range(1, total + 1, stride):
         assert run(tmp_path, k, CountingFS)[0]
 
 
-@pytest.mark.parametrize("mode", ["drop", "zeros"])
-def test_power_loss_during_a_transactional_workload(tmp_path, mode):
+@pytest.mark.parametrize("mode,stride", [("drop", 7), ("zeros", 7), pytest.param("drop", 1, marks=pytest.mark.slow),
+                                         pytest.param("zeros", 1, marks=pytest.mark.slow)])
+def test_power_loss_during_a_transactional_workload(tmp_path, mode, stride):
     _, total = run(tmp_path, None, CountingFS)
-    for k in range(1, total + 1, 7):
+    for k in range(1, total + 1, stride):
         assert run(tmp_path, k, PowerLossFS, mode=mode)[0]
