@@ -72,6 +72,12 @@ def test_schema_is_the_kafka_sources(spark, tmp_path):
         [], KAFKA_SCHEMA_DDL + ", headers array<struct<key:string,value:binary>>").schema
 
 
+def test_user_schema_is_refused(spark, tmp_path):
+    root = _make_root(tmp_path / "d", n=5)
+    with pytest.raises(Exception, match="fixed schema"):
+        spark.read.format("kvlog").schema("value binary").load(root).collect()
+
+
 def test_full_read_equals_the_logs(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("clicks", 3), ("views", 2)), headers=True)
     df = spark.read.format("kvlog").option("includeHeaders", "true").load(root)
@@ -185,7 +191,7 @@ def test_read_while_another_process_appends(spark, tmp_path):
         from kvlog import LogManager, Record
         with LogManager({root!r}) as m:
             log = m.log("live", 0)
-            deadline = time.time() + 8
+            deadline = time.time() + 5
             i = log.log_end_offset
             while time.time() < deadline:
                 log.append([Record(b"k", b"live-0-%d" % j, timestamp=1000 + j) for j in range(i, i + 20)])

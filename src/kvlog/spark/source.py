@@ -28,8 +28,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from kvlog.errors import ConfigError, OffsetOutOfRangeError
 from kvlog.spark import _plan
-from kvlog.errors import OffsetOutOfRangeError
 from kvlog.spark._plan import OffsetRange, ReadOptions
 
 try:  # admission control and availableNow arrived in pyspark 4.2
@@ -66,6 +66,14 @@ def kafka_schema(include_headers: bool = False) -> StructType:
 
 def _wants_headers(options: Any) -> bool:
     return str(options.get("includeHeaders", "false")).strip().lower() == "true"
+
+
+def _check_schema(schema: StructType, options: Any) -> None:
+    """The schema is fixed, as for Spark's Kafka source: a user-specified one is refused up front."""
+    expected = kafka_schema(_wants_headers(options))
+    if schema != expected:
+        raise ConfigError(f"the kvlog source has a fixed schema ({expected.simpleString()}); "
+                          "drop .schema(...) (use includeHeaders=true for the headers column)")
 
 
 # ------------------------------------------------------------------------------------------- batch
@@ -347,9 +355,11 @@ class KvlogDataSource(DataSource):
         return kafka_schema(_wants_headers(self.options))
 
     def reader(self, schema: StructType) -> DataSourceReader:
+        _check_schema(schema, self.options)
         return KvlogBatchReader(self.options, _wants_headers(self.options))
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        _check_schema(schema, self.options)
         return KvlogStreamReader(self.options, _wants_headers(self.options))
 
     def writer(self, schema: StructType, overwrite: bool) -> Any:
@@ -367,4 +377,5 @@ class KvlogPushdownDataSource(KvlogDataSource):
     """Same source, with a reader that accepts pushed-down filters (needs the pushdown conf on)."""
 
     def reader(self, schema: StructType) -> DataSourceReader:
+        _check_schema(schema, self.options)
         return KvlogPushdownBatchReader(self.options, _wants_headers(self.options))
