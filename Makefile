@@ -127,11 +127,11 @@ bench: build
 # docs/img/. Commits already measured on this machine are skipped, so a rerun only adds new ones.
 BENCH_COMMITS ?= 5
 bench-history: $(VENV)/.installed
-	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && \
+	@head=$$(git rev-parse HEAD) && cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && \
 		{ ../$(PY) -m asv run --skip-existing-commits --quick --show-stderr --bench headline \
-			"HEAD~$(BENCH_COMMITS)..HEAD" || echo "asv run reported failures (above); publishing what was measured"; } && \
-		../$(PY) -m asv publish
-	$(PY) asv_bench/plot_history.py --commits $(BENCH_COMMITS) --out docs/img/bench-history.png
+			"$$head~$(BENCH_COMMITS)..$$head" || echo "asv run reported failures (above); publishing what was measured"; } && \
+		../$(PY) -m asv publish && \
+		../$(PY) plot_history.py --rev $$head --commits $(BENCH_COMMITS) --out ../docs/img/bench-history.png
 
 # Every benchmark once against the current build, nothing recorded (CI's asv smoke run).
 bench-smoke: build

@@ -33,9 +33,9 @@ def git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=REPO, check=True, capture_output=True, text=True).stdout
 
 
-def last_commits(n: int) -> list[tuple[str, str]]:
-    """(hash, subject) of the last n commits on the current branch, oldest first."""
-    lines = git("log", "--first-parent", f"-n{n}", "--format=%H %s").splitlines()
+def last_commits(n: int, rev: str = "HEAD") -> list[tuple[str, str]]:
+    """(hash, subject) of the last n commits up to ``rev`` on its first-parent line, oldest first."""
+    lines = git("log", "--first-parent", f"-n{n}", "--format=%H %s", rev).splitlines()
     return [(ln[:40], ln[41:]) for ln in reversed(lines)]
 
 
@@ -105,10 +105,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--commits", type=int, default=5, help="how many of the latest commits (default 5)")
     ap.add_argument("--machine", help="asv machine name (default: the only one with results)")
     ap.add_argument("--out", type=pathlib.Path, default=REPO / "docs" / "img" / "bench-history.png")
+    ap.add_argument("--rev", default="HEAD", help="the newest commit to plot (default HEAD)")
     ap.add_argument("--only-measured", action="store_true",
                     help="plot only the commits (among the last --commits) that have results, without gaps")
     args = ap.parse_args(argv)
-    commits = last_commits(args.commits)
+    commits = last_commits(args.commits, args.rev)
     machine, results = load_results(args.machine)
     if args.only_measured:
         commits = [c for c in commits if any(name in results.get(c[0], {}) for name, *_ in FIGURES)]
