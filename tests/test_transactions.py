@@ -407,3 +407,28 @@ def test_dump_snapshot_and_txn_index_like_dumplogsegments(tmp_path, capfd):
         f.write(b"\xff")
     assert main(["dump", "--files", snap]) == 1
     assert "CRC is no longer valid" in capfd.readouterr().err
+
+
+def test_an_emptied_batch_goes_once_its_producer_has_moved_on(tmp_path):
+    """Kafka keeps an emptied batch only while it is its producer's last one (§10.7); a later pass drops it."""
+    from kvlog.cleaner import LogCleaner
+
+    cfg = LogConfig(cleanup_policy="compact", min_cleanable_dirty_ratio=0.01)
+    log = Log.open(tmp_path / "t-0", cfg)
+
+    def producer_batches():
+        data = log.read(log.log_start_offset, 1 << 20, max_offset=log.log_end_offset)
+        return [(b.base_offset, b.record_count) for b in data.batches() if b.producer_id == 5]
+
+    log.append([Record(b"k", b"p1", timestamp=1)], producer_id=5, producer_epoch=0, base_sequence=0)
+    log.append([Record(b"k", b"plain", timestamp=2)])
+    log.roll()
+    LogCleaner().clean(log, now_ms=10**12, full=True)
+    assert producer_batches() == [(0, 0)]  # emptied, kept: the producer's last batch
+    log.append([Record(b"x", b"p2", timestamp=3)], producer_id=5, producer_epoch=0, base_sequence=1)
+    log.append([Record(b"x", b"plain2", timestamp=4)])
+    log.roll()
+    LogCleaner().clean(log, now_ms=10**12, full=True)
+    assert producer_batches() == [(2, 0)]  # the old emptied batch is gone, the new last one stays
+    assert [r.value for r in log.records()] == [b"plain", b"plain2"]
+    log.close()

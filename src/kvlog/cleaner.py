@@ -526,7 +526,9 @@ class LogCleaner:
         live_tomb = np.bincount(bidx, weights=retain & tomb, minlength=nb) > 0
         start_clock = ((magic == 2) & (hz < 0) & live_tomb) | ctrl_stamp  # KIP-534: first cleaning
         new_hz = np.where(start_clock, now + cfg.delete_retention_ms, hz)
-        verbatim = (control & ~ctrl_drop & ~ctrl_stamp) | (~control & ((total == 0) | ((kept == total) & ~start_clock)))
+        # an already emptied batch (total == 0) is not verbatim: it stays only while it is still an active
+        # producer's last batch or ends the cleaned range, as when it was emptied (Kafka §10.7)
+        verbatim = (control & ~ctrl_drop & ~ctrl_stamp) | (~control & (total > 0) & (kept == total) & ~start_clock)
         rows = np.nonzero(retain)[0]
         row_batch = bidx[rows]
         # where a batch cannot join the previous one's encode call (codec, type, leader epoch, LAT time)
