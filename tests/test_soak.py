@@ -132,7 +132,9 @@ def check_resources(path, samples, seconds):
     """Bounded while running, zero of the log's own once closed, no growth from one half to the next."""
     assert samples, "no resource samples"
     fds, maps, log_fds, log_maps, deleted = zip(*samples)
-    assert max(log_fds) <= 64 and max(log_maps) <= 64, (max(log_fds), max(log_maps))
+    # the writer and each reader hold a descriptor per segment (about 10 live ones here): a leak per read
+    # or per roll passes these bounds within seconds
+    assert max(log_fds) <= 256 and max(log_maps) <= 256, (max(log_fds), max(log_maps))
     assert max(deleted) <= 8, f"{max(deleted)} mappings of deleted log files"
     end = resources(path)
     assert end[2:] == (0, 0, 0), f"left open after close: {end[2]} descriptors, {end[3]} mappings"
@@ -140,6 +142,8 @@ def check_resources(path, samples, seconds):
         half = len(samples) // 2
         assert max(maps[half:]) <= max(maps[:half]) + 32, (max(maps[:half]), max(maps[half:]))
         assert max(fds[half:]) <= max(fds[:half]) + 16, (max(fds[:half]), max(fds[half:]))
+        assert max(log_fds[half:]) <= 2 * max(log_fds[:half]) + 16, (max(log_fds[:half]), max(log_fds[half:]))
+        assert max(log_maps[half:]) <= 2 * max(log_maps[:half]) + 16, (max(log_maps[:half]), max(log_maps[half:]))
     return {"max_fds": max(fds), "max_maps": max(maps), "max_log_fds": max(log_fds), "max_log_maps": max(log_maps),
             "end_fds": end[0], "end_maps": end[1], "samples": len(samples)}
 
