@@ -85,7 +85,7 @@ def drive(names: list[str], seconds: int, build: Path, jobs_log: Path | None = N
         corpus.mkdir(parents=True, exist_ok=True)
         log = WORK / "logs" / f"{name}.log"
         cmd = [sys.executable, "-m", "fuzz.run", "--worker", name, str(corpus), str(WORK / "seeds" / name),
-               f"-max_total_time={seconds}", "-timeout=20", "-rss_limit_mb=4096", "-max_len=65536",
+               f"-max_total_time={seconds}", "-timeout=60", "-rss_limit_mb=4096", "-max_len=65536",
                "-print_final_stats=1", f"-artifact_prefix={WORK / 'artifacts'}/{name}-"]
         start = time.monotonic()
         with open(log, "wb") as out:
