@@ -261,3 +261,35 @@ def test_read_range_reports_a_damaged_segment(tmp_path):
 
     with pytest.raises(CorruptRecordError):
         list(_plan.read_range(OffsetRange("t", 0, str(path), 0, 100), include_headers=False, chunk_bytes=256))
+
+
+# ------------------------------------------------------------------------------------- UDF decoding
+@given(st.lists(st.one_of(st.none(), st.binary(max_size=300)), max_size=6), st.booleans())
+def test_decode_column_on_arbitrary_bytes_raises_only_typed_errors(rows, headers):
+    from kvlog.errors import KvlogError
+    from kvlog.spark.udf import decode_column
+
+    try:
+        out = decode_column(pa.array(rows, pa.binary()), include_headers=headers)
+    except KvlogError:
+        return
+    assert out.num_rows >= 0
+
+
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=5), st.sampled_from(["none", "gzip", "zstd", "lz4"]))
+def test_decode_column_equals_memory_records(sizes, codec):
+    import kvlog
+    from kvlog.spark.udf import decode_column
+
+    blobs = [kvlog.encode_arrays([b"k%d" % i for i in range(n)], [b"v%d" % i for i in range(n)], 1000 + n,
+                                 compression=codec, records_per_batch=7) if n else None for n in sizes]
+    first = 1 if len(blobs) > 1 else 0  # a sliced array shares its parent's buffers
+    col = pa.array(blobs, pa.binary()).slice(first)
+    out = decode_column(col, keep=[pa.array(range(first, len(blobs))).slice(0)], keep_names=["row"])
+    want = []
+    for i, b in list(enumerate(blobs))[first:]:
+        if b is not None:
+            t = kvlog.MemoryRecords(b).to_arrow(include_headers=False)
+            want += [(v, o, i) for v, o in zip(t.column("value").to_pylist(), t.column("offset").to_pylist())]
+    got = list(zip(out.column("value").to_pylist(), out.column("offset").to_pylist(), out.column("row").to_pylist()))
+    assert got == want
