@@ -293,3 +293,20 @@ def test_decode_column_equals_memory_records(sizes, codec):
             want += [(v, o, i) for v, o in zip(t.column("value").to_pylist(), t.column("offset").to_pylist())]
     got = list(zip(out.column("value").to_pylist(), out.column("offset").to_pylist(), out.column("row").to_pylist()))
     assert got == want
+
+
+_OPTION_NAMES = ["subscribe", "subscribePattern", "assign", "startingOffsets", "endingOffsets", "startingTimestamp",
+                 "endingTimestamp", "startingOffsetsByTimestamp", "endingOffsetsByTimestamp", "failOnDataLoss",
+                 "minPartitions", "maxRecordsPerPartition", "includeHeaders", "kafka.isolation.level",
+                 "startingOffsetsByTimestampStrategy", "kvlog.chunkBytes"]
+
+
+@given(st.dictionaries(st.sampled_from(_OPTION_NAMES),
+                       st.one_of(st.text(max_size=30), st.sampled_from(['{"t":{"0":1}}', '{"t":[0]}', "-1", "7",
+                                                                        '{"t":{"x":1}}', "{}", "[]", "null"])),
+                       max_size=4), st.booleans())
+def test_any_option_values_give_config_errors_not_crashes(options, streaming):
+    try:
+        ReadOptions.parse(options, streaming=streaming)
+    except ConfigError:
+        pass
