@@ -20,6 +20,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without pyspark
 
 from typing import Any
 
+from kvlog.spark._staging import recover as recover_writes
 from kvlog.spark.maintenance import compact, enforce_retention
 from kvlog.spark.source import KvlogDataSource, KvlogPushdownDataSource, kafka_schema
 from kvlog.spark.udf import decode, decode_batches, decode_udf, decoded_schema
@@ -33,6 +34,7 @@ __all__ = [
     "decoded_schema",
     "enforce_retention",
     "kafka_schema",
+    "recover_writes",
     "register",
 ]
 
