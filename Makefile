@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build wheel test test-wheel test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean
+.PHONY: all venv build wheel test test-wheel test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
 
 all: build
 
