@@ -4,10 +4,11 @@ The contract: kvlog either decodes or raises a kvlog error carrying the byte pos
 a hang, unbounded memory, or a leaked struct.error / IndexError / UnicodeDecodeError.
 """
 
+import contextlib
 import io
 import random
 import resource
-import time
+import signal
 import zlib
 
 import cramjam
@@ -113,13 +114,29 @@ def test_structural_errors_carry_position():
         list(MemoryRecords(bytes(bad)).batches())
 
 
-def test_absurd_record_count_is_rejected_fast():
+@contextlib.contextmanager
+def _hang_guard(seconds=60):
+    """Fail instead of hanging: a loop over 2**31 phantom records, or a bomb inflated in full, would
+    run for minutes. Not a timing assertion: the bound is far above any normal run, loaded or not."""
+    def fire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_absurd_record_count_is_rejected_without_walking_it():
     recs = [{"key": b"k", "value": b"v", "timestamp": T0}]
     buf = ref.encode_v2_batch(recs, record_count=2**31 - 1)
-    t = time.perf_counter()
-    with pytest.raises(kvlog.CorruptRecordError, match="records"):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with _hang_guard(), pytest.raises(kvlog.CorruptRecordError, match="records"):
         MemoryRecords(buf).to_arrow()
-    assert time.perf_counter() - t < 1
+    assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024 < 200
 
 
 def test_leftover_bytes_after_declared_records():
@@ -234,13 +251,10 @@ def v2_bomb(payload, codec):
 def test_decompression_bomb_v2(bombs, codec):
     buf = v2_bomb(bombs[codec], codec)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t = time.perf_counter()
-    with pytest.raises(kvlog.DecompressionLimitError) as exc:
+    with _hang_guard(), pytest.raises(kvlog.DecompressionLimitError) as exc:
         MemoryRecords(buf).to_arrow()
-    elapsed = time.perf_counter() - t
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert exc.value.position == 0 and exc.value.offsets == (0, 0)
-    assert elapsed < 2.0, f"bomb took {elapsed:.2f}s"
     assert grown_mib < 200, f"peak memory grew by {grown_mib:.0f} MiB"
     # an explicit, larger budget is honoured
     with pytest.raises(kvlog.DecompressionLimitError, match=str(1 << 20)):
@@ -254,7 +268,7 @@ def test_decompression_bomb_legacy(bombs, codec):
     body += len(payload).to_bytes(4, "big") + payload
     msg = kvlog.crc32(body).to_bytes(4, "big") + body
     entry = (0).to_bytes(8, "big") + len(msg).to_bytes(4, "big") + msg
-    t = time.perf_counter()
-    with pytest.raises(kvlog.DecompressionLimitError):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with _hang_guard(), pytest.raises(kvlog.DecompressionLimitError):
         list(MemoryRecords(entry).records())
-    assert time.perf_counter() - t < 2.0
+    assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024 < 200
