@@ -143,7 +143,23 @@ def seeds() -> dict[str, list[bytes]]:
         "checkpoint": files["checkpoint"] + [b"0\n0\n", b"0\n2\ntopic 0 5\ntopic 1 10\n"],
         "file_names": [n.encode() for n in names],
         "segment_recovery": files["segment"] + [p.read_bytes() for p in fixtures()],
+        "producer_snapshot": _snapshots(),
+        "txn_index": [b"", b"".join(struct.pack(">hqqqq", 0, pid, first, last, lso)
+                                    for pid, first, last, lso in ((7, 0, 9, 10), (8, 12, 30, 31), (7, 40, 41, 42)))],
+        "topics_file": [b"{}", b'{"clicks": {"partitions": 3, "config": {}}}',
+                        b'{"t": {"partitions": 1, "config": {"cleanup.policy": "compact", "segment.bytes": "1048576"}}}'],
     }
+
+
+def _snapshots() -> list[bytes]:
+    """Producer-state snapshots: empty, and with idle, active and transactional producers."""
+    from kvlog.producer_state import BatchMetadata, ProducerStateEntry, encode_snapshot
+
+    idle = ProducerStateEntry(7, 0, -1, T0, -1)
+    idle.batches.append(BatchMetadata(4, 100, 4, T0))
+    txn = ProducerStateEntry(9, 3, 2, T0 + 5, 120)
+    txn.batches.append(BatchMetadata(19, 124, 4, T0 + 5))
+    return [encode_snapshot([]), encode_snapshot([idle]), encode_snapshot([idle, txn])]
 
 
 def write(directory: str) -> dict[str, int]:

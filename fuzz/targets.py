@@ -379,6 +379,68 @@ def file_names(data: bytes) -> str:
     return "ok"
 
 
+def producer_snapshot(data: bytes) -> str:
+    """A producer-state ``.snapshot`` file: the parser, then what parses must re-encode to the same state."""
+    from kvlog.producer_state import encode_snapshot, read_snapshot
+
+    got: dict[str, Any] = {}
+
+    def read() -> None:
+        got["entries"] = read_snapshot(bytes(guarded(data)), "fuzz.snapshot")
+
+    out = _typed(read)
+    if out == "ok":
+        entries = got["entries"]
+        again = read_snapshot(encode_snapshot(entries))
+        assert [(e.producer_id, e.producer_epoch, e.coordinator_epoch) for e in again] == [
+            (e.producer_id, e.producer_epoch, e.coordinator_epoch) for e in entries]
+    return out
+
+
+def txn_index(data: bytes) -> str:
+    """A ``.txnindex`` file's bytes: load, list, collect ranges, and ``kvlog dump`` it."""
+    from kvlog.cli import main as cli_main
+    from kvlog.txn_index import TransactionIndex
+
+    path = os.path.join(_scratch(), _files.prefix(0) + ".txnindex")
+    with open(path, "wb") as f:
+        f.write(data)
+
+    def run() -> None:
+        idx = TransactionIndex(path, 0, writable=False)
+        txns = idx.all_aborted_txns()
+        hit, _ = idx.collect(0, 2**62)
+        assert len(hit) <= len(txns)
+        idx.last_offset  # noqa: B018 - the property parses the file
+        with open(os.devnull, "w") as sink:
+            import contextlib
+
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                cli_main(["dump", path])
+
+    out = _typed(run)
+    os.unlink(path)
+    return out
+
+
+def topics_file(data: bytes) -> str:
+    """A data directory's ``kvlog-topics.json``: the manager must read it or refuse it with a typed error."""
+    from kvlog.manager import TOPICS_FILE, LogManager
+
+    root = os.path.join(_scratch(), "topics-root")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, TOPICS_FILE), "wb") as f:
+        f.write(data)
+
+    def run() -> None:
+        with LogManager(root, read_only=True) as mgr:
+            for topic, count in mgr.topics().items():
+                assert isinstance(topic, str) and isinstance(count, int) and count >= 0
+                mgr.topic_config(topic)
+
+    return _typed(run)
+
+
 # ---------------------------------------------------------------------------------------------- segments
 def segment_recovery(data: bytes) -> str:
     """The bytes as the only ``.log`` of a partition: recovery on open, then reads and ``verify``."""
@@ -420,4 +482,7 @@ TARGETS: dict[str, Callable[[bytes], str]] = {
     "checkpoint": checkpoint_file,
     "file_names": file_names,
     "segment_recovery": segment_recovery,
+    "producer_snapshot": producer_snapshot,
+    "txn_index": txn_index,
+    "topics_file": topics_file,
 }

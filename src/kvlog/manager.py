@@ -40,6 +40,25 @@ def validate_topic_name(name: str) -> None:
         raise ConfigError(f"topic name {name!r} has characters outside [a-zA-Z0-9._-]")
 
 
+def _checked_topics(table: object, path: str) -> dict[str, dict[str, object]]:
+    """The topics file's shape, checked: ``{topic: {"partitions": n, "config": {name: value}}}``."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: expected a JSON object of topics, found {type(table).__name__}")
+    for topic, entry in table.items():
+        try:
+            validate_topic_name(topic)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+        parts = entry.get("partitions") if isinstance(entry, dict) else None
+        config = entry.get("config", {}) if isinstance(entry, dict) else None
+        if not isinstance(parts, int) or isinstance(parts, bool) or parts < 0 or not isinstance(config, dict):
+            raise ConfigError(f"{path}: topic {topic!r} needs an integer \"partitions\" >= 0 and a \"config\" "
+                              f"object, found {entry!r:.200}")
+        if not all(isinstance(v, (str, int, float, bool)) for v in config.values()):
+            raise ConfigError(f"{path}: topic {topic!r} has a config value that is not a string or number")
+    return table
+
+
 class LogManager:
     """Create, open and delete topics' partition logs under one data directory."""
 
@@ -86,7 +105,8 @@ class LogManager:
                 with open(path, encoding="utf-8") as f:
                     table = json.load(f)
             except (OSError, ValueError) as exc:
-                raise KvlogError(f"cannot read {path}: {exc}") from None
+                raise ConfigError(f"cannot read {path}: {exc}") from None
+            table = _checked_topics(table, path)
         # directories written by a broker (or another tool) count too
         for name in os.listdir(self.root):
             tp = _files.parse_partition_dir(name)
