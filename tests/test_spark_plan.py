@@ -298,7 +298,8 @@ def test_decode_column_equals_memory_records(sizes, codec):
 _OPTION_NAMES = ["subscribe", "subscribePattern", "assign", "startingOffsets", "endingOffsets", "startingTimestamp",
                  "endingTimestamp", "startingOffsetsByTimestamp", "endingOffsetsByTimestamp", "failOnDataLoss",
                  "minPartitions", "maxRecordsPerPartition", "includeHeaders", "kafka.isolation.level",
-                 "startingOffsetsByTimestampStrategy", "kvlog.chunkBytes"]
+                 "startingOffsetsByTimestampStrategy", "kvlog.chunkBytes", "minOffsetsPerTrigger",
+                 "maxOffsetsPerTrigger", "maxTriggerDelay"]
 
 
 @given(st.dictionaries(st.sampled_from(_OPTION_NAMES),
@@ -306,7 +307,51 @@ _OPTION_NAMES = ["subscribe", "subscribePattern", "assign", "startingOffsets", "
                                                                         '{"t":{"x":1}}', "{}", "[]", "null"])),
                        max_size=4), st.booleans())
 def test_any_option_values_give_config_errors_not_crashes(options, streaming):
-    try:
-        ReadOptions.parse(options, streaming=streaming)
-    except ConfigError:
-        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # streaming-only options in a batch query warn
+        try:
+            ReadOptions.parse(options, streaming=streaming)
+        except ConfigError:
+            pass
+
+
+# --------------------------------------------------------------------------------- trigger admission
+def test_min_offsets_per_trigger_waits_for_records_or_the_delay(tmp_path):
+    from kvlog.spark.source import KvlogStreamReader
+
+    root = _root(tmp_path, topics=(("s", 2),), n=10)
+    reader = KvlogStreamReader({"path": str(root), "startingOffsets": "earliest", "minOffsetsPerTrigger": "30",
+                                "maxTriggerDelay": "5s"}, False)
+    now = [1000.0]
+    reader._clock = lambda: now[0]
+    reader._last_trigger = now[0]
+    start = reader.initialOffset()
+    assert start == {"s": {"0": 0, "1": 0}}
+    assert reader.latestOffset(start, None) == start  # 20 new records < 30: skip this trigger
+    now[0] += 6  # maxTriggerDelay passed: run with what there is
+    assert reader.latestOffset(start, None) == {"s": {"0": 10, "1": 10}}
+    end = {"s": {"0": 10, "1": 10}}
+    with LogManager(root) as m:
+        for p in (0, 1):
+            m.log("s", p).append([Record(b"k", b"v%d" % i, timestamp=1) for i in range(20)])
+    now[0] += 1
+    assert reader.latestOffset(end, None) == {"s": {"0": 30, "1": 30}}  # 40 >= 30: no wait
+    reader.prepareForTriggerAvailableNow()  # availableNow never waits: it has to finish
+    assert reader.latestOffset({"s": {"0": 29, "1": 30}}, None) == {"s": {"0": 30, "1": 30}}
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"minOffsetsPerTrigger": "50", "maxOffsetsPerTrigger": "10"}, "larger than maxOffsetsPerTrigger"),
+    ({"maxTriggerDelay": "soon"}, "duration"),
+    ({"maxTriggerDelay": "5 fortnights"}, "duration"),
+])
+def test_trigger_options_are_checked(options, message):
+    with pytest.raises(ConfigError, match=message):
+        ReadOptions.parse(options, streaming=True)
+
+
+def test_durations_parse_like_spark():
+    assert ReadOptions.parse({"maxTriggerDelay": "15m"}, streaming=True).max_trigger_delay_ms == 900_000
+    assert ReadOptions.parse({"maxTriggerDelay": "30 s"}, streaming=True).max_trigger_delay_ms == 30_000
+    assert ReadOptions.parse({"maxTriggerDelay": "250"}, streaming=True).max_trigger_delay_ms == 250
+    assert ReadOptions.parse({}, streaming=True).max_trigger_delay_ms == 900_000

@@ -92,6 +92,19 @@ def _long(options: Mapping[str, str], name: str) -> int | None:
         raise ConfigError(f"option {name} must be a timestamp in epoch milliseconds, got {raw!r}") from None
 
 
+_UNITS_MS = {"ms": 1, "s": 1000, "sec": 1000, "second": 1000, "seconds": 1000, "m": 60_000, "min": 60_000,
+             "minute": 60_000, "minutes": 60_000, "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+             "d": 86_400_000, "day": 86_400_000, "days": 86_400_000}
+
+
+def _duration_ms(raw: Any, name: str) -> int:
+    """Spark's time strings (``15m``, ``30s``, ``500ms``, ``1 hour``); a bare number is milliseconds."""
+    m = re.fullmatch(r"\s*(\d+)\s*([a-z]*)\s*", str(raw).lower())
+    if m is None or (m.group(2) and m.group(2) not in _UNITS_MS):
+        raise ConfigError(f"option {name} must be a duration like 15m, 30s or 500ms, got {raw!r}")
+    return int(m.group(1)) * _UNITS_MS[m.group(2) or "ms"]
+
+
 def _json_partition_map(options: Mapping[str, str], name: str) -> dict[tuple[str, int], int] | None:
     """Kafka's ``{"topic": {"0": 23}}`` form."""
     raw = options.get(name)
@@ -126,6 +139,8 @@ class ReadOptions:
     min_partitions: int | None = None
     max_records_per_partition: int | None = None
     max_offsets_per_trigger: int | None = None
+    min_offsets_per_trigger: int | None = None
+    max_trigger_delay_ms: int = 15 * 60 * 1000
     include_headers: bool = False
     read_committed: bool = False
     chunk_bytes: int = 1 << 20
@@ -196,8 +211,14 @@ class ReadOptions:
         if level not in ("read_uncommitted", "read_committed"):
             raise ConfigError(f"option kafka.isolation.level must be read_uncommitted or read_committed, got {level!r}")
         max_trigger = _positive(opts, "maxoffsetspertrigger")
-        if max_trigger is not None and not streaming:
-            warnings.warn("maxOffsetsPerTrigger is ignored by batch queries", stacklevel=2)
+        min_trigger = _positive(opts, "minoffsetspertrigger")
+        delay = _duration_ms(opts.get("maxtriggerdelay", "15m"), "maxTriggerDelay")
+        if max_trigger is not None and min_trigger is not None and min_trigger > max_trigger:
+            raise ConfigError(f"minOffsetsPerTrigger ({min_trigger}) is larger than maxOffsetsPerTrigger "
+                              f"({max_trigger})")
+        for name, value in (("maxOffsetsPerTrigger", max_trigger), ("minOffsetsPerTrigger", min_trigger)):
+            if value is not None and not streaming:
+                warnings.warn(f"{name} is ignored by batch queries", stacklevel=2)
         return cls(
             subscribe=subscribe,
             subscribe_pattern=pattern,
@@ -213,6 +234,8 @@ class ReadOptions:
             min_partitions=_positive(opts, "minpartitions"),
             max_records_per_partition=_positive(opts, "maxrecordsperpartition"),
             max_offsets_per_trigger=max_trigger,
+            min_offsets_per_trigger=min_trigger,
+            max_trigger_delay_ms=delay,
             include_headers=_bool(opts, "includeheaders", False),
             read_committed=level == "read_committed",
             chunk_bytes=_positive(opts, "kvlog.chunkbytes") or (1 << 20),

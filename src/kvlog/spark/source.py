@@ -8,6 +8,7 @@ keep appending while Spark reads.
 from __future__ import annotations
 
 import datetime as _dt
+import time
 from typing import Any, Iterator, Mapping
 
 import pyarrow as pa
@@ -218,6 +219,8 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.include_headers = include_headers
         self.opts = ReadOptions.parse(self.options, streaming=True)
         self._target: dict[tuple[str, int], int] | None = None
+        self._clock = time.monotonic
+        self._last_trigger = self._clock()
 
     def _logs(self) -> dict[tuple[str, int], str]:
         return _plan.select(_plan.discover(_plan.input_paths(self.options)), self.opts)
@@ -269,6 +272,8 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if new:
             bounds = self._bounds()
         fresh = {tp: bounds[tp].log_start_offset for tp in new if bounds is not None and tp in bounds}
+        if self._skip_trigger(begin, fresh, latest):
+            return _offsets_json(begin)
         max_rows = None
         if limit is not None and ReadMaxRows is not None and isinstance(limit, ReadMaxRows):
             max_rows = limit.max_rows
@@ -281,6 +286,20 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         for tp, off in latest.items():
             merged[tp] = max(off, begin.get(tp, off))
         return _offsets_json(merged)
+
+    def _skip_trigger(self, begin: dict[tuple[str, int], int], fresh: dict[tuple[str, int], int],
+                      latest: dict[tuple[str, int], int]) -> bool:
+        """Kafka's ``minOffsetsPerTrigger``: wait for that many new records, unless ``maxTriggerDelay``
+        has passed since the last batch (or availableNow is draining, which must finish)."""
+        low = self.opts.min_offsets_per_trigger
+        if low is None or self._target is not None:
+            return False
+        backlog = sum(max(0, off - begin.get(tp, fresh.get(tp, off))) for tp, off in latest.items())
+        now = self._clock()
+        if backlog < low and (now - self._last_trigger) * 1000 < self.opts.max_trigger_delay_ms:
+            return True
+        self._last_trigger = now
+        return False
 
     def reportLatestOffset(self) -> dict[str, dict[str, int]]:
         return _offsets_json(self._latest())
