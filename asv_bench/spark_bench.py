@@ -27,21 +27,11 @@ VALUE_BYTES = 100
 
 
 def session():
+    from kvlog.spark.demo import session as local_session
+
     here = os.path.dirname(os.path.abspath(__file__))  # workers import this module (the ceiling source)
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ["TZ"] = "UTC"
-    from pyspark.sql import SparkSession
-
-    spark = (SparkSession.builder.master("local[2]").appName("kvlog-bench")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2").config("spark.sql.session.timeZone", "UTC")
-             .config("spark.driver.memory", "3g").config("spark.driver.bindAddress", "127.0.0.1")
-             .config("spark.driver.host", "127.0.0.1").config("spark.sql.adaptive.enabled", "false")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = local_session("local[2]", {"spark.sql.shuffle.partitions": "2", "spark.driver.memory": "3g"})
     import kvlog.spark
 
     kvlog.spark.register(spark)
@@ -137,12 +127,14 @@ def _paired(ours, theirs, repeat: int) -> tuple[float, float]:
     return t_ours, t_theirs
 
 
-def scan_rows(spark, root: str, pq_dir: str, repeat: int) -> tuple[float, float]:
+def _scan_query(df):
     from pyspark.sql import functions as F
 
-    def query(df):
-        return df.agg(F.sum("offset"), F.sum(F.length("value"))).collect()
+    return df.agg(F.sum("offset"), F.sum(F.length("value"))).collect()
 
+
+def scan_rows(spark, root: str, pq_dir: str, repeat: int) -> tuple[float, float]:
+    query = _scan_query
     kv = spark.read.format("kvlog").load(root)
     par = spark.read.parquet(pq_dir)
     assert query(kv) == query(par), "kvlog and Parquet disagree on the scan"
@@ -152,11 +144,7 @@ def scan_rows(spark, root: str, pq_dir: str, repeat: int) -> tuple[float, float]
 
 def ceiling_rows(spark, root: str, repeat: int) -> tuple[float, float]:
     """kvlog against a Python source that does no work at all (the transport's own limit)."""
-    from pyspark.sql import functions as F
-
-    def query(df):
-        return df.agg(F.sum("offset"), F.sum(F.length("value"))).collect()
-
+    query = _scan_query
     kv = spark.read.format("kvlog").load(root)
     ceiling = spark.read.format("kvlog_bench_ceiling").load()
     t_kv, t_c = _paired(lambda: query(kv), lambda: query(ceiling), repeat)

@@ -20,11 +20,19 @@ import pyarrow as pa
 from kvlog import _files
 from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
+from kvlog.records import record_schema
 
 EARLIEST = -2
 LATEST = -1
 
-_HEADER_STRUCT = pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())])
+def lowered(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Spark's options are case-insensitive; kvlog reads them through lower-cased keys."""
+    return {str(k).lower(): v for k, v in options.items()}
+
+
+def spark_headers_type() -> pa.DataType:
+    """The headers column as Spark's ``to_arrow_schema`` writes it (list item named ``element``)."""
+    return pa.list_(pa.field("element", record_schema(True).field("headers").type.value_type))
 
 
 def spark_arrow_schema(include_headers: bool) -> pa.Schema:
@@ -39,7 +47,7 @@ def spark_arrow_schema(include_headers: bool) -> pa.Schema:
         pa.field("timestampType", pa.int32()),
     ]
     if include_headers:
-        fields.append(pa.field("headers", pa.list_(pa.field("element", _HEADER_STRUCT))))
+        fields.append(pa.field("headers", spark_headers_type()))
     return pa.schema(fields)
 
 
@@ -148,7 +156,7 @@ class ReadOptions:
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool = False) -> "ReadOptions":
-        opts = {str(k).lower(): v for k, v in options.items()}
+        opts = lowered(options)
         chosen = [k for k in ("subscribe", "subscribepattern", "assign") if opts.get(k) is not None]
         if len(chosen) > 1:
             raise ConfigError(f"options {', '.join(chosen)} exclude each other: give one of subscribe, "
@@ -252,7 +260,7 @@ def _is_partition_dir_name(name: str) -> bool:
 
 def input_paths(options: Mapping[str, str]) -> list[str]:
     """``load(path)`` gives ``path``; ``load([a, b])`` gives ``paths`` as a JSON array."""
-    opts = {str(k).lower(): v for k, v in options.items()}
+    opts = lowered(options)
     paths: list[str] = []
     if opts.get("paths"):
         try:
@@ -327,7 +335,13 @@ class LogBounds:
 
 
 def open_read_only(path: str) -> Log:
+    """A read-only open (no lock, nothing rewritten); use it in a ``with`` block."""
     return Log.open(path, read_only=True)
+
+
+def read_bounds(path: str, read_committed: bool) -> LogBounds:
+    with open_read_only(path) as log:
+        return bounds(log, read_committed)
 
 
 def bounds(log: Log, read_committed: bool) -> LogBounds:
@@ -426,13 +440,10 @@ def plan_batch(options: Mapping[str, str]) -> tuple[ReadOptions, list[OffsetRang
     ends = _pick(opts.ending, opts.ending_by_timestamp, opts.ending_timestamp, tps, "ending")
     ranges = []
     for tp in tps:
-        log = open_read_only(chosen[tp])
-        try:
+        with open_read_only(chosen[tp]) as log:
             b = bounds(log, opts.read_committed)
             start = resolve_start(log, b, starts[tp], opts, tp)
             end = resolve_end(log, b, ends[tp])
-        finally:
-            log.close()
         start, end = check_range(tp, start, end, b, opts.fail_on_data_loss)
         ranges.append(OffsetRange(tp[0], tp[1], chosen[tp], start, end))
     return opts, split_ranges(ranges, opts.min_partitions, opts.max_records_per_partition)
@@ -496,14 +507,11 @@ def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = 
     schema = schema or spark_arrow_schema(include_headers)
     if r.size <= 0:
         return
-    log = open_read_only(r.path)
-    try:
+    with open_read_only(r.path) as log:
         for table in _decoded(log, r.start, r.end, include_headers, read_committed, chunk_bytes):
             for batch in table.to_batches(max_chunksize=max_rows):
                 if batch.num_rows:
                     yield to_spark_batch(batch, r.topic, r.partition, schema)
-    finally:
-        log.close()
 
 
 def _decoded(log: Log, start: int, end: int, include_headers: bool, read_committed: bool,

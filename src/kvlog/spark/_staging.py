@@ -28,6 +28,7 @@ from kvlog._core.partitioner import partition_many
 from kvlog.errors import ConfigError, KvlogError, LogLockedError
 from kvlog.manager import LogManager, validate_topic_name
 from kvlog.records import encode_arrays, now_ms
+from kvlog.spark._plan import lowered
 
 STAGING = ".kvlog-staging"
 MANIFEST = "_COMMIT.json"
@@ -65,7 +66,7 @@ KAFKA_SINK_COLUMNS = ("key", "value", "topic", "partition", "headers", "timestam
 
 
 def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrite: bool, job: str | None = None) -> SinkPlan:
-    opts = {str(k).lower(): v for k, v in options.items()}
+    opts = lowered(options)
     cols = tuple(columns)
     if "value" not in cols:
         raise ConfigError("the kvlog sink needs a 'value' column (binary or string), as Spark's Kafka sink does")

@@ -42,19 +42,22 @@ class _Clock:
         print(f"  [{seconds:6.2f} s] {name}{': ' + detail if detail else ''}", flush=True)
 
 
-def session(master: str = "local[*]") -> Any:
-    """An embedded SparkSession: UI off, workers on this interpreter, UTC."""
+def session(master: str = "local[*]", conf: dict[str, str] | None = None) -> Any:
+    """An embedded SparkSession: UI off, workers on this interpreter, UTC; ``conf`` adds settings."""
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["TZ"] = "UTC"
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master(master).appName("kvlog-demo")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "4").config("spark.sql.session.timeZone", "UTC")
-             .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
-             .config("spark.sql.adaptive.enabled", "false").getOrCreate())
+    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.sql.shuffle.partitions": "4", "spark.sql.session.timeZone": "UTC",
+                "spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1",
+                "spark.sql.adaptive.enabled": "false", **(conf or {})}
+    builder = SparkSession.builder.master(master).appName("kvlog")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

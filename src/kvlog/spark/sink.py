@@ -17,6 +17,7 @@ from pyspark.sql.types import StructType
 
 from kvlog.errors import ConfigError
 from kvlog.spark import _staging
+from kvlog.spark._plan import lowered
 
 try:
     from pyspark.sql.datasource import DataSourceStreamArrowWriter as _StreamBase
@@ -73,7 +74,7 @@ class KvlogStreamWriter(_StreamBase):
 
     def __init__(self, options: Mapping[str, str], schema: StructType, overwrite: bool):
         self.options = dict(options)
-        opts = {str(k).lower(): v for k, v in self.options.items()}
+        opts = lowered(self.options)
         sink = opts.get("kvlog.sinkid") or opts.get("checkpointlocation")
         if not sink:
             raise ConfigError("the kvlog streaming sink needs option kvlog.sinkId (a stable name for this query) "

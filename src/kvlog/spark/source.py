@@ -172,11 +172,8 @@ class _Constraints:
                 continue
             start, end = max(r.start, self.offset_lo), min(r.end, self.offset_hi)
             if start < end and self.ts_lo is not None:
-                log = _plan.open_read_only(r.path)
-                try:
+                with _plan.open_read_only(r.path) as log:
                     found = log.offset_for_timestamp(max(self.ts_lo, 0))
-                finally:
-                    log.close()
                 start = end if found is None else max(start, found.offset)
             if start < end:
                 out.append(OffsetRange(r.topic, r.partition, r.path, start, end))
@@ -226,14 +223,7 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return _plan.select(_plan.discover(_plan.input_paths(self.options)), self.opts)
 
     def _bounds(self) -> dict[tuple[str, int], _plan.LogBounds]:
-        out = {}
-        for tp, path in self._logs().items():
-            log = _plan.open_read_only(path)
-            try:
-                out[tp] = _plan.bounds(log, self.opts.read_committed)
-            finally:
-                log.close()
-        return out
+        return {tp: _plan.read_bounds(path, self.opts.read_committed) for tp, path in self._logs().items()}
 
     def initialOffset(self) -> dict[str, dict[str, int]]:
         chosen = self._logs()
@@ -242,12 +232,9 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                           tps, "starting")
         offsets = {}
         for tp in tps:
-            log = _plan.open_read_only(chosen[tp])
-            try:
+            with _plan.open_read_only(chosen[tp]) as log:
                 b = _plan.bounds(log, self.opts.read_committed)
                 start = _plan.resolve_start(log, b, how[tp], self.opts, tp)
-            finally:
-                log.close()
             offsets[tp] = _plan.check_range(tp, start, max(start, b.end), b, self.opts.fail_on_data_loss)[0]
         return _offsets_json(offsets)
 
@@ -318,11 +305,7 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                     raise OffsetOutOfRangeError(
                         f"partition {tp[0]}-{tp[1]} disappeared (set failOnDataLoss=false to go on without it)")
                 continue
-            log = _plan.open_read_only(path)
-            try:
-                b = _plan.bounds(log, self.opts.read_committed)
-            finally:
-                log.close()
+            b = _plan.read_bounds(path, self.opts.read_committed)
             s = begin.get(tp, b.log_start_offset)  # a partition new since the last batch starts at earliest
             s, e = _plan.check_range(tp, s, e, b, self.opts.fail_on_data_loss)
             ranges.append(OffsetRange(tp[0], tp[1], path, s, e))

@@ -17,10 +17,9 @@ from pyspark.sql.types import IntegerType, LongType, StructField, StructType, Ti
 
 from kvlog.errors import CorruptRecordError
 from kvlog.records import MemoryRecords, record_schema
+from kvlog.spark._plan import spark_headers_type
 from kvlog.spark.source import HEADERS_TYPE
 
-_SPARK_HEADERS = pa.list_(pa.field("element", pa.struct([pa.field("key", pa.string()),
-                                                        pa.field("value", pa.binary())])))
 
 
 def decoded_schema(include_headers: bool = False, keep: Sequence[StructField] = ()) -> StructType:
@@ -100,7 +99,7 @@ def _decode_with_counts(col: pa.Array, *, include_headers: bool, check_crc: bool
     columns = [table.column(j).combine_chunks() for j in range(len(schema))]
     names = list(schema.names)
     if include_headers:
-        columns[5] = columns[5].cast(_SPARK_HEADERS)
+        columns[5] = columns[5].cast(spark_headers_type())
     return pa.RecordBatch.from_arrays(columns, names=names), counts
 
 
