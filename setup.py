@@ -57,7 +57,7 @@ def ext(name: str, extra_sources: list[str] = ()) -> Extension:
         f"kvlog._core.{name}",
         [f"{CORE}/{name}.pyx", *extra_sources],
         include_dirs=INCLUDE,
-        depends=HEADERS + glob(f"{CORE}/*.pxd"),
+        depends=HEADERS + glob(f"{CORE}/*.pxd") + glob(f"{CORE}/*.pxi"),
         extra_compile_args=cflags,
         extra_link_args=ldflags,
         define_macros=macros,
@@ -70,6 +70,7 @@ extensions = [
     ext("index"),
     ext("offset_map", [f"{CORE}/csrc/md5.c"]),
     ext("partitioner"),
+    ext("point", CRC_SOURCES),
 ]
 
 setup(

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kvlog import _files, _io, checkpoint
+from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog.config import LogConfig
 from kvlog.errors import (
@@ -82,6 +83,35 @@ def read_committed(isolation_level: str) -> bool:
     if isolation_level == READ_UNCOMMITTED:
         return False
     raise ConfigError(f"isolation_level must be 'read_uncommitted' or 'read_committed', not {isolation_level!r}")
+
+
+_CODEC_IDS: dict[Any, int] = {}
+
+
+def _codec_id(value: Any) -> int:
+    """Compression id of a ``compression`` argument or ``compression.type``; -1 for "producer"."""
+    got = _CODEC_IDS.get(value)
+    if got is None:
+        got = -1 if value == "producer" else int(Compression.parse(value))
+        if len(_CODEC_IDS) < 64:
+            _CODEC_IDS[value] = got
+    return got
+
+
+class _AppendRules(NamedTuple):
+    """What a point append needs from a LogConfig, computed once per config object."""
+
+    config: LogConfig
+    log_append_time: bool
+    before_max_ms: int
+    after_max_ms: int
+    check_timestamps: bool
+
+    @classmethod
+    def of(cls, cfg: LogConfig) -> "_AppendRules":
+        before, after = cfg.effective_timestamp_before_max_ms, cfg.effective_timestamp_after_max_ms
+        lat = cfg.message_timestamp_type != TimestampType.CREATE_TIME
+        return cls(cfg, lat, before, after, not lat and (before < LONG_MAX or after < LONG_MAX))
 
 
 class AppendInfo(NamedTuple):
@@ -147,6 +177,8 @@ class Log:
     _rng: random.Random
     _failed: OSError | None
     _producer_state: ProducerStateManager
+    _rows: np.ndarray
+    _rules: "_AppendRules | None"
     quarantined: list[str]
     """Segment files set aside by recovery (after a torn segment) in this open, for inspection."""
 
@@ -187,6 +219,8 @@ class Log:
         self._rng = random.Random()
         self.quarantined = []
         self._failed = None
+        self._rows = np.empty(16, dtype=_k.BATCH_DTYPE)  # reused by every point append
+        self._rules = None
         if not os.path.isdir(self.dir):
             if read_only or not create:
                 raise FileNotFoundError(f"no log directory at {self.dir}")
@@ -633,7 +667,8 @@ class Log:
         ``InvalidProducerEpochError``, and a retry of one of the producer's last five batches writes
         nothing and returns the original offsets (``AppendInfo.duplicate``).
         """
-        self._check_open(writing=True)
+        if self._closed or self.read_only or self._failed is not None:
+            self._check_open(writing=True)
         cfg = self.config
         producer_fields = producer_id != -1 or producer_epoch != -1 or base_sequence != -1 or is_transactional
         if isinstance(records, MemoryRecords):
@@ -644,17 +679,25 @@ class Log:
             codec = compression
             if codec is None:
                 codec = "none" if cfg.compression_type == "producer" else cfg.compression_type
-            recs = list(records)
+            recs = records if type(records) is list else list(records)
             if not recs:
                 raise ValueError("nothing to append")
             now = self._time()
-            recs = [r if r.timestamp is not None else r._replace(timestamp=now) for r in recs]
-            data = encode_batch(recs, compression=codec, producer_id=producer_id, producer_epoch=producer_epoch,
-                                base_sequence=base_sequence, is_transactional=is_transactional)
+            data = None
+            if _codec_id(codec) == 0:  # the record-at-a-time path: one kernel call, no columns
+                data = _p.encode_records(recs, now, producer_id, producer_epoch, base_sequence, is_transactional)
+            if data is None:
+                recs = [r if r.timestamp is not None else r._replace(timestamp=now) for r in recs]
+                data = encode_batch(recs, compression=codec, producer_id=producer_id, producer_epoch=producer_epoch,
+                                    base_sequence=base_sequence, is_transactional=is_transactional)
             producer_fields = False
         if producer_fields:
             raise ValueError("producer_id/producer_epoch/base_sequence/is_transactional apply to Records; "
                              "encoded batches carry their own")
+        if assign_offsets:
+            info = self._append_point(data, compression)
+            if info is not None:
+                return info
         headers = MemoryRecords(data).batch_headers(check_crc=True)
         total = int(headers["size"].sum()) if len(headers) else 0
         if not len(headers):
@@ -673,6 +716,54 @@ class Log:
         if assign_offsets:
             return self._append_as_leader(data, headers, compression)
         return self._append_as_replica(data, headers)
+
+    def _append_point(self, data: Any, compression: Any) -> AppendInfo | None:
+        """A client's leader append in one kernel call (validate, assign offsets, summarise), then the
+        roll check and one write. None when the append needs the general path (legacy input, a codec
+        to change, anything invalid: ``_append_as_leader`` raises the precise error), having changed
+        nothing."""
+        cfg = self.config
+        rules = self._rules
+        if rules is None or rules.config is not cfg:
+            rules = self._rules = _AppendRules.of(cfg)
+        want = _codec_id(cfg.compression_type if compression is None else compression)
+        now = self._time()
+        lat = max(now, self._last_log_append_time) if rules.log_append_time else -1
+        buf = bytearray(data)
+        out = self._rows
+        first = self._next_offset
+        got = _p.prepare_append(buf, out, first, lat, cfg.max_message_bytes, want, True, rules.check_timestamps)
+        if got[0] == _p.GROW:
+            out = np.empty(len(buf) // 61 + 1, dtype=_k.BATCH_DTYPE)
+            got = _p.prepare_append(buf, out, first, lat, cfg.max_message_bytes, want, True, rules.check_timestamps)
+        status, n, size, nxt, max_ts, off_max, count, has_producer, lo, hi = got
+        if status != _p.FOUND or size > cfg.segment_bytes:
+            return None
+        if rules.check_timestamps and lo <= hi and (now - lo > rules.before_max_ms or hi - now > rules.after_max_ms):
+            return None
+        if has_producer:
+            infos, done, dup = self._analyze_producers(out[:n], buf, CLIENT)
+            if dup is not None:
+                return AppendInfo(dup.first_offset, dup.last_offset, dup.timestamp, dup.last_offset,
+                                  dup.timestamp if lat >= 0 else -1, dup.offset_delta + 1, 0, duplicate=True)
+        if lat >= 0:
+            self._last_log_append_time = lat
+        seg = self._maybe_roll(size, first, nxt - 1, max_ts)
+        if n == 1:
+            seg.append_batch(buf, nxt - 1, max_ts, flush=cfg.fsync_per_append)
+        else:
+            seg.append(buf, out[:n], flush=cfg.fsync_per_append)
+        self._next_offset = nxt
+        self._producer_state.update_map_end_offset(nxt)
+        if cfg.fsync_per_append:
+            self.recovery_point = nxt
+            self._write_recovery_point()
+        elif (nxt - self.recovery_point >= cfg.flush_messages
+              or (cfg.flush_ms < LONG_MAX and self._time() - self._last_flush_ms >= cfg.flush_ms)):
+            self.flush()
+        if has_producer:
+            self._commit_producers(infos, done)
+        return AppendInfo(first, nxt - 1, max_ts, off_max, lat, count, size)
 
     def _append_as_leader(self, data: Any, headers: np.ndarray, compression: Any, origin: str = CLIENT) -> AppendInfo:
         cfg = self.config
@@ -879,17 +970,12 @@ class Log:
     def _read(self, offset: int, max_bytes: int, upper: int, min_one_batch: bool) -> MemoryRecords:
         if offset >= upper:
             return MemoryRecords(b"")
-        i = self._segment_for(offset)
-        while i < len(self._segments):
-            seg = self._segments[i]
-            max_pos = None
-            if upper < self._next_offset:
-                stop = seg.translate_offset(upper)
-                max_pos = stop.position if stop is not None and stop.base_offset >= upper else None
-            got = seg.read(offset, max_bytes, max_pos, min_one_message=min_one_batch)
-            if got is not None and got[1]:
+        segments = self._segments
+        stop = upper if upper < self._next_offset else LONG_MAX
+        for i in range(self._segment_for(offset), len(segments)):
+            got = segments[i].read(offset, max_bytes, None, min_one_batch, stop)
+            if got is not None and len(got[1]):
                 return MemoryRecords(got[1])
-            i += 1
         return MemoryRecords(b"")
 
     def _ranges(self, start: int, end: int) -> Iterator[tuple[LogSegment, int, int]]:

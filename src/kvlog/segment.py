@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from kvlog import _files, _io
+from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog.errors import CorruptRecordError, InvalidOffsetError, KvlogError
 from kvlog.index import OffsetIndex, TimeIndex, TimestampOffset
@@ -27,7 +28,13 @@ __all__ = ["LogSegment", "BatchPosition", "READ_CHUNK"]
 
 READ_CHUNK = 1 << 20
 INT32_MAX = 2**31 - 1
+LONG_MAX = 2**63 - 1
 NO_TIMESTAMP = -1
+#: a point operation's first window past ``index.interval.bytes``: room for the target's batch header
+HEADER_ROOM = 64
+#: the largest window a point search grows to before it steps batch by batch
+MAX_WINDOW = 8 << 20
+_FOUND, _NEED, _DECODE = _p.FOUND, _p.NEED, _p.DECODE
 
 
 class BatchPosition(NamedTuple):
@@ -216,11 +223,58 @@ class LogSegment:
             return None
         return 12 + int.from_bytes(head[8:12], "big", signed=True)
 
+    def _locate(self, offset: int, extra: int = 0, stop_offset: int = LONG_MAX, limit: int | None = None
+                ) -> tuple[tuple[int, ...], bytes, int] | None:
+        """The first batch whose last offset ≥ ``offset``: ``(kernel answer, window, window position)``.
+
+        One small ``pread`` from the offset index's hint (``index.interval.bytes`` + a header + ``extra``,
+        the bytes a fetch wants), grown geometrically only while the batch is not found. The hint is
+        evidence, not fact: when the batch at the hint starts after ``offset`` (a stale or damaged
+        index) or lies past the readable end, the search starts again from the segment's start.
+        """
+        size = self._size
+        entry = self.offset_index.lookup(offset)
+        pos = entry.position
+        checked = pos == 0
+        if pos >= size:
+            pos, checked = 0, True
+        want = self.index_interval_bytes + HEADER_ROOM + extra
+        cut_end = (size if limit is None else limit)
+        while True:
+            data = self.pread(pos, want)
+            if not data:
+                return None
+            try:
+                found = _p.find_batch(data, offset, extra, stop_offset, cut_end - pos)
+            except CorruptRecordError as exc:
+                raise exc.with_context(file=self.log_path, base_position=pos) from None
+            if not checked and found[6] != _p.NO_HEADER:
+                checked = True
+                if found[6] > offset:  # the batch at the hint starts past the target
+                    pos = 0
+                    continue
+            if found[0] == _FOUND:
+                return found, data, pos
+            nxt, need = pos + found[1], found[4]
+            if size - nxt <= 17 or (need > 0 and nxt + need > size):
+                return None  # the end of the segment, or a batch still being written past it
+            if found[1] == 0:
+                want = min(want * 2, MAX_WINDOW)
+            pos = nxt
+
     def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
         """The first batch whose last offset ≥ ``offset``, searched from the offset index's hint."""
-        hint = self.offset_index.lookup(offset).position
-        start = max(hint, starting_position)
-        for headers in self.iter_headers(start):
+        if starting_position:
+            return self._translate_from(offset, starting_position)
+        got = self._locate(offset)
+        if got is None:
+            return None
+        f, _, pos = got
+        return BatchPosition(f[2], f[3], pos + f[1], f[4], f[5])
+
+    def _translate_from(self, offset: int, starting_position: int) -> BatchPosition | None:
+        hint = max(self.offset_index.lookup(offset).position, starting_position)
+        for headers in self.iter_headers(hint):
             i = int(np.searchsorted(headers["last_offset"], offset, side="left"))
             # last offsets increase along a segment, so the first ≥ offset is found by bisection
             if i < len(headers):
@@ -230,28 +284,34 @@ class LogSegment:
         return None
 
     def read(self, start_offset: int, max_size: int, max_position: int | None = None,
-             min_one_message: bool = True) -> tuple[int, bytes] | None:
-        """Bytes of whole batches from the batch holding ``start_offset``: ``(position, data)`` or None."""
-        found = self.translate_offset(start_offset)
-        if found is None:
-            return None
+             min_one_message: bool = True, stop_offset: int = LONG_MAX) -> tuple[int, Any] | None:
+        """Whole batches from the batch holding ``start_offset``: ``(position, data)`` or None.
+
+        At most ``max_size`` bytes (but the first batch whole with ``min_one_message``), ending before
+        ``max_position`` and before the first batch starting at or past ``stop_offset``. Usually one
+        ``pread``: the search window also covers the fetch, and the kernel cuts it on a batch boundary
+        in the same walk. ``data`` may be a memoryview of that window.
+        """
         limit = self._size if max_position is None else min(max_position, self._size)
-        if found.position >= limit:
+        got = self._locate(start_offset, max_size if 0 < max_size <= MAX_WINDOW else 0, stop_offset, limit)
+        if got is None:
             return None
-        size = min(max_size, limit - found.position)
-        if found.size > size:
+        f, data, wpos = got
+        position, base, size = wpos + f[1], f[2], f[4]
+        if position >= limit or 0 <= stop_offset <= base:
+            return None
+        want = min(max_size, limit - position)
+        if size > want:
             if not min_one_message:
-                return found.position, b""
-            size = min(found.size, limit - found.position)
-        data = self.pread(found.position, size)
-        if len(data) > found.size:
-            # end on a batch boundary
-            valid = MemoryRecords(data)
-            cut = 0
-            for b in valid._headers(with_crc=False):
-                cut = b["position"] + b["size"]
-            data = data[:cut]
-        return found.position, data
+                return position, b""
+            return position, self.pread(position, min(size, limit - position))
+        if f[8] and f[7] > f[1]:
+            if f[1] == 0 and f[7] == len(data):
+                return position, data
+            return position, memoryview(data)[f[1] : f[7]]
+        data = self.pread(position, want)
+        cut = _p.whole_batches(data, want, stop_offset)
+        return position, data if cut == len(data) else memoryview(data)[:cut]
 
     def limit_to_valid_prefix(self) -> int:
         """Read-only use: stop this view at the last complete batch with a valid CRC (nothing is written).
@@ -295,19 +355,50 @@ class LogSegment:
         return self.base_offset if last is None else last + 1
 
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int) -> tuple[int, int] | None:
-        """Earliest record at or after ``starting_offset`` whose timestamp ≥ ``timestamp``: (offset, ts)."""
+        """Earliest record at or after ``starting_offset`` whose timestamp ≥ ``timestamp``: (offset, ts).
+
+        Time index → offset index → one small window; the kernel skips batches on their headers and
+        walks only the records of the batch that holds the answer (a compressed or legacy one is decoded
+        here). The offset-index hint is checked as in ``_locate``.
+        """
         # entries with a timestamp below the target prove everything up to their offset is earlier
         entry = self.time_index.lookup(timestamp - 1) if timestamp > 0 else TimestampOffset(-1, self.base_offset)
-        position = self.offset_index.lookup(max(entry.offset, starting_offset)).position
-        for headers in self.iter_headers(position):
-            hits = np.nonzero((headers["max_timestamp"] >= timestamp) & (headers["last_offset"] >= starting_offset))[0]
-            for i in hits:
-                h = headers[i]
-                data = self.pread(int(h["position"]), int(h["size"]))
-                for rec in MemoryRecords(data).records(check_crc=False):
+        target = max(entry.offset, starting_offset)
+        size = self._size
+        pos = self.offset_index.lookup(target).position
+        checked = pos == 0
+        if pos >= size:
+            pos, checked = 0, True
+        want = self.index_interval_bytes + HEADER_ROOM
+        while True:
+            data = self.pread(pos, want)
+            if not data:
+                return None
+            try:
+                st, at, off, ts, need, first_base = _p.find_timestamp(data, timestamp, starting_offset)
+            except CorruptRecordError as exc:
+                raise exc.with_context(file=self.log_path, base_position=pos) from None
+            if not checked and first_base != _p.NO_HEADER:
+                checked = True
+                if first_base > target:
+                    pos = 0
+                    continue
+            if st == _FOUND:
+                return off, ts
+            nxt = pos + at
+            if st == _DECODE:
+                for rec in MemoryRecords(memoryview(data)[at : at + need]).records(check_crc=False):
                     if rec.timestamp is not None and rec.timestamp >= timestamp and rec.offset >= starting_offset:
                         return rec.offset, rec.timestamp
-        return None
+                pos = nxt + need
+                continue
+            if size - nxt <= 17 or (need > 0 and nxt + need > size):
+                return None
+            if need > 0 and at == 0:
+                want = max(want, need + HEADER_ROOM)
+            elif at == 0:
+                want = min(want * 2, MAX_WINDOW)
+            pos = nxt
 
     # --------------------------------------------------------------------------------------- writing
     def append(self, data: bytes | bytearray | memoryview, headers: np.ndarray, *, flush: bool = False) -> None:
@@ -317,23 +408,11 @@ class LogSegment:
         ``index.interval.bytes`` were written since the last entry, map that batch's last offset to its
         start; the time index gets the max timestamp so far at the same moments.
         """
-        if self.read_only:
-            raise KvlogError(f"segment {self.log_path} is open read-only")
         if not len(headers):
+            if self.read_only:
+                raise KvlogError(f"segment {self.log_path} is open read-only")
             return
-        last = int(headers["last_offset"][-1])
-        if not self.can_convert_to_relative_offset(last):
-            raise InvalidOffsetError(
-                f"offset {last} cannot be stored relative to segment base {self.base_offset}")
-        physical = self._size
-        if physical == 0 and not self._rolling_ts_loaded:
-            self._rolling_ts_loaded = True
-            mts = int(headers["max_timestamp"].max())
-            self._rolling_ts = mts if mts >= 0 else None
-        _io.fs.pwrite(self._fd, data, physical)
-        if flush:
-            _io.fs.fsync(self._fd)
-        self._size = physical + len(data)
+        physical = self._write(data, int(headers["last_offset"][-1]), int(headers["max_timestamp"].max()), flush)
         cur = self._max_timestamp_and_offset()
         offs, poss, tss, tsoffs, since, max_ts, shallow = _k.index_plan(
             np.ascontiguousarray(headers["size"]), np.ascontiguousarray(headers["last_offset"]),
@@ -345,6 +424,39 @@ class LogSegment:
             self.time_index.append_many(tss, tsoffs)
         self._bytes_since_last_index_entry = since
         self._max_ts = TimestampOffset(max_ts, shallow)
+
+    def _write(self, data: bytes | bytearray | memoryview, last_offset: int, max_timestamp: int, flush: bool) -> int:
+        """Write batches ending at ``last_offset`` at the end of the file; returns where they start."""
+        if self.read_only:
+            raise KvlogError(f"segment {self.log_path} is open read-only")
+        if not 0 <= last_offset - self.base_offset <= INT32_MAX:
+            raise InvalidOffsetError(
+                f"offset {last_offset} cannot be stored relative to segment base {self.base_offset}")
+        physical = self._size
+        if physical == 0 and not self._rolling_ts_loaded:
+            self._rolling_ts_loaded = True  # the segment's age for time-based rolls starts here
+            self._rolling_ts = max_timestamp if max_timestamp >= 0 else None
+        _io.fs.pwrite(self._fd, data, physical)
+        if flush:
+            _io.fs.fsync(self._fd)
+        self._size = physical + len(data)
+        return physical
+
+    def append_batch(self, data: bytes | bytearray | memoryview, last_offset: int, max_timestamp: int, *,
+                     flush: bool = False) -> None:
+        """``append`` for one validated batch (a point append): the same index rule, decided on three
+        integers instead of a kernel over header arrays."""
+        physical = self._write(data, last_offset, max_timestamp, flush)
+        cur = self._max_timestamp_and_offset()
+        if max_timestamp > cur.timestamp:
+            cur = self._max_ts = TimestampOffset(max_timestamp, last_offset)
+        since = self._bytes_since_last_index_entry
+        if since > self.index_interval_bytes:
+            self.offset_index.append(last_offset, physical)
+            if cur.timestamp > self.time_index.last_entry.timestamp:
+                self.time_index.maybe_append(cur.timestamp, cur.offset)
+            since = 0
+        self._bytes_since_last_index_entry = since + len(data)
 
     def recover(self) -> int:
         """Rebuild both indexes from the ``.log``; cut it at the first invalid byte. Returns bytes cut.

@@ -7,7 +7,7 @@ worse than a clear import error). Pure-Python reference code lives under ``tests
 from __future__ import annotations
 
 try:
-    from kvlog._core import crc, index, offset_map, records
+    from kvlog._core import crc, index, offset_map, point, records
 except ImportError as exc:  # pragma: no cover - exercised only by broken installs
     raise ImportError(
         "kvlog's compiled extension is missing or failed to load. Install a kvlog wheel, or build "
@@ -15,7 +15,7 @@ except ImportError as exc:  # pragma: no cover - exercised only by broken instal
         f"Original error: {exc}"
     ) from exc
 
-__all__ = ["build_info", "crc", "index", "offset_map", "records"]
+__all__ = ["build_info", "crc", "index", "offset_map", "point", "records"]
 
 
 def build_info() -> dict[str, object]:

@@ -1,0 +1,36 @@
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Buffer
+
+FOUND: int
+NEED: int
+DECODE: int
+SLOW: int
+GROW: int
+NO_HEADER: int
+
+def find_batch(
+    obj: Buffer, target: int, max_bytes: int = 0, stop_offset: int = ..., cut_end: int = ...
+) -> tuple[int, int, int, int, int, int, int, int, bool]: ...
+def whole_batches(obj: Buffer, max_bytes: int, stop_offset: int = ...) -> int: ...
+def find_timestamp(obj: Buffer, target: int, start_offset: int) -> tuple[int, int, int, int, int, int]: ...
+def prepare_append(
+    buf: Buffer,
+    out: npt.NDArray[np.void],
+    first_offset: int,
+    log_append_time: int,
+    max_message_bytes: int,
+    want_codec: int,
+    client: bool,
+    timestamp_range: bool,
+) -> tuple[int, int, int, int, int, int, int, bool, int, int]: ...
+def encode_records(
+    records: list[Any],
+    now: int,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    is_transactional: bool = False,
+) -> bytes | None: ...
