@@ -975,7 +975,7 @@ class Log:
         for i in range(self._segment_for(offset), len(segments)):
             got = segments[i].read(offset, max_bytes, None, min_one_batch, stop)
             if got is not None and len(got[1]):
-                return MemoryRecords(got[1])
+                return MemoryRecords._fetched(got[1], got[2])
         return MemoryRecords(b"")
 
     def _ranges(self, start: int, end: int) -> Iterator[tuple[LogSegment, int, int]]:
@@ -999,28 +999,19 @@ class Log:
         e = self._next_offset if end is None else min(end, self._next_offset)
         return s, e
 
-    def _chunks(self, start: int, end: int, chunk: int) -> Iterator[bytes]:
-        """The bytes of offsets [start, end) in pieces of about ``chunk`` bytes, cut on batch boundaries."""
-        for seg, lo, hi in self._ranges(start, end):
-            pos = lo
-            while pos < hi:
-                cut = hi
-                if hi - pos > chunk:
-                    cut = pos
-                    for headers in seg.iter_headers(pos, end_position=hi, chunk=min(chunk, 8 << 20)):
-                        ends = headers["position"] + headers["size"]
-                        within = int(np.searchsorted(ends, pos + chunk, side="right"))
-                        if within < len(ends):
-                            cut = int(ends[within - 1]) if within else max(cut, int(ends[0]))
-                            break
-                        cut = int(ends[-1])
-                    if cut <= pos:
-                        cut = hi
-                data = seg.pread(pos, cut - pos)
-                if not data:
-                    break
-                yield data
-                pos += len(data)
+    def _chunks(self, start: int, end: int, chunk: int) -> Iterator[Any]:
+        """The bytes of offsets [start, end) in pieces of about ``chunk`` bytes, cut on batch boundaries
+        (the batch straddling ``end`` included, for the caller to filter): a fetch loop over segments."""
+        segments = self._segments
+        i, offset = self._segment_for(start), start
+        stop = end if end < self._next_offset else LONG_MAX
+        while offset < end and i < len(segments):
+            got = segments[i].read(offset, chunk, None, True, stop)
+            if got is None or not len(got[1]) or got[2] < 0:
+                i += 1
+                continue
+            yield got[1]
+            offset = got[2]
 
     def records(self, start_offset: int | None = None, end_offset: int | None = None, *,
                 include_control: bool = False, isolation_level: str = READ_UNCOMMITTED) -> Iterator[Record]:

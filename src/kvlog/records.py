@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 import pyarrow as pa
 
+from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, Compression, compress, decompress
 from kvlog.errors import ConfigError, CorruptRecordError, InvalidTimestampError, UnsupportedCodecError
@@ -255,23 +256,51 @@ def _headers_array(c: dict[str, Any]) -> pa.Array:
     return pa.Array.from_buffers(_HEADERS_TYPE, n, [validity, pa.py_buffer(list_offsets)], children=[items])
 
 
+#: up to this many rows, ``records()`` builds Python objects straight from the decoder's buffers: for a
+#: few records that is several times cheaper than building Arrow arrays to convert them back
+_SMALL_CHUNK = 256
+
+
+def _blobs(n: int, valid: Any, offsets: Any, data: Any) -> list[Any]:
+    """A decoded binary column (int32 offsets, LSB-first validity bitmap) as bytes/None, without Arrow."""
+    offs = memoryview(offsets).cast("i")
+    raw = bytes(data)
+    if valid is None:
+        return [raw[offs[i] : offs[i + 1]] for i in range(n)]
+    bits = bytes(valid)
+    return [raw[offs[i] : offs[i + 1]] if bits[i >> 3] >> (i & 7) & 1 else None for i in range(n)]
+
+
+def _chunk_headers(c: dict[str, Any]) -> list[Any]:
+    n, nh = c["n"], c["nh"]
+    if n > _SMALL_CHUNK:
+        return [tuple((d["key"], d["value"]) for d in h) if h else () for h in _headers_array(c).to_pylist()]
+    keys = [k.decode("utf-8", "replace") for k in _blobs(nh, None, c["hkey_offsets"], c["hkey_data"])]
+    values = _blobs(nh, c["hval_valid"], c["hval_offsets"], c["hval_data"])
+    lo = memoryview(c["hdr_offsets"]).cast("i")
+    return [tuple(zip(keys[lo[i] : lo[i + 1]], values[lo[i] : lo[i + 1]])) for i in range(n)]
+
+
+_TIMESTAMP_TYPES = (TimestampType.NO_TIMESTAMP_TYPE, TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME)
+
+
 def _chunk_records(c: dict[str, Any]) -> Iterator[Record]:
     n = c["n"]
     if not n:
         return
-    offsets = np.frombuffer(c["offsets"], dtype=np.int64).tolist()
-    stamps = np.frombuffer(c["timestamps"], dtype=np.int64).tolist()
-    types = np.frombuffer(c["ts_types"], dtype=np.int32).tolist()
-    keys = _binary(n, c["key_valid"], c["key_offsets"], c["key_data"]).to_pylist()
-    values = _binary(n, c["val_valid"], c["val_offsets"], c["val_data"]).to_pylist()
-    if c["headers"] and c["nh"]:
-        headers: list[Any] = [tuple(h) if h else () for h in _headers_array(c).to_pylist()]
-        headers = [tuple((d["key"], d["value"]) for d in h) for h in headers]
+    offsets = memoryview(c["offsets"]).cast("q")[:n].tolist()
+    stamps = memoryview(c["timestamps"]).cast("q")[:n].tolist()
+    types = memoryview(c["ts_types"]).cast("i")[:n].tolist()
+    if n <= _SMALL_CHUNK:
+        keys = _blobs(n, c["key_valid"], c["key_offsets"], c["key_data"])
+        values = _blobs(n, c["val_valid"], c["val_offsets"], c["val_data"])
     else:
-        headers = [()] * n
-    tt = {-1: TimestampType.NO_TIMESTAMP_TYPE, 0: TimestampType.CREATE_TIME, 1: TimestampType.LOG_APPEND_TIME}
+        keys = _binary(n, c["key_valid"], c["key_offsets"], c["key_data"]).to_pylist()
+        values = _binary(n, c["val_valid"], c["val_offsets"], c["val_data"]).to_pylist()
+    headers: list[Any] = _chunk_headers(c) if c["headers"] and c["nh"] else [()] * n
+    new, tt = tuple.__new__, _TIMESTAMP_TYPES
     for i in range(n):
-        yield Record(keys[i], values[i], stamps[i], headers[i], offsets[i], tt[types[i]])
+        yield new(Record, (keys[i], values[i], stamps[i], headers[i], offsets[i], tt[types[i] + 1]))
 
 
 # ---------------------------------------------------------------------------------------------- batches
@@ -445,13 +474,32 @@ class MemoryRecords:
     Decompression of one batch is bounded by ``max_decompressed_bytes``.
     """
 
-    __slots__ = ("_view", "_limit")
+    __slots__ = ("_view", "_limit", "_next")
 
     def __init__(self, buffer: Any, *, max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES):
         self._view = _as_view(buffer)
         if max_decompressed_bytes < 0:
             raise ConfigError("max_decompressed_bytes must be non-negative")
         self._limit = min(int(max_decompressed_bytes), 2**31 - 1024)
+        self._next: int | None = None
+
+    @classmethod
+    def _fetched(cls, buffer: Any, next_offset: int) -> "MemoryRecords":
+        """A log fetch's result, whose next offset the fetch already knows."""
+        mr = cls(buffer)
+        if next_offset >= 0:
+            mr._next = next_offset
+        return mr
+
+    @property
+    def next_offset(self) -> int | None:
+        """The offset after the last complete batch (None when there is none): where a consumer
+        fetches next. Read from the batch headers alone (no CRC check, no decoding)."""
+        if self._next is None:
+            _, last = _p.whole_batches(self._view, len(self._view))
+            if last >= 0:
+                self._next = last + 1
+        return self._next
 
     def __len__(self) -> int:
         return len(self._view)

@@ -34,6 +34,9 @@ NO_TIMESTAMP = -1
 HEADER_ROOM = 64
 #: the largest window a point search grows to before it steps batch by batch
 MAX_WINDOW = 8 << 20
+#: the first window of a fetch bounded by an offset (``stop_offset``): the bound is usually near, so the
+#: window grows fourfold from here instead of reading ``max_size`` bytes at once
+BOUNDED_WINDOW = 4 << 10
 _FOUND, _NEED, _DECODE = _p.FOUND, _p.NEED, _p.DECODE
 
 
@@ -96,6 +99,10 @@ class LogSegment:
         self._max_ts: TimestampOffset | None = None  # lazily loaded (max timestamp, shallow offset)
         self._rolling_ts: int | None = None
         self._rolling_ts_loaded = False
+        # (offset, position) of the batch after the last fetch's: a consumer's next fetch starts there.
+        # Valid while the file only grows; whatever shrinks it (recover, truncate_to, a reader's
+        # limit_to_valid_prefix) clears it.
+        self._fetch_next: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self._size}, path={self.log_path!r})"
@@ -233,12 +240,15 @@ class LogSegment:
         index) or lies past the readable end, the search starts again from the segment's start.
         """
         size = self._size
-        entry = self.offset_index.lookup(offset)
-        pos = entry.position
-        checked = pos == 0
-        if pos >= size:
-            pos, checked = 0, True
         want = self.index_interval_bytes + HEADER_ROOM + extra
+        cont = self._fetch_next
+        if cont is not None and cont[0] == offset and cont[1] < size:
+            pos, checked, want = cont[1], True, HEADER_ROOM + extra  # where the previous fetch ended
+        else:
+            pos = self.offset_index.lookup(offset).position
+            checked = pos == 0
+            if pos >= size:
+                pos, checked = 0, True
         cut_end = (size if limit is None else limit)
         while True:
             data = self.pread(pos, want)
@@ -284,34 +294,51 @@ class LogSegment:
         return None
 
     def read(self, start_offset: int, max_size: int, max_position: int | None = None,
-             min_one_message: bool = True, stop_offset: int = LONG_MAX) -> tuple[int, Any] | None:
-        """Whole batches from the batch holding ``start_offset``: ``(position, data)`` or None.
+             min_one_message: bool = True, stop_offset: int = LONG_MAX) -> tuple[int, Any, int] | None:
+        """Whole batches from the batch holding ``start_offset``: ``(position, data, next_offset)`` or None.
 
         At most ``max_size`` bytes (but the first batch whole with ``min_one_message``), ending before
-        ``max_position`` and before the first batch starting at or past ``stop_offset``. Usually one
-        ``pread``: the search window also covers the fetch, and the kernel cuts it on a batch boundary
-        in the same walk. ``data`` may be a memoryview of that window.
+        ``max_position`` and before the first batch starting at or past ``stop_offset``; ``next_offset``
+        follows the last batch returned. Usually one ``pread``: the search window also covers the fetch,
+        and the kernel cuts it on a batch boundary in the same walk. ``data`` may be a memoryview of
+        that window. A fetch that continues where the previous one ended starts at its position.
         """
         limit = self._size if max_position is None else min(max_position, self._size)
-        got = self._locate(start_offset, max_size if 0 < max_size <= MAX_WINDOW else 0, stop_offset, limit)
+        bounded = stop_offset < LONG_MAX
+        extra = min(max_size, BOUNDED_WINDOW) if bounded else (max_size if 0 < max_size <= MAX_WINDOW else 0)
+        got = self._locate(start_offset, extra, stop_offset, limit)
         if got is None:
             return None
-        f, data, wpos = got
+        f, window, wpos = got
+        data: Any = window
         position, base, size = wpos + f[1], f[2], f[4]
         if position >= limit or 0 <= stop_offset <= base:
             return None
         want = min(max_size, limit - position)
         if size > want:
             if not min_one_message:
-                return position, b""
-            return position, self.pread(position, min(size, limit - position))
-        if f[8] and f[7] > f[1]:
-            if f[1] == 0 and f[7] == len(data):
-                return position, data
-            return position, memoryview(data)[f[1] : f[7]]
-        data = self.pread(position, want)
-        cut = _p.whole_batches(data, want, stop_offset)
-        return position, data if cut == len(data) else memoryview(data)[:cut]
+                return position, b"", -1
+            data = self.pread(position, min(size, limit - position))
+            if len(data) < size:
+                return position, data, -1  # cut short by max_position: no batch boundary to continue from
+            nxt = f[3] + 1
+        else:
+            piece, start = max(extra, 1), f[1]
+            while not (f[8] and f[7] > f[1]):
+                # the window ended before the cut was certain: read on from the batch, all that is
+                # allowed at once, or fourfold while an offset bound may end the fetch early
+                piece = want if not bounded else min(want, max(piece * 4, size))
+                data, start = self.pread(position, piece), 0
+                f = _p.find_batch(data, start_offset, want, stop_offset, limit - position)
+                if f[0] != _FOUND:
+                    return None  # the file changed under a reader
+                if piece >= want:
+                    break
+            nxt = f[9] + 1
+            if start or f[7] != len(data):
+                data = memoryview(data)[start : f[7]]
+        self._fetch_next = (nxt, position + len(data))
+        return position, data, nxt
 
     def limit_to_valid_prefix(self) -> int:
         """Read-only use: stop this view at the last complete batch with a valid CRC (nothing is written).
@@ -339,6 +366,7 @@ class LogSegment:
             if valid > attempt or attempt == 0:
                 break
         self._size = valid
+        self._fetch_next = None
         self._max_ts = TimestampOffset(max_ts, shallow)
         return valid
 
@@ -495,6 +523,7 @@ class LogSegment:
         except (CorruptRecordError, _StopRecovery):
             pass
         truncated = self._size - valid
+        self._fetch_next = None
         if truncated > 0:
             _io.fs.truncate(self._fd, valid)
             self._size = valid
@@ -509,6 +538,7 @@ class LogSegment:
 
     def truncate_to(self, offset: int) -> int:
         """Remove every batch whose last offset ≥ ``offset`` (whole batches); returns bytes removed."""
+        self._fetch_next = None
         found = self.translate_offset(offset)
         self.offset_index.truncate_to(offset)
         self.time_index.truncate_to(offset)
@@ -520,6 +550,7 @@ class LogSegment:
         removed = self._size - found.position
         _io.fs.truncate(self._fd, found.position)
         self._size = found.position
+        self._fetch_next = None
         self._bytes_since_last_index_entry = 0
         if self._size == 0:
             self._rolling_ts_loaded = True

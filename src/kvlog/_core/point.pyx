@@ -84,10 +84,11 @@ cdef inline int64_t known_base(const BatchInfo *b, int64_t prev_last) noexcept n
 
 
 cdef int64_t cut_batches(const uint8_t *buf, int64_t pos, int64_t data_end, int64_t hard_end, int64_t max_bytes,
-                         int64_t stop_offset, bint *complete) noexcept nogil:
+                         int64_t stop_offset, bint *complete, int64_t *last) noexcept nogil:
     """End of the whole entries in ``buf[pos:data_end]`` that fit in ``max_bytes`` and end by
-    ``hard_end``, before the first entry whose first offset is ≥ ``stop_offset``. ``complete`` is False
-    when the data ran out before the cut was certain (the caller reads more and cuts again)."""
+    ``hard_end``, before the first entry whose first offset is ≥ ``stop_offset``; ``last`` is the last
+    offset of the last entry kept (-1: none). ``complete`` is False when the data ran out before the cut
+    was certain (the caller reads more and cuts again)."""
     cdef int64_t q = pos, limit = hard_end, prev_last = -1
     cdef BatchInfo b
     cdef Err e
@@ -95,6 +96,7 @@ cdef int64_t cut_batches(const uint8_t *buf, int64_t pos, int64_t data_end, int6
     if max_bytes < hard_end - pos:
         limit = pos + max_bytes
     complete[0] = True
+    last[0] = -1
     while True:
         rc = parse_header(buf, q, data_end, &b, False, &e)
         if rc != ST_OK:
@@ -107,6 +109,7 @@ cdef int64_t cut_batches(const uint8_t *buf, int64_t pos, int64_t data_end, int6
             return q
         q += b.size
         prev_last = b.last_offset
+        last[0] = prev_last
 
 
 def find_batch(obj, int64_t target, int64_t max_bytes=0, int64_t stop_offset=INT64_MAX,
@@ -114,16 +117,17 @@ def find_batch(obj, int64_t target, int64_t max_bytes=0, int64_t stop_offset=INT
     """The first entry in ``obj`` whose last offset is ≥ ``target``, and where a fetch from it ends.
 
     Returns ``(status, position, base_offset, last_offset, size, max_timestamp, first_base, cut,
-    cut_complete)``. FOUND: the entry's header fields, and ``cut`` the end of the whole entries from it
-    within ``max_bytes`` and ``cut_end`` stopping before the first entry starting at or past
-    ``stop_offset`` (``cut == position`` when the first entry itself does not fit). NEED: the entry at
+    cut_complete, cut_last)``. FOUND: the entry's header fields, and ``cut`` the end of the whole entries
+    from it within ``max_bytes`` and ``cut_end`` stopping before the first entry starting at or past
+    ``stop_offset`` (``cut == position`` when the first entry itself does not fit), ``cut_last`` the last
+    offset of the last entry before the cut. NEED: the entry at
     ``position`` (size ``size``, or -1 when unknown) is not wholly in the buffer. ``first_base`` is the
     first offset of the first entry parsed (-1 unknown, ``NO_HEADER`` none), for the caller to check
     its index hint. Structural damage raises ``CorruptRecordError`` (positions relative to ``obj``).
     """
     cdef _Pinned pin = _Pinned(obj)
     cdef const uint8_t *buf = <const uint8_t *>pin.view.buf
-    cdef int64_t end = pin.view.len, pos = 0, entry, first_base = NO_HEADER, cut
+    cdef int64_t end = pin.view.len, pos = 0, entry, first_base = NO_HEADER, cut, last = -1
     cdef BatchInfo b
     cdef Err e
     cdef int rc
@@ -132,7 +136,7 @@ def find_batch(obj, int64_t target, int64_t max_bytes=0, int64_t stop_offset=INT
         while True:
             rc = peek(buf, pos, end, &b, &entry, &e)
             if rc == ST_PARTIAL or rc == ST_END:
-                return (NEED, pos, -1, -1, entry, -1, first_base, -1, False)
+                return (NEED, pos, -1, -1, entry, -1, first_base, -1, False, -1)
             if rc < 0:
                 _raise(rc, &e)
             if first_base == NO_HEADER:
@@ -140,26 +144,27 @@ def find_batch(obj, int64_t target, int64_t max_bytes=0, int64_t stop_offset=INT
             if b.last_offset >= target:
                 cut = pos
                 if b.size <= end - pos and b.size <= max_bytes and pos + b.size <= cut_end:
-                    cut = cut_batches(buf, pos, end, cut_end, max_bytes, stop_offset, &complete)
+                    cut = cut_batches(buf, pos, end, cut_end, max_bytes, stop_offset, &complete, &last)
                 return (FOUND, pos, b.base_offset, b.last_offset, b.size, b.max_timestamp, first_base, cut,
-                        complete)
+                        complete, last)
             pos += b.size
     finally:
         pin.release()
 
 
 def whole_batches(obj, int64_t max_bytes, int64_t stop_offset=INT64_MAX):
-    """End of the whole entries at the start of ``obj`` within ``max_bytes``, before the first entry
-    starting at or past ``stop_offset`` (the first entry always counts when it is complete)."""
+    """``(end, last_offset)`` of the whole entries at the start of ``obj`` within ``max_bytes``, before
+    the first entry starting at or past ``stop_offset`` (the first entry always counts when it is
+    complete); ``last_offset`` is -1 when there is none."""
     cdef _Pinned pin = _Pinned(obj)
     cdef bint complete
-    cdef int64_t cut
+    cdef int64_t cut, last
     try:
         cut = cut_batches(<const uint8_t *>pin.view.buf, 0, pin.view.len, pin.view.len, max_bytes, stop_offset,
-                          &complete)
+                          &complete, &last)
     finally:
         pin.release()
-    return cut
+    return cut, last
 
 
 cdef int batch_find_timestamp(const uint8_t *p, const BatchInfo *b, int64_t target, int64_t start_offset,
