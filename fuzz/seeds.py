@@ -132,6 +132,7 @@ def seeds() -> dict[str, list[bytes]]:
              "00000000000000000000.snapshot", "leader-epoch-checkpoint"]
     return {
         "framing": bs + [b"".join(bs)],
+        "point_ops": bs + [b"".join(bs)],
         "v2_records": [_v2_seed(b) for b in bs if b[16] == 2 and len(kvlog.MemoryRecords(b).batch_headers()) == 1],
         "legacy": legacy,
         "codec_gzip": _codec_streams(1),

@@ -27,6 +27,7 @@ import numpy as np
 import kvlog
 from kvlog import MemoryRecords, _files, checkpoint, compression
 from kvlog._core import index as _kidx
+from kvlog._core import point as _kpoint
 from kvlog._core import records as _krec
 from kvlog.errors import KvlogError
 from kvlog.index import OffsetIndex, TimeIndex
@@ -469,6 +470,48 @@ def segment_recovery(data: bytes) -> str:
     return _typed(run)
 
 
+# ---------------------------------------------------------------------------------------------- point operations
+def point_ops(data: bytes) -> str:
+    """The point-operation kernels over arbitrary bytes: the fetch search and cut, the time search and
+    the append preparation. Where the bulk header scan parses the same bytes, the answers agree with it."""
+    view = guarded(data)
+    n = len(view)
+    arr = np.empty(64, dtype=_krec.BATCH_DTYPE)
+    count, _pos, _status, _error = _krec.scan(view, 0, n, arr, False, False)
+    heads = arr[:count]
+    ends = {int(h["position"] + h["size"]) for h in heads}
+    targets = {0, 1, 2**31, 2**62} | {int(v) for h in heads[:4] for v in (h["base_offset"], h["last_offset"])}
+
+    def run() -> None:
+        for t in sorted(targets):
+            r = _kpoint.find_batch(view, t, n // 2 + 1, t + 3, n)
+            assert r[0] in (_kpoint.FOUND, _kpoint.NEED), r
+            hits = [h for h in heads if h["last_offset"] >= t]
+            if hits:
+                assert r[0] == _kpoint.FOUND and r[1] == int(hits[0]["position"]), (t, r)
+                assert r[7] == r[1] or r[7] in ends, (t, r)
+            if r[0] == _kpoint.FOUND:
+                assert 0 <= r[1] < n and r[1] <= r[7] <= n
+            cut, last = _kpoint.whole_batches(view, n, t)
+            assert cut == 0 or cut in ends, (cut, sorted(ends))
+            s = _kpoint.find_timestamp(view, t, t // 2)
+            assert s[0] in (_kpoint.FOUND, _kpoint.NEED, _kpoint.DECODE), s
+            if s[0] == _kpoint.FOUND:
+                assert s[2] >= t // 2 and s[3] >= t, (t, s)
+            if s[0] == _kpoint.DECODE:
+                assert 0 <= s[1] and s[1] + s[4] <= n, s
+        buf = bytearray(view)
+        got = _kpoint.prepare_append(buf, np.empty(4, dtype=_krec.BATCH_DTYPE), 1000, -1, 1 << 20, -1, True, True)
+        assert got[0] in (_kpoint.FOUND, _kpoint.SLOW, _kpoint.GROW), got
+        if got[0] == _kpoint.FOUND:
+            h = MemoryRecords(buf).batch_headers(check_crc=True)
+            assert int(h["base_offset"][0]) == 1000 and int(h["last_offset"][-1]) + 1 == got[3], (h, got)
+        else:
+            assert buf == view, "a refused append changed its buffer"
+
+    return _typed(run)
+
+
 TARGETS: dict[str, Callable[[bytes], str]] = {
     "framing": framing,
     "v2_records": v2_records,
@@ -485,4 +528,5 @@ TARGETS: dict[str, Callable[[bytes], str]] = {
     "producer_snapshot": producer_snapshot,
     "txn_index": txn_index,
     "topics_file": topics_file,
+    "point_ops": point_ops,
 }
