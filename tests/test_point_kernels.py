@@ -286,3 +286,59 @@ def test_small_chunk_records_equal_the_arrow_rows(rows):
     assert [r.offset for r in got] == [t["offset"] for t in table] == list(range(len(rows)))
     assert [r.headers for r in got] == [tuple((h["key"], h["value"]) for h in t["headers"] or ()) for t in table]
     assert all(r.timestamp_type == kvlog.TimestampType.CREATE_TIME for r in got)
+
+
+def test_refresh_lets_a_read_only_log_tail_its_writer(tmp_path):
+    """refresh() makes a reader see appends and rolls without reopening; every offset once, in order."""
+    path = tmp_path / "t-0"
+    writer = Log.open(path, LogConfig(segment_bytes=4000, index_interval_bytes=100))
+    reader = Log.open(path, read_only=True)
+    nxt, seen = 0, []
+    for i in range(400):
+        writer.append(kvlog.encode_batch([Record(b"k", b"v%d" % i, T0 + i)] * (1 + i % 3)))
+        if i % 11 == 0:
+            reader.refresh()
+            while nxt < reader.log_end_offset:
+                mr = reader.read(nxt, 700)
+                seen += [r.offset for r in mr.records()]
+                nxt = mr.next_offset
+    assert reader.refresh() == writer.log_end_offset
+    seen += [r.offset for r in reader.records(nxt)]
+    assert seen == list(range(writer.log_end_offset))
+    assert [s.base_offset for s in reader.segments] == [s.base_offset for s in writer.segments]
+    for ts in (T0, T0 + 123, T0 + 399, T0 + 400):
+        assert reader.offset_for_timestamp(ts) == writer.offset_for_timestamp(ts)
+    assert writer.refresh() == writer.log_end_offset  # a writer is always current
+
+
+def test_refresh_ignores_a_half_written_batch(tmp_path):
+    """A torn tail stays invisible to refresh, as at open; the complete batches before it show."""
+    path = tmp_path / "t-0"
+    writer = Log.open(path)
+    writer.append(kvlog.encode_batch([Record(b"k", b"v", T0)] * 3))
+    reader = Log.open(path, read_only=True)
+    batch = kvlog.encode_batch([Record(b"k", b"w", T0)] * 2, base_offset=3)
+    with open(writer.active_segment.log_path, "ab") as f:
+        f.write(batch[:30])
+    assert reader.refresh() == 3
+    with open(writer.active_segment.log_path, "ab") as f:
+        f.write(batch[30:])
+    assert reader.refresh() == 5
+    assert [r.value for r in reader.records()] == [b"v"] * 3 + [b"w"] * 2
+
+
+def test_a_reader_copies_only_the_written_part_of_a_preallocated_index(tmp_path):
+    """The reader's private index copy (read up to the first hole) answers like the writer's mapping."""
+    from kvlog.index import OffsetIndex, TimeIndex
+
+    path = tmp_path / "t-0"
+    writer = Log.open(path, LogConfig(index_interval_bytes=64))
+    for i in range(3000):
+        writer.append(kvlog.encode_batch([Record(b"k", b"v" * 50, T0 + i)]))
+    seg = writer.active_segment
+    assert os.path.getsize(seg.offset_index.path) == LogConfig().segment_index_bytes  # preallocated
+    for cls, idx in ((OffsetIndex, seg.offset_index), (TimeIndex, seg.time_index)):
+        copy = cls(idx.path, seg.base_offset, writable=False)
+        assert copy.valid_entries == idx.valid_entries > 1000
+        assert all(np.array_equal(a, b) for a, b in zip(copy.to_numpy(), idx.to_numpy()))
+        copy.close()

@@ -141,6 +141,34 @@ def _int64_targets(targets: Any, what: str) -> I64Array:
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
+#: below this size a reader's copy of an index file is read whole; above, only up to the first hole
+_SPARSE_COPY_MIN = 1 << 20
+
+
+def _private_copy(fd: int, length: int) -> Any:
+    """A reader's private copy of an index file (never a shared mapping: the writer may trim it).
+
+    A writer's active index is preallocated to ``segment.index.bytes`` and mostly a hole: zeros it has
+    not written yet. Only the bytes before the first hole are read; the rest of the copy stays
+    anonymous zero pages that are never touched, so opening a log read-only does not read (and fault in)
+    megabytes of zeros per active segment. Where the file system reports no holes, the file is read whole.
+    """
+    if length <= 0:
+        return _EMPTY
+    data_end = length
+    if length >= _SPARSE_COPY_MIN and hasattr(os, "SEEK_HOLE"):
+        try:
+            data_end = min(length, os.lseek(fd, 0, os.SEEK_HOLE))
+        except OSError:
+            data_end = length
+    if data_end >= length:
+        return _io.fs.pread(fd, length, 0)
+    copy = mmap.mmap(-1, length)  # anonymous and private: zero-filled until written
+    head = _io.fs.pread(fd, data_end, 0) if data_end > 0 else b""
+    copy[: len(head)] = head
+    return copy
+
+
 class _AbstractIndex:
     """What the two indexes share (Kafka's ``AbstractIndex``): file, mapping, sizing, trust, life cycle."""
 
@@ -219,7 +247,7 @@ class _AbstractIndex:
     def _map(self, fd: int) -> None:
         length = os.fstat(fd).st_size
         if not self._writable:
-            data = _io.fs.pread(fd, length, 0) if length > 0 else _EMPTY
+            data = _private_copy(fd, length)
             length = len(data)
             self._pin = _k.Pinned(data)
             self._length = length

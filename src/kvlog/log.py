@@ -176,7 +176,7 @@ class Log:
     _last_flush_ms: int
     _rng: random.Random
     _failed: OSError | None
-    _producer_state: ProducerStateManager
+    _psm: ProducerStateManager | None
     _rows: np.ndarray
     _rules: "_AppendRules | None"
     quarantined: list[str]
@@ -306,7 +306,7 @@ class Log:
             self.log_start_offset = max(log_start, self._segments[0].base_offset if self._segments else 0)
             self._next_offset = self._segments[-1].read_next_offset() if self._segments else self.log_start_offset
             self.recovery_point = self._next_offset
-            self._load_producer_state(None)
+            self._psm = None  # loaded on first use: most readers never ask (only read_committed does)
             return
         # recover from the segment holding the recovery point to the end (and any with bad indexes)
         txn_from: int | None = None  # transaction indexes from here on are rebuilt from the log
@@ -351,7 +351,50 @@ class Log:
         active.time_index.resize(self.config.segment_index_bytes)
         self._load_producer_state(txn_from)
 
+    def refresh(self) -> int:
+        """A read-only log catches up with its writer; returns the log end offset it now sees.
+
+        What the writer appended since this view was opened (or last refreshed) becomes visible, as
+        at open: complete, CRC-valid batches only. A segment the writer rolled to at this view's end is
+        opened too. It costs one ``fstat`` of the last segment and one ``stat`` for a rolled one, and
+        reads only the new bytes; nothing is listed or reopened. What the writer deleted or replaced
+        meanwhile (retention, compaction) stays readable here from the files this view holds open,
+        until the log is reopened. A writer's own log is always current: this returns its end.
+        """
+        self._check_open()
+        if not self.read_only:
+            return self._next_offset
+        while True:
+            last = self._segments[-1].extend_valid_prefix()
+            if last is not None:
+                self._next_offset = last + 1
+                self.recovery_point = self._next_offset
+            nxt = self._next_offset
+            if nxt <= self._bases[-1] or not os.path.exists(_files.segment_path(self.dir, nxt, _files.LOG)):
+                break
+            try:
+                seg = self._new_segment(nxt)
+            except FileNotFoundError:
+                break  # deleted again before we opened it
+            seg.limit_to_valid_prefix()
+            self._add_segment(seg)
+            self._next_offset = seg.read_next_offset()
+            self.recovery_point = self._next_offset
+        if self._psm is not None:
+            self._psm = None  # producer state follows the new end on next use
+        return self._next_offset
+
     # ------------------------------------------------------------------------------ producer state
+    @property
+    def _producer_state(self) -> ProducerStateManager:
+        psm = self._psm
+        if psm is None:
+            # a read-only open defers this: replaying producer batches can mean reading the whole log
+            self._load_producer_state(None)
+            psm = self._psm
+            assert psm is not None
+        return psm
+
     def _load_producer_state(self, txn_from: int | None) -> None:
         """Latest snapshot at or below the log end (and below ``txn_from``), then the batches after it.
 
@@ -359,7 +402,7 @@ class Log:
         from offset S also rebuilds every transaction-index entry from S on; an index that already
         holds exactly those entries is not rewritten.
         """
-        psm = self._producer_state = ProducerStateManager(self.dir, read_only=self.read_only)
+        psm = self._psm = ProducerStateManager(self.dir, read_only=self.read_only)
         leo = self._next_offset
         if not self.read_only and psm.delete_snapshots(lambda o: o <= leo):
             _io.fs.fsync_dir(self.dir)

@@ -370,6 +370,36 @@ class LogSegment:
         self._max_ts = TimestampOffset(max_ts, shallow)
         return valid
 
+    def extend_valid_prefix(self) -> int | None:
+        """Read-only use: take in the complete, CRC-valid batches a writer appended past this view's end
+        (one ``fstat``; only the new bytes are read), and a fresh copy of the indexes that cover them.
+        Returns the last offset now visible when the view grew, else None."""
+        old = self._size
+        size = os.fstat(self._fd).st_size
+        if size <= old:
+            return None
+        self._size = size  # iter_headers stops at the view's end
+        valid, last = old, None
+        max_ts, shallow = self._max_timestamp_and_offset()
+        try:
+            for headers in self.iter_headers(old, with_crc=True, stop_on_crc=True):
+                if len(headers):
+                    valid = int(headers["position"][-1] + headers["size"][-1])
+                    last = int(headers["last_offset"][-1])
+                    i = int(np.argmax(headers["max_timestamp"]))
+                    if int(headers["max_timestamp"][i]) > max_ts:
+                        max_ts, shallow = int(headers["max_timestamp"][i]), int(headers["last_offset"][i])
+        except CorruptRecordError:
+            pass  # a torn or damaged tail stays invisible, as at open
+        self._size = valid
+        self._max_ts = TimestampOffset(max_ts, shallow)
+        if last is not None and self.offset_index is not None:
+            for name in ("offset_index", "time_index"):
+                stale = getattr(self, name)
+                setattr(self, name, type(stale)(stale.path, self.base_offset, self.max_index_size, writable=False))
+                stale.close()
+        return last
+
     def read_next_offset(self) -> int:
         """The offset after the last batch (the segment's contribution to the log end offset)."""
         last = None
