@@ -72,7 +72,7 @@ def test_find_batch_and_cut_match_a_full_scan(target, max_bytes, stop, big_every
     first batch starting at or past the stop offset (the found batch always kept)."""
     data = _batches(big_every=big_every)
     h = MemoryRecords(data).batch_headers()
-    r = _p.find_batch(data, target, max_bytes, stop)
+    r = _p.find_batch(data, target, max_bytes, stop, len(data))
     i = int(np.searchsorted(h["last_offset"], target))
     if i == len(h):
         assert r[0] == _p.NEED and r[1] == len(data)

@@ -448,14 +448,13 @@ class Log:
         psm = self._producer_state
         infos: dict[int, ProducerAppendInfo] = {}
         done: list[CompletedTxn] = []
-        rows = np.nonzero((headers["producer_id"] >= 0) & (headers["magic"] == 2))[0]
-        for i in rows:
-            h = headers[i]
-            pid, epoch = int(h["producer_id"]), int(h["producer_epoch"])
-            base, last = int(h["base_offset"]), int(h["last_offset"])
-            first_seq = int(h["base_sequence"])
+        # plain tuples: a few rows' fields read from Python are several times cheaper than numpy scalars
+        for (pos, base, last, _bts, max_ts, pid, size, _ple, first_seq, count, _crc, attrs, epoch, magic,
+             _valid) in headers.tolist():
+            if pid < 0 or magic != 2:
+                continue
             last_seq = -1 if first_seq < 0 else increment_sequence(first_seq, last - base)
-            control = bool(int(h["attributes"]) & 0x20)
+            control = bool(attrs & 0x20)
             if origin == CLIENT and not control:
                 entry = psm.last_entry(pid)
                 dup = entry.find_duplicate(epoch, first_seq, last_seq) if entry is not None else None
@@ -465,9 +464,8 @@ class Log:
             if info is None:
                 info = infos[pid] = psm.prepare_update(pid, origin)
             if control:
-                if int(h["record_count"]) == 0:
+                if count == 0:
                     continue  # an emptied marker: its transaction is gone from the log
-                pos, size = int(h["position"]), int(h["size"])
                 raw = bytes(data[pos : pos + size]) if data is not None else seg.pread(pos, size)  # type: ignore[union-attr]
                 marker = next(MemoryRecords(raw).records(check_crc=False, include_control=True), None)
                 if marker is None or marker.coordinator_epoch is None:
@@ -478,8 +476,7 @@ class Log:
                 if txn is not None:
                     done.append(txn)
             else:
-                info.append_data_batch(epoch, first_seq, last_seq, int(h["max_timestamp"]), base, last,
-                                       bool(int(h["attributes"]) & 0x10))
+                info.append_data_batch(epoch, first_seq, last_seq, max_ts, base, last, bool(attrs & 0x10))
         return infos, done, None
 
     def _commit_producers(self, infos: dict[int, ProducerAppendInfo], done: list[CompletedTxn]) -> None:

@@ -133,7 +133,7 @@ class ProducerStateEntry:
         if epoch != self.producer_epoch:
             return None
         for b in self.batches:
-            if b.first_seq == first_seq and b.last_seq == last_seq:
+            if b.last_seq == last_seq and b.first_seq == first_seq:  # last_seq is a field, first_seq computed
                 return b
         return None
 
