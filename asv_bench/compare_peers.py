@@ -295,6 +295,18 @@ def generational_rows():
              0.0)]
 
 
+def describe_machine(extra=""):
+    """Two lines naming the machine and the kernels this build chose on it (print them with every figure)."""
+    info = build_info()
+    cpu = "unknown"
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    return (f"kvlog {kvlog.__version__}  python {platform.python_version()}  {extra}{platform.machine()}  {cpu}  "
+            f"{os.cpu_count()} cpus\n"
+            f"kernels: crc32={info['crc32']} crc32c={info['crc32c']} md5={info['md5']} build={info['mode']}")
+
+
 def _timed(fn):
     t = time.perf_counter()
     fn()
@@ -309,19 +321,15 @@ def main(argv=None):
     args = ap.parse_args(argv)
     repeat = 3 if args.quick else 15
     info = build_info()
-    cpu = "unknown"
-    if os.path.exists("/proc/cpuinfo"):
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
-    print(f"kvlog {kvlog.__version__}  python {platform.python_version()}  {platform.machine()}  {cpu}  "
-          f"{os.cpu_count()} cpus")
-    print(f"kernels: crc32={info['crc32']} crc32c={info['crc32c']} build={info['mode']}")
+    print(describe_machine())
     print(f"records: {N_RECORDS} x ({len(b'key-00000000')} B key, {VALUE_BYTES} B value), "
           f"{PER_BATCH} per batch, uncompressed")
-    rows = (crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + cleaner_rows(max(3, repeat // 3))
-            + offset_map_rows(repeat) + generational_rows())
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from point_bench import point_rows
+
+    rows = (crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + point_rows(repeat)
+            + cleaner_rows(max(3, repeat // 3)) + offset_map_rows(repeat) + generational_rows())
     if not args.no_spark:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from spark_bench import spark_rows
 
         rows += [(*r[:5], r[5] or 0) for r in spark_rows(max(3, repeat // 3))]

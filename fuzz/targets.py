@@ -501,7 +501,7 @@ def point_ops(data: bytes) -> str:
             if s[0] == _kpoint.DECODE:
                 assert 0 <= s[1] and s[1] + s[4] <= n, s
         buf = bytearray(view)
-        got = _kpoint.prepare_append(buf, np.empty(4, dtype=_krec.BATCH_DTYPE), 1000, -1, 1 << 20, -1, True, True)
+        got = _kpoint.prepare_append(buf, np.empty(4, dtype=_krec.BATCH_DTYPE).view(np.uint8), 1000, -1, 1 << 20, -1, True, True)
         assert got[0] in (_kpoint.FOUND, _kpoint.SLOW, _kpoint.GROW), got
         if got[0] == _kpoint.FOUND:
             h = MemoryRecords(buf).batch_headers(check_crc=True)

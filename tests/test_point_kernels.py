@@ -118,7 +118,7 @@ def test_log_append_time_batches_answer_with_the_batch_timestamp():
     """Under LogAppendTime every record's timestamp is the batch's max timestamp."""
     data = bytearray(kvlog.encode_batch([Record(b"k", b"v", T0 - 1000 + i) for i in range(3)]))
     out = np.empty(4, dtype=_k.BATCH_DTYPE)
-    got = _p.prepare_append(data, out, 10, T0 + 50, 1 << 20, -1, True, False)
+    got = _p.prepare_append(data, out.view(np.uint8), 10, T0 + 50, 1 << 20, -1, True, False)
     assert got[0] == _p.FOUND and got[4] == T0 + 50
     assert _p.find_timestamp(data, T0 + 50, 11)[:4] == (_p.FOUND, 0, 11, T0 + 50)
     assert [r.timestamp for r in MemoryRecords(data).records()] == [T0 + 50] * 3
@@ -135,7 +135,7 @@ def test_kernels_on_arbitrary_bytes_give_results_or_typed_errors(data, target):
         except KvlogError:
             pass
     buf = bytearray(data)
-    got = _p.prepare_append(buf, np.empty(2, dtype=_k.BATCH_DTYPE), 0, -1, 1 << 20, -1, True, True)
+    got = _p.prepare_append(buf, np.empty(2, dtype=_k.BATCH_DTYPE).view(np.uint8), 0, -1, 1 << 20, -1, True, True)
     assert got[0] in (_p.FOUND, _p.SLOW, _p.GROW)
     if got[0] != _p.FOUND:
         assert buf == data
@@ -158,12 +158,12 @@ def test_prepare_append_refuses_without_changing_anything():
     }
     for name, data in cases.items():
         buf = bytearray(data)
-        got = _p.prepare_append(buf, np.empty(4, dtype=_k.BATCH_DTYPE), 5, -1, 1 << 20, 0, True, False)
+        got = _p.prepare_append(buf, np.empty(4, dtype=_k.BATCH_DTYPE).view(np.uint8), 5, -1, 1 << 20, 0, True, False)
         assert got[0] == _p.SLOW, name
         assert buf == data, name
     many = b"".join(kvlog.encode_batch([Record(b"k", b"v", T0)], base_offset=i) for i in range(5))
     buf = bytearray(many)
-    assert _p.prepare_append(buf, np.empty(4, dtype=_k.BATCH_DTYPE), 5, -1, 1 << 20, -1, True, False)[0] == _p.GROW
+    assert _p.prepare_append(buf, np.empty(4, dtype=_k.BATCH_DTYPE).view(np.uint8), 5, -1, 1 << 20, -1, True, False)[0] == _p.GROW
     assert buf == many
 
 

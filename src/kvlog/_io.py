@@ -29,10 +29,11 @@ class FileSystem:
         os.close(fd)
 
     def pwrite(self, fd: int, data: Any, offset: int) -> int:
-        view = memoryview(data)
-        done = 0
-        while done < len(view):
-            done += os.pwrite(fd, view[done:], offset + done)
+        done = os.pwrite(fd, data, offset)
+        if done < len(data):  # a short write: go on from where it stopped
+            view = memoryview(data).cast("B")
+            while done < len(view):
+                done += os.pwrite(fd, view[done:], offset + done)
         return done
 
     def pread(self, fd: int, size: int, offset: int) -> bytes:

@@ -589,6 +589,14 @@ class OffsetIndex(_AbstractIndex):
             return _new_op(OffsetPosition, (self._base, 0))
         return _new_op(OffsetPosition, (self._base + hit[0], hit[1]))
 
+    def lookup_position(self, target_offset: int) -> int:
+        """``lookup(target_offset).position`` without building the tuple (the point operations' hint)."""
+        pin = self._pin
+        if pin is None:
+            self._live()
+        hit = _k.offset_lookup_entry(pin, self._n, target_offset - self._base)
+        return 0 if hit is None else int(hit[1])
+
     def lookup_many(self, target_offsets: Any) -> tuple[I64Array, I64Array]:
         """``lookup`` for every element of an integer array: ``(offsets, positions)`` int64 arrays."""
         pin = self._live()
@@ -768,6 +776,14 @@ class TimeIndex(_AbstractIndex):
         if hit is None:
             return _new_to(TimestampOffset, (NO_TIMESTAMP, self._base))
         return _new_to(TimestampOffset, (hit[0], self._base + hit[1]))
+
+    def lookup_offset(self, timestamp: int) -> int:
+        """``lookup(timestamp).offset`` without building the tuple (the point operations' hint)."""
+        pin = self._pin
+        if pin is None:
+            self._live()
+        hit = _k.time_lookup_entry(pin, self._n, timestamp)
+        return self._base if hit is None else self._base + int(hit[1])
 
     def lookup_many(self, timestamps: Any) -> tuple[I64Array, I64Array]:
         """``lookup`` for every element of an integer array: ``(timestamps, offsets)`` int64 arrays."""

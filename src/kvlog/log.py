@@ -106,12 +106,13 @@ class _AppendRules(NamedTuple):
     before_max_ms: int
     after_max_ms: int
     check_timestamps: bool
+    max_segment_ms: int
 
     @classmethod
     def of(cls, cfg: LogConfig) -> "_AppendRules":
         before, after = cfg.effective_timestamp_before_max_ms, cfg.effective_timestamp_after_max_ms
         lat = cfg.message_timestamp_type != TimestampType.CREATE_TIME
-        return cls(cfg, lat, before, after, not lat and (before < LONG_MAX or after < LONG_MAX))
+        return cls(cfg, lat, before, after, not lat and (before < LONG_MAX or after < LONG_MAX), cfg.max_segment_ms)
 
 
 class AppendInfo(NamedTuple):
@@ -134,6 +135,7 @@ class OffsetAndTimestamp(NamedTuple):
     timestamp: int
 
 
+_new_offset_and_timestamp = tuple.__new__  # an OffsetAndTimestamp from a (offset, timestamp) pair, no checks
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -178,6 +180,8 @@ class Log:
     _failed: OSError | None
     _psm: ProducerStateManager | None
     _rows: np.ndarray
+    _rows_raw: np.ndarray
+    _roll_probe: tuple[int, str]
     _rules: "_AppendRules | None"
     quarantined: list[str]
     """Segment files set aside by recovery (after a torn segment) in this open, for inspection."""
@@ -220,6 +224,8 @@ class Log:
         self.quarantined = []
         self._failed = None
         self._rows = np.empty(16, dtype=_k.BATCH_DTYPE)  # reused by every point append
+        self._rows_raw = self._rows.view(np.uint8)
+        self._roll_probe = (-1, "")
         self._rules = None
         if not os.path.isdir(self.dir):
             if read_only or not create:
@@ -370,7 +376,10 @@ class Log:
                 self._next_offset = last + 1
                 self.recovery_point = self._next_offset
             nxt = self._next_offset
-            if nxt <= self._bases[-1] or not os.path.exists(_files.segment_path(self.dir, nxt, _files.LOG)):
+            probe = self._roll_probe
+            if probe[0] != nxt:  # the name a segment rolled at this end would have
+                probe = self._roll_probe = (nxt, _files.segment_path(self.dir, nxt, _files.LOG))
+            if nxt <= self._bases[-1] or not os.path.exists(probe[1]):
                 break
             try:
                 seg = self._new_segment(nxt)
@@ -680,7 +689,6 @@ class Log:
         return max(0, bisect.bisect_right(self._bases, offset) - 1)
 
     # -------------------------------------------------------------------------------------- append
-    @_io_guard
     def append(
         self,
         records: Iterable[Record] | bytes | bytearray | memoryview | MemoryRecords,
@@ -706,7 +714,21 @@ class Log:
         the producer's last one raises ``OutOfOrderSequenceError``, an older epoch
         ``InvalidProducerEpochError``, and a retry of one of the producer's last five batches writes
         nothing and returns the original offsets (``AppendInfo.duplicate``).
+
+        A file-system failure becomes ``LogIOError`` and fences the log until it is reopened (the
+        ``_io_guard`` rule, written out here: the decorator's frame is a tenth of a point append).
         """
+        try:
+            return self._append(records, compression, assign_offsets, producer_id, producer_epoch, base_sequence,
+                                is_transactional)
+        except LogIOError:
+            raise
+        except OSError as exc:
+            self._failed = exc
+            raise LogIOError(f"append on log {self.dir} failed: {exc}") from exc
+
+    def _append(self, records: Any, compression: Any, assign_offsets: bool, producer_id: int, producer_epoch: int,
+                base_sequence: int, is_transactional: bool) -> AppendInfo:
         if self._closed or self.read_only or self._failed is not None:
             self._check_open(writing=True)
         cfg = self.config
@@ -772,10 +794,12 @@ class Log:
         buf = bytearray(data)
         out = self._rows
         first = self._next_offset
-        got = _p.prepare_append(buf, out, first, lat, cfg.max_message_bytes, want, True, rules.check_timestamps)
+        got = _p.prepare_append(buf, self._rows_raw, first, lat, cfg.max_message_bytes, want, True,
+                                rules.check_timestamps)
         if got[0] == _p.GROW:
             out = np.empty(len(buf) // 61 + 1, dtype=_k.BATCH_DTYPE)
-            got = _p.prepare_append(buf, out, first, lat, cfg.max_message_bytes, want, True, rules.check_timestamps)
+            got = _p.prepare_append(buf, out.view(np.uint8), first, lat, cfg.max_message_bytes, want, True,
+                                    rules.check_timestamps)
         status, n, size, nxt, max_ts, off_max, count, has_producer, lo, hi = got
         if status != _p.FOUND or size > cfg.segment_bytes:
             return None
@@ -788,7 +812,12 @@ class Log:
                                   dup.timestamp if lat >= 0 else -1, dup.offset_delta + 1, 0, duplicate=True)
         if lat >= 0:
             self._last_log_append_time = lat
-        seg = self._maybe_roll(size, first, nxt - 1, max_ts)
+        seg = self._segments[-1]
+        used = seg._size
+        if (used > cfg.segment_bytes - size or seg.offset_index.is_full() or seg.time_index.is_full()
+                or not 0 <= nxt - 1 - seg.base_offset <= INT32_MAX
+                or (used > 0 and seg.time_waited_for_roll(now, max_ts) > rules.max_segment_ms - seg.roll_jitter_ms)):
+            seg = self._maybe_roll(size, first, nxt - 1, max_ts)  # the same checks, then the roll
         if n == 1:
             seg.append_batch(buf, nxt - 1, max_ts, flush=cfg.fsync_per_append)
         else:
@@ -1108,21 +1137,24 @@ class Log:
         offset, ``MAX_TIMESTAMP`` (-3) → the first record carrying the largest timestamp.
         None when no record is that recent.
         """
-        self._check_open()
-        if timestamp == LATEST:
-            return OffsetAndTimestamp(self._next_offset, -1)
-        if timestamp == EARLIEST:
-            return OffsetAndTimestamp(self.log_start_offset, -1)
-        if timestamp == MAX_TIMESTAMP:
-            return self._max_timestamp_offset()
+        if self._closed:
+            self._check_open()
         if timestamp < 0:
+            if timestamp == LATEST:
+                return OffsetAndTimestamp(self._next_offset, -1)
+            if timestamp == EARLIEST:
+                return OffsetAndTimestamp(self.log_start_offset, -1)
+            if timestamp == MAX_TIMESTAMP:
+                return self._max_timestamp_offset()
             raise InvalidTimestampError(f"invalid target timestamp {timestamp}")
+        start = self.log_start_offset
         for seg in self._segments:
-            if seg.size_in_bytes == 0 or seg.max_timestamp < timestamp:
+            largest = seg._max_ts  # the segment's max timestamp once known (skips the property chain)
+            if seg._size == 0 or (largest.timestamp if largest is not None else seg.max_timestamp) < timestamp:
                 continue
-            found = seg.find_offset_by_timestamp(timestamp, self.log_start_offset)
+            found = seg.find_offset_by_timestamp(timestamp, start)
             if found is not None:
-                return OffsetAndTimestamp(*found)
+                return _new_offset_and_timestamp(OffsetAndTimestamp, found)
         return None
 
     def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:

@@ -103,6 +103,7 @@ class LogSegment:
         # Valid while the file only grows; whatever shrinks it (recover, truncate_to, a reader's
         # limit_to_valid_prefix) clears it.
         self._fetch_next: tuple[int, int] | None = None
+        self._stale_indexes = False  # a reader's index copies predate what refresh() took in
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self._size}, path={self.log_path!r})"
@@ -245,13 +246,16 @@ class LogSegment:
         if cont is not None and cont[0] == offset and cont[1] < size:
             pos, checked, want = cont[1], True, HEADER_ROOM + extra  # where the previous fetch ended
         else:
-            pos = self.offset_index.lookup(offset).position
+            if self._stale_indexes:
+                self._refresh_indexes()
+            pos = self.offset_index.lookup_position(offset)
             checked = pos == 0
             if pos >= size:
                 pos, checked = 0, True
         cut_end = (size if limit is None else limit)
+        fs, fd = _io.fs, self._fd
         while True:
-            data = self.pread(pos, want)
+            data = fs.pread(fd, min(want, size - pos), pos) if pos < size else b""
             if not data:
                 return None
             try:
@@ -371,34 +375,32 @@ class LogSegment:
         return valid
 
     def extend_valid_prefix(self) -> int | None:
-        """Read-only use: take in the complete, CRC-valid batches a writer appended past this view's end
-        (one ``fstat``; only the new bytes are read), and a fresh copy of the indexes that cover them.
-        Returns the last offset now visible when the view grew, else None."""
+        """Read-only use: take in the complete, CRC-valid batches a writer appended past this view's end.
+
+        One ``fstat``, then only the new bytes are read and checked (one kernel call). The private
+        index copies are refreshed later, when a search first needs them. Returns the last offset now
+        visible when the view grew, else None."""
         old = self._size
         size = os.fstat(self._fd).st_size
         if size <= old:
             return None
-        self._size = size  # iter_headers stops at the view's end
-        valid, last = old, None
-        max_ts, shallow = self._max_timestamp_and_offset()
-        try:
-            for headers in self.iter_headers(old, with_crc=True, stop_on_crc=True):
-                if len(headers):
-                    valid = int(headers["position"][-1] + headers["size"][-1])
-                    last = int(headers["last_offset"][-1])
-                    i = int(np.argmax(headers["max_timestamp"]))
-                    if int(headers["max_timestamp"][i]) > max_ts:
-                        max_ts, shallow = int(headers["max_timestamp"][i]), int(headers["last_offset"][i])
-        except CorruptRecordError:
-            pass  # a torn or damaged tail stays invisible, as at open
-        self._size = valid
+        cur = self._max_timestamp_and_offset()
+        end, last, max_ts, shallow = _p.valid_prefix(_io.fs.pread(self._fd, size - old, old), cur.timestamp,
+                                                     cur.offset)
+        if last < 0:
+            return None  # a torn or damaged tail stays invisible, as at open
+        self._size = old + end
         self._max_ts = TimestampOffset(max_ts, shallow)
-        if last is not None and self.offset_index is not None:
-            for name in ("offset_index", "time_index"):
-                stale = getattr(self, name)
-                setattr(self, name, type(stale)(stale.path, self.base_offset, self.max_index_size, writable=False))
-                stale.close()
+        self._stale_indexes = self.offset_index is not None
         return last
+
+    def _refresh_indexes(self) -> None:
+        """Fresh private copies of the indexes, after the view grew (read-only segments only)."""
+        self._stale_indexes = False
+        for name in ("offset_index", "time_index"):
+            stale = getattr(self, name)
+            setattr(self, name, type(stale)(stale.path, self.base_offset, self.max_index_size, writable=False))
+            stale.close()
 
     def read_next_offset(self) -> int:
         """The offset after the last batch (the segment's contribution to the log end offset)."""
@@ -419,17 +421,21 @@ class LogSegment:
         walks only the records of the batch that holds the answer (a compressed or legacy one is decoded
         here). The offset-index hint is checked as in ``_locate``.
         """
+        if self._stale_indexes:
+            self._refresh_indexes()
         # entries with a timestamp below the target prove everything up to their offset is earlier
-        entry = self.time_index.lookup(timestamp - 1) if timestamp > 0 else TimestampOffset(-1, self.base_offset)
-        target = max(entry.offset, starting_offset)
+        known = self.time_index.lookup_offset(timestamp - 1) if timestamp > 0 else self.base_offset
+        target = known if known > starting_offset else starting_offset
         size = self._size
-        pos = self.offset_index.lookup(target).position
+        pos = self.offset_index.lookup_position(target)
         checked = pos == 0
         if pos >= size:
             pos, checked = 0, True
-        want = self.index_interval_bytes + HEADER_ROOM
+        # the time entry's offset can precede its offset-index entry by one interval: two intervals cover it
+        want = 2 * self.index_interval_bytes + HEADER_ROOM
+        fs, fd = _io.fs, self._fd
         while True:
-            data = self.pread(pos, want)
+            data = fs.pread(fd, min(want, size - pos), pos) if pos < size else b""
             if not data:
                 return None
             try:

@@ -167,6 +167,29 @@ def whole_batches(obj, int64_t max_bytes, int64_t stop_offset=INT64_MAX):
     return cut, last
 
 
+def valid_prefix(obj, int64_t max_timestamp=-1, int64_t shallow_offset=-1):
+    """The complete, CRC-valid entries at the start of ``obj`` (what a reader may see of bytes a writer
+    appended): ``(end, last_offset, max_timestamp, shallow_offset)``, the running maximum timestamp
+    (strictly greater wins) and the last offset of the entry that set it folded in from the arguments.
+    Stops at the first partial, damaged or CRC-failing entry; ``last_offset`` is -1 when none is valid."""
+    cdef _Pinned pin = _Pinned(obj)
+    cdef const uint8_t *buf = <const uint8_t *>pin.view.buf
+    cdef int64_t end = pin.view.len, pos = 0, last = -1
+    cdef BatchInfo b
+    cdef Err e
+    try:
+        with nogil:
+            while parse_header(buf, pos, end, &b, True, &e) == ST_OK and b.crc_valid == 1:
+                if b.max_timestamp > max_timestamp:
+                    max_timestamp = b.max_timestamp
+                    shallow_offset = b.last_offset
+                last = b.last_offset
+                pos += b.size
+    finally:
+        pin.release()
+    return pos, last, max_timestamp, shallow_offset
+
+
 cdef int batch_find_timestamp(const uint8_t *p, const BatchInfo *b, int64_t target, int64_t start_offset,
                               int64_t *offset, int64_t *ts) noexcept nogil:
     """Walk an uncompressed v2 batch for its first record with offset ≥ ``start_offset`` and timestamp ≥
@@ -263,11 +286,12 @@ cdef int record_ts_range(const uint8_t *p, const BatchInfo *b, int64_t *lo, int6
     return 0
 
 
-def prepare_append(buf, out, int64_t first_offset, int64_t log_append_time, int64_t max_message_bytes,
+def prepare_append(buf, uint8_t[::1] out, int64_t first_offset, int64_t log_append_time, int64_t max_message_bytes,
                    int want_codec, bint client, bint timestamp_range):
     """Validate an append of v2 batches and assign its offsets in place (a leader append), in one call.
 
-    Pass one parses every header with its CRC into ``out`` (BATCH_DTYPE rows) and checks what the
+    Pass one parses every header with its CRC into ``out`` (the bytes of BATCH_DTYPE rows: pass
+    ``rows.view(np.uint8)``, made once) and checks what the
     leader path checks; nothing is written unless all of it passes. Pass two stores base offsets (and,
     with ``log_append_time`` ≥ 0, LogAppendTime with a new CRC) and fixes the rows' offsets. Returns
     ``(status, batches, bytes, next_offset, max_timestamp, offset_of_max_timestamp, records,
@@ -277,9 +301,8 @@ def prepare_append(buf, out, int64_t first_offset, int64_t log_append_time, int6
     that path raises the precise error). GROW: ``out`` has too few rows; nothing was changed.
     """
     cdef Py_buffer view
-    cdef uint8_t[::1] raw = out.view(np.uint8)
-    cdef BatchInfo *rows = <BatchInfo *>&raw[0] if raw.shape[0] else NULL
-    cdef int64_t cap = raw.shape[0] // sizeof(BatchInfo)
+    cdef BatchInfo *rows = <BatchInfo *>&out[0] if out.shape[0] else NULL
+    cdef int64_t cap = out.shape[0] // sizeof(BatchInfo)
     cdef int64_t n = 0, pos = 0, end, i, nxt = first_offset, max_ts = -1, off_max = -1, records = 0
     cdef int64_t lo = INT64_MAX, hi = INT64_MIN
     cdef bint has_producer = False
