@@ -231,12 +231,14 @@ class LogSegment:
             return None
         return 12 + int.from_bytes(head[8:12], "big", signed=True)
 
-    def _locate(self, offset: int, extra: int = 0, stop_offset: int = LONG_MAX, limit: int | None = None
-                ) -> tuple[tuple[int, ...], bytes, int] | None:
+    def _locate(self, offset: int, extra: int = 0, stop_offset: int = LONG_MAX, limit: int | None = None,
+                max_bytes: int | None = None) -> tuple[tuple[int, ...], bytes, int] | None:
         """The first batch whose last offset ≥ ``offset``: ``(kernel answer, window, window position)``.
 
         One small ``pread`` from the offset index's hint (``index.interval.bytes`` + a header + ``extra``,
-        the bytes a fetch wants), grown geometrically only while the batch is not found. The hint is
+        the bytes a fetch expects to need), grown geometrically only while the batch is not found. The
+        kernel also cuts a fetch of ``max_bytes`` (default ``extra``) in that window; the cut says whether
+        the window was enough to be sure. The hint is
         evidence, not fact: when the batch at the hint starts after ``offset`` (a stale or damaged
         index) or lies past the readable end, the search starts again from the segment's start.
         """
@@ -259,7 +261,8 @@ class LogSegment:
             if not data:
                 return None
             try:
-                found = _p.find_batch(data, offset, extra, stop_offset, cut_end - pos)
+                found = _p.find_batch(data, offset, extra if max_bytes is None else max_bytes, stop_offset,
+                                      cut_end - pos)
             except CorruptRecordError as exc:
                 raise exc.with_context(file=self.log_path, base_position=pos) from None
             if not checked and found[6] != _p.NO_HEADER:
@@ -310,7 +313,7 @@ class LogSegment:
         limit = self._size if max_position is None else min(max_position, self._size)
         bounded = stop_offset < LONG_MAX
         extra = min(max_size, BOUNDED_WINDOW) if bounded else (max_size if 0 < max_size <= MAX_WINDOW else 0)
-        got = self._locate(start_offset, extra, stop_offset, limit)
+        got = self._locate(start_offset, extra, stop_offset, limit, max_size)
         if got is None:
             return None
         f, window, wpos = got
