@@ -115,7 +115,8 @@ cdef int parse_header(const uint8_t *buf, int64_t pos, int64_t end, BatchInfo *b
         snprintf(e.msg, sizeof(e.msg), "batch size %d is smaller than the minimum record overhead (14)",
                  <int>size)
         return fail(e, pos, NULL)
-    if <int64_t>size > remaining - LOG_OVERHEAD:
+    if <int64_t>size > remaining - LOG_OVERHEAD or size > INT32_MAX - LOG_OVERHEAD:
+        # an entry that does not fit here, or could not fit any int32-sized buffer (size + 12 would overflow)
         return ST_PARTIAL
     magic = <int8_t>p[16]
     b.magic = magic
