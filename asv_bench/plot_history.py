@@ -26,6 +26,8 @@ FIGURES = [
     ("headline.TrackHeadline.track_crc32c_gb_per_s", "CRC-32C, 1 MiB", 1.0, "GB/s"),
     ("headline.TrackHeadline.track_append_mb_per_s", "append pre-built batches (tmpfs)", 1.0, "MB/s"),
     ("headline.TrackHeadline.track_compaction_mb_per_s", "compaction, one cleaner pass (tmpfs)", 1.0, "MB/s"),
+    ("headline.TrackHeadline.track_point_append_per_s", "append one 1-record batch (tmpfs)", 1e3, "k appends/s"),
+    ("headline.TrackHeadline.track_point_read_per_s", "read(offset, 4 KiB), random (tmpfs)", 1e3, "k reads/s"),
 ]
 
 
@@ -72,7 +74,8 @@ def plot(commits: list[tuple[str, str]], results: dict[str, dict[str, float]], m
 
     labels = [h[:7] for h, _ in commits]
     xs = list(range(len(commits)))
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    rows = (len(FIGURES) + 1) // 2
+    fig, axes = plt.subplots(rows, 2, figsize=(11, 3.5 * rows), sharex=True)
     points = 0
     for ax, (name, title, scale, unit) in zip(axes.flat, FIGURES):
         ys = [results.get(h, {}).get(name) for h, _ in commits]
@@ -88,7 +91,7 @@ def plot(commits: list[tuple[str, str]], results: dict[str, dict[str, float]], m
             if y == y:  # not NaN
                 ax.annotate(f"{y:.3g}" if y < 100 else f"{y:,.0f}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center",
                             fontsize=7)
-    for ax in axes[1]:
+    for ax in axes[-1]:
         ax.set_xticks(xs)
         ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
         ax.set_xlabel("commit (oldest -> newest)")

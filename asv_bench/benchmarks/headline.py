@@ -1,4 +1,4 @@
-"""The four headline figures tracked over history (`make bench-history`, plotted by plot_history.py).
+"""The headline figures tracked over history (`make bench-history`, plotted by plot_history.py).
 
 Each is a throughput measured inside the benchmark as the best of several timed runs, so one asv sample
 (``--quick``) is already a stable number on a shared machine. Workloads are fixed: never change them, or
@@ -121,3 +121,47 @@ class TrackHeadline:
         return size / best / 1e6
 
     track_compaction_mb_per_s.unit = "MB/s"
+
+    def track_point_append_per_s(self):
+        """Appends of one pre-encoded 1-record batch (100 B value) at a time, to a Log on tmpfs."""
+        batch = kvlog.encode_batch([kvlog.Record(b"key", b"v" * 100, T0)])
+        root = _scratch()
+        log = Log.open(os.path.join(root, "p-0"), kvlog.LogConfig(segment_bytes=256 << 20))
+
+        def run():
+            for _ in range(2_000):
+                log.append(batch)
+
+        try:
+            return 2_000 / _best(run, 15)
+        finally:
+            log.close()
+            shutil.rmtree(root, ignore_errors=True)
+
+    track_point_append_per_s.unit = "appends/s"
+
+    def track_point_read_per_s(self):
+        """read(offset, 4096) at 2,000 random offsets of a log of 8 MiB segments (200,000 records of 100 B
+        in batches of 1-10 records)."""
+        rng = np.random.default_rng(11)
+        value = rng.bytes(100)
+        root = _scratch()
+        log = Log.open(os.path.join(root, "r-0"), kvlog.LogConfig(segment_bytes=8 << 20))
+        offset = 0
+        while offset < 200_000:
+            k = int(rng.integers(1, 11))
+            log.append(kvlog.encode_batch([kvlog.Record(b"k", value, T0 + offset + j) for j in range(k)]))
+            offset += k
+        targets = [int(o) for o in rng.integers(0, offset, 2_000)]
+
+        def run():
+            for o in targets:
+                log.read(o, 4096)
+
+        try:
+            return len(targets) / _best(run, 7)
+        finally:
+            log.close()
+            shutil.rmtree(root, ignore_errors=True)
+
+    track_point_read_per_s.unit = "reads/s"
