@@ -248,16 +248,10 @@ class LogSegment:
         if cont is not None and cont[0] == offset and cont[1] < size:
             pos, checked, want = cont[1], True, HEADER_ROOM + extra  # where the previous fetch ended
         else:
-            if self._stale_indexes:
-                self._refresh_indexes()
-            pos = self.offset_index.lookup_position(offset)
-            checked = pos == 0
-            if pos >= size:
-                pos, checked = 0, True
+            pos, checked = self._hint(offset)
         cut_end = (size if limit is None else limit)
-        fs, fd = _io.fs, self._fd
         while True:
-            data = fs.pread(fd, min(want, size - pos), pos) if pos < size else b""
+            data = self._window(pos, want)
             if not data:
                 return None
             try:
@@ -278,6 +272,21 @@ class LogSegment:
             if found[1] == 0:
                 want = min(want * 2, MAX_WINDOW)
             pos = nxt
+
+    def _hint(self, offset: int) -> tuple[int, bool]:
+        """Where the offset index says to start looking for ``offset``, and whether that needs no check
+        (the segment start). A position past the readable end counts as the start."""
+        if self._stale_indexes:
+            self._refresh_indexes()
+        pos = self.offset_index.lookup_position(offset)
+        if pos == 0 or pos >= self._size:
+            return 0, True
+        return pos, False
+
+    def _window(self, position: int, size: int) -> bytes:
+        """Up to ``size`` bytes from ``position``, never past the readable end (one ``pread``)."""
+        end = self._size
+        return _io.fs.pread(self._fd, min(size, end - position), position) if position < end else b""
 
     def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
         """The first batch whose last offset ≥ ``offset``, searched from the offset index's hint."""
@@ -430,15 +439,11 @@ class LogSegment:
         known = self.time_index.lookup_offset(timestamp - 1) if timestamp > 0 else self.base_offset
         target = known if known > starting_offset else starting_offset
         size = self._size
-        pos = self.offset_index.lookup_position(target)
-        checked = pos == 0
-        if pos >= size:
-            pos, checked = 0, True
+        pos, checked = self._hint(target)
         # the time entry's offset can precede its offset-index entry by one interval: two intervals cover it
         want = 2 * self.index_interval_bytes + HEADER_ROOM
-        fs, fd = _io.fs, self._fd
         while True:
-            data = fs.pread(fd, min(want, size - pos), pos) if pos < size else b""
+            data = self._window(pos, want)
             if not data:
                 return None
             try:
