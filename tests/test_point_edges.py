@@ -156,12 +156,22 @@ def test_reads_while_a_writer_appends(tmp_path):
     written: dict[int, bytes] = {}
     stop = threading.Event()
 
+    errors: list[BaseException] = []
+
     def write() -> None:
+        try:
+            append_all()
+        except BaseException as exc:  # surfaced by the test below, not lost with the thread
+            errors.append(exc)
+
+    def append_all() -> None:
         i = 0
         while not stop.is_set() and i < 20_000:
             recs = [Record(b"k%d" % i, b"v" * (i % 300), T0 + i)] * (1 + i % 4)
-            info = writer.append(kvlog.encode_batch(recs))
-            written[info.first_offset] = kvlog.encode_batch(recs, base_offset=info.first_offset)
+            # recorded before the append: a reader may see the batch before append() returns
+            first = writer.log_end_offset
+            written[first] = kvlog.encode_batch(recs, base_offset=first)
+            assert writer.append(kvlog.encode_batch(recs)).first_offset == first
             i += 1
 
     thread = threading.Thread(target=write)
@@ -195,6 +205,7 @@ def test_reads_while_a_writer_appends(tmp_path):
         thread.join()
         tail.close()
         writer.close()
+    assert not errors, errors
     assert checked > 50
 
 
