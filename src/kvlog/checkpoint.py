@@ -28,7 +28,12 @@ class CorruptCheckpointError(KvlogError, ValueError):
 
 
 def read_offsets(path: str) -> dict[tuple[str, int], int]:
-    """``{(topic, partition): offset}``; an absent file is empty."""
+    """``{(topic, partition): offset}``; an absent file, or an empty one, is empty.
+
+    Kafka's checkpoint reader (``CheckpointFile.CheckpointReadBuffer.read``) returns no entries when the
+    file has no first line, and brokers do leave 0-byte checkpoints behind (a ``cleaner-offset-checkpoint``
+    of a broker that never cleaned); a version line without a count is still malformed.
+    """
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -36,6 +41,8 @@ def read_offsets(path: str) -> dict[tuple[str, int], int]:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise CorruptCheckpointError(f"cannot read checkpoint {path}: {exc}") from None
+    if not text:
+        return {}
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

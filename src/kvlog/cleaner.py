@@ -51,7 +51,7 @@ from kvlog._core import records as _k
 from kvlog.errors import ConfigError, KvlogError, LogIOError
 from kvlog.log import Log
 from kvlog.offset_map import OffsetMap
-from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns, now_ms
+from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns
 from kvlog.segment import LogSegment
 from kvlog.txn_index import AbortedTxn, TransactionIndex, aborted_batch_mask, entries_array
 
@@ -136,7 +136,7 @@ class LogCleaner:
         self.full_every = full_every
         self.dedupe_buffer_size = int(dedupe_buffer_size)
         self.load_factor = float(load_factor)
-        self._time = time or now_ms
+        self._time = time  # None: each log's own clock (Kafka's cleaner and log share one Time)
         self._progress = progress
         self.uncleanable: set[str] = set()
         self._maps: dict[str, OffsetMap] = {}
@@ -157,18 +157,22 @@ class LogCleaner:
         ``logs``: a LogManager or an iterable of Logs. Logs that failed before are skipped.
         """
         candidates = logs.logs() if hasattr(logs, "logs") else list(logs)
-        best, best_ratio = None, -1.0
-        now = self._time() if now_ms is None else now_ms
+        best, best_ratio, best_now = None, -1.0, 0
         for log in candidates:
             if not log.config.compact or log.dir in self.uncleanable or len(log.segments) < 2:
                 continue
+            now = self._now(log) if now_ms is None else now_ms
             ratio = self.dirty_ratio(log)
             overdue = self._max_lag_exceeded(log, now)
             if (ratio >= log.config.min_cleanable_dirty_ratio or overdue) and ratio > best_ratio:
-                best, best_ratio = log, ratio
+                best, best_ratio, best_now = log, ratio, now
         if best is None:
             return None
-        return self.clean(best, now_ms=now)
+        return self.clean(best, now_ms=best_now)
+
+    def _now(self, log: Log) -> int:
+        """The cleaner's clock when it was given one, else the log's (delete horizons follow its time)."""
+        return self._time() if self._time is not None else log._time()
 
     def _max_lag_exceeded(self, log: Log, now: int) -> bool:
         lag = log.config.max_compaction_lag_ms
@@ -234,7 +238,7 @@ class LogCleaner:
         if log.read_only:
             raise KvlogError(f"log {log.dir} is open read-only")
         t0 = _time.perf_counter()
-        now = self._time() if now_ms is None else now_ms
+        now = self._now(log) if now_ms is None else now_ms
         stats = CleanerStats(log=log.dir)
         try:
             self._clean(log, now, stats, full)

@@ -582,6 +582,8 @@ def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         report.error(name, f"cannot read: {exc}")
         return
+    if lines == [""]:
+        return  # an empty file: no entries, as Kafka's checkpoint reader sees it
     if lines and lines[-1] == "":
         lines.pop()
     try:
