@@ -508,7 +508,7 @@ def damage(kind, d):
         pos, size = first_segment_batches(last)[-1]
         with open(last, "r+b") as f:
             f.truncate(pos + size - 10)
-        return last.name, pos, "bytes after the last complete batch"
+        return last.name, pos, "a torn write"
     if kind == "index":
         idx = d / f"{SEG0}.index"
         raw = bytearray(idx.read_bytes())

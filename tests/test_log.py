@@ -1,3 +1,4 @@
+from pathlib import Path
 import os
 import struct
 
@@ -440,7 +441,13 @@ def test_recovery_stops_at_damage_and_drops_later_segments(tmp_path, damage):
     assert not log_file(tmp_path, bases[2]).exists()
     # set aside, not deleted: recovery cannot prove those batches invalid
     assert log_file(tmp_path, bases[2], ".log.quarantined").exists()
-    assert again.quarantined and again.quarantined[0].endswith(f"{bases[2]:020d}.log.quarantined")
+    assert any(q.endswith(f"{bases[2]:020d}.log.quarantined") for q in again.quarantined)
+    # the bytes after the cut inside the damaged segment are set aside too (unless they were all zero)
+    cut_files = [q for q in again.quarantined if q.endswith(".quarantined") and f"{bases[1]:020d}.log." in q]
+    if damage == "zeros":
+        assert cut_files == []
+    else:
+        assert len(cut_files) == 1 and Path(cut_files[0]).read_bytes() == bytes(data[int(cut_files[0].split(".")[-2]):])
 
 
 def test_recovery_rebuilds_missing_and_zero_filled_indexes(tmp_path):

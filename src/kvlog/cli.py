@@ -25,6 +25,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from kvlog import _files, checkpoint
+from kvlog.batch_audit import REPAIRABLE, audit_segment, dense_history
 from kvlog.compression import Compression, decompress
 from kvlog.config import LogConfig
 from kvlog.errors import ConfigError, CorruptRecordError, KvlogError
@@ -625,77 +626,41 @@ def _check_partition_metadata(report: PartitionReport, path: str, name: str) -> 
         report.error(name, "expected 'version: 0' and 'topic_id: <id>' lines")
 
 
-def _all_zero(seg: LogSegment, start: int, end: int) -> bool:
-    pos = start
-    while pos < end:
-        data = seg.pread(pos, min(8 << 20, end - pos))
-        if not data:
-            return True
-        if data.count(0) != len(data):
-            return False
-        pos += len(data)
-    return True
-
-
-def _check_headers(report: PartitionReport, log_name: str, base: int, h: np.ndarray,
-                   prev_last: int) -> np.ndarray:
-    """CRC and offset-order checks of a chunk of batch headers; returns each batch's first offset."""
-    legacy_wrapper = (h["magic"] < 2) & (h["base_offset"] < 0)  # first offset unknown without inflating
-    firsts = np.where(legacy_wrapper, h["last_offset"], h["base_offset"])
-    lasts = h["last_offset"]
-    where = h["position"]
-    report.many(log_name, np.flatnonzero(h["crc_valid"] == 0), lambda i: (
-        (f"CRC mismatch in the batch at offsets {int(firsts[i])}..{int(lasts[i])} "
-         f"(stored crc {int(h['crc'][i])})"), int(where[i])))
-    before = np.concatenate([[prev_last], lasts[:-1]])
-    report.many(log_name, np.flatnonzero(firsts <= before), lambda i: (
-        (f"offsets do not increase: the batch at offsets {int(firsts[i])}..{int(lasts[i])} follows "
-         f"offset {int(before[i])}"), int(where[i])))
-    report.many(log_name, np.flatnonzero(firsts < base), lambda i: (
-        f"the batch at offset {int(firsts[i])} is below the segment's base offset {base}", int(where[i])))
-    report.many(log_name, np.flatnonzero(lasts - base > INT32_MAX), lambda i: (
-        f"offset {int(lasts[i])} cannot be stored relative to the segment base {base}", int(where[i])))
-    return firsts
-
-
 def _verify_segment(report: PartitionReport, directory: str, base: int, last_segment: bool,
-                    prev_last: int) -> int:
-    """Check one segment's ``.log`` and its indexes; returns the last offset seen (or ``prev_last``)."""
+                    prev_last: int, next_base: int | None, dense: bool) -> int:
+    """Check one segment's ``.log`` and its indexes; returns the last offset seen (or ``prev_last``).
+
+    The batches are judged by ``audit_segment``, the same verdict recovery and read-only opens reach:
+    each finding names the field, and the value the neighbours (or the CRC) prove where they do.
+    """
     seg = LogSegment(directory, base, read_only=True, open_indexes=False)
     log_name = os.path.basename(seg.log_path)
     try:
         size = seg.size_in_bytes
         report.segments += 1
         report.bytes += size
-        positions, lasts, maxes = [], [], []
-        end = 0
-        structural = False
-        try:
-            for h in seg.iter_headers(0, with_crc=True, stop_on_crc=False):
-                firsts = _check_headers(report, log_name, base, h, prev_last)
-                hl = h["last_offset"]
-                if report.first_offset is None and len(h):
-                    report.first_offset = int(firsts[0])
-                prev_last = int(hl[-1])
-                report.next_offset = prev_last + 1
-                report.batches += len(h)
-                positions.append(h["position"].astype(np.int64))
-                lasts.append(hl.astype(np.int64))
-                maxes.append(h["max_timestamp"].astype(np.int64))
-                end = int(h["position"][-1] + h["size"][-1])
-        except CorruptRecordError as exc:
-            structural = True
-            report.error(log_name, f"unreadable batch: {exc.reason}", exc.position)
-        if not structural and end < size:
-            if _all_zero(seg, end, size):
-                report.warn(log_name, f"{size - end} zero bytes after the last batch (a preallocated file)",
-                            end)
+        audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense)
+        h = audit.headers
+        for f in audit.findings:
+            repair = " (kvlog repair can rewrite it)" if f.proven and f.field in REPAIRABLE else ""
+            report.error(log_name, f.text() + repair, f.position)
+        if audit.valid_end < size:
+            if audit.zero_tail:
+                report.warn(log_name, f"{size - audit.valid_end} zero bytes after the last batch (a preallocated "
+                                      "file)", audit.valid_end)
             else:
-                report.error(log_name, f"{size - end} bytes after the last complete batch do not form a "
-                                       "whole batch (a truncated or torn write)", end)
-        pos_a = np.concatenate(positions) if positions else np.empty(0, np.int64)
-        last_a = np.concatenate(lasts) if lasts else np.empty(0, np.int64)
-        max_a = np.concatenate(maxes) if maxes else np.empty(0, np.int64)
+                report.error(log_name, f"recovery would set aside the {size - audit.valid_end} bytes from here to "
+                                       "the end of the file (they are not log data until repaired)", audit.valid_end)
+        if len(h):
+            firsts = np.where((h["magic"] < 2) & (h["base_offset"] < 0), h["last_offset"], h["base_offset"])
+            if report.first_offset is None:
+                report.first_offset = int(firsts[0])
+            prev_last = int(h["last_offset"][-1])
+            report.next_offset = prev_last + 1
+        report.batches += len(h)
+        pos_a = h["position"].astype(np.int64)
+        last_a = h["last_offset"].astype(np.int64)
+        max_a = h["max_timestamp"].astype(np.int64)
         _verify_offset_index(report, directory, base, log_name, pos_a, last_a)
         _verify_time_index(report, directory, base, log_name, pos_a, last_a, max_a, last_segment)
         txn = _files.segment_path(directory, base, _files.TXN_INDEX)
@@ -820,8 +785,14 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
             elif ext.endswith(_files.DELETED):
                 report.warn(n, "segment file awaiting asynchronous deletion")
             elif ext.endswith(_files.QUARANTINED):
-                report.warn(n, "segment set aside by recovery after a damaged segment before it "
-                               "(not part of the log; kept for inspection)")
+                parts = n.split(".")
+                if len(parts) == 4 and parts[1] == "log":
+                    report.warn(n, f"bytes recovery set aside from position {parts[2].split('-')[0]} of "
+                                   f"{parts[0]}.log, where they stopped being trustworthy (not part of the "
+                                   "log; kept for inspection and kvlog repair)")
+                else:
+                    report.warn(n, "segment set aside by recovery after a damaged segment before it "
+                                   "(not part of the log; kept for inspection)")
             else:
                 report.warn(n, "unknown file")
         elif n == "leader-epoch-checkpoint":
@@ -840,11 +811,13 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
         else:
             report.warn(n, "unknown file")
     prev_last = -1
+    dense = dense_history(path, topic, partition)
     for i, base in enumerate(bases):
         if base <= prev_last:
             report.error(_files.prefix(base) + _files.LOG, f"segment base offset {base} is not above the "
                                                            f"previous segment's last offset {prev_last}")
-        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last)
+        nxt = bases[i + 1] if i + 1 < len(bases) else None
+        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last, nxt, dense)
     if report.next_offset is None and bases:
         report.next_offset = bases[-1]
     return report

@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from kvlog import _files, _io, checkpoint
 from kvlog._core import point as _p
 from kvlog._core import records as _k
+from kvlog.batch_audit import audit_segment, dense_history
 from kvlog.config import LogConfig
 from kvlog.errors import (
     ConfigError,
@@ -184,7 +185,9 @@ class Log:
     _roll_probe: tuple[int, str]
     _rules: "_AppendRules | None"
     quarantined: list[str]
-    """Segment files set aside by recovery (after a torn segment) in this open, for inspection."""
+    """Log data set aside by recovery, kept for inspection and ``kvlog repair``: whole segments after a
+    damaged one (``<segment>.log.quarantined``) and the bytes after a cut inside a segment
+    (``<segment>.log.<position>.quarantined``). Never counted as log data."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("use Log.open(path, config, ...)")
@@ -299,46 +302,16 @@ class Log:
             self._add_segment(seg)
         if self.read_only:
             self._add_swapped_segments(names)
-            # see only complete, CRC-valid batches past the recovery point; never repair anything
-            if self._segments:
-                first = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
-                for i, seg in enumerate(self._segments[first:], start=first):
-                    if seg.limit_to_valid_prefix() < os.path.getsize(seg.log_path) and i + 1 < len(self._segments):
-                        for later in self._segments[i + 1:]:
-                            later.close_handlers()
-                        del self._segments[i + 1:]
-                        del self._bases[i + 1:]
-                        break
+        txn_from = self._audit_segments(recovery_point, clean_shutdown, needs_recovery)
+        self.quarantined = sorted(os.path.join(self.dir, n) for n in os.listdir(self.dir)
+                                  if n.endswith(_files.QUARANTINED) and _files.is_offset_name(n)
+                                  and n.split(".", 2)[1] == "log")
+        if self.read_only:
             self.log_start_offset = max(log_start, self._segments[0].base_offset if self._segments else 0)
             self._next_offset = self._segments[-1].read_next_offset() if self._segments else self.log_start_offset
             self.recovery_point = self._next_offset
             self._psm = None  # loaded on first use: most readers never ask (only read_committed does)
             return
-        # recover from the segment holding the recovery point to the end (and any with bad indexes)
-        txn_from: int | None = None  # transaction indexes from here on are rebuilt from the log
-        if self._segments:
-            start_idx = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
-            for i, seg in enumerate(list(self._segments)):
-                if i < start_idx and seg.base_offset not in needs_recovery and seg.txn_index.exists():
-                    try:
-                        seg.txn_index.sanity_check()
-                    except KvlogError:
-                        txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
-                if i >= start_idx or seg.base_offset in needs_recovery:
-                    txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
-                    truncated = seg.recover()
-                    if truncated > 0 and i >= start_idx:
-                        # After a torn region the later segments cannot be part of this log (Kafka
-                        # deletes them). Their batches may still be intact, and kvlog deletes nothing
-                        # it cannot prove invalid: they are set aside as <name>.quarantined instead.
-                        for later in self._segments[i + 1:]:
-                            later.close_handlers()
-                            later.change_suffix("", _files.QUARANTINED)
-                            self.quarantined.append(later.log_path)
-                        del self._segments[i + 1:]
-                        del self._bases[i + 1:]
-                        _io.fs.fsync_dir(self.dir)
-                        break
         next_offset = self._segments[-1].read_next_offset() if self._segments else 0
         if self._segments and next_offset < log_start:
             for seg in self._segments:
@@ -356,6 +329,57 @@ class Log:
         active.offset_index.resize(self.config.segment_index_bytes)
         active.time_index.resize(self.config.segment_index_bytes)
         self._load_producer_state(txn_from)
+
+    def _audit_segments(self, recovery_point: int, clean_shutdown: bool, needs_recovery: set[int]) -> int | None:
+        """Audit the segments recovery must look at and cut each where its trustworthy bytes end.
+
+        Those are the segments from the one holding the recovery point to the end (after a clean
+        shutdown, the active one), and any whose indexes failed their checks. A writer and a read-only
+        open reach the same verdict on the same bytes; the writer then acts on it (rebuilt indexes,
+        the bytes after a cut set aside and the file truncated, later segments set aside), the reader
+        only limits its view. Returns the base offset from which transaction indexes are rebuilt.
+        """
+        if not self._segments:
+            return None
+        txn_from: int | None = None
+        dense = dense_history(self.dir, self.topic, self.partition, self.config.cleanup_policy)
+        start_idx = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
+        prev_last = -1
+        for i, seg in enumerate(list(self._segments)):
+            recovering = (i >= start_idx and not clean_shutdown) or seg.base_offset in needs_recovery
+            if i < start_idx and not recovering:
+                if not self.read_only and seg.txn_index.exists():
+                    try:
+                        seg.txn_index.sanity_check()
+                    except KvlogError:
+                        txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
+                prev_last = -1  # not read: only its successor's base offset bounds the next one
+                continue
+            next_base = self._bases[i + 1] if i + 1 < len(self._segments) else None
+            audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense)
+            prev_last = audit.last_offset if len(audit.headers) else prev_last
+            cut = audit.valid_end < audit.size
+            if self.read_only:
+                seg.limit_to(audit)
+            elif recovering or not audit.clean:
+                txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
+                seg.recover(audit=audit)
+            else:
+                seg.audit = audit
+            if cut and i >= start_idx and i + 1 < len(self._segments):
+                # After a damaged region the later segments cannot be part of this log (Kafka deletes
+                # them). Their batches may still be intact, and kvlog deletes nothing it cannot prove
+                # invalid: a writer sets them aside as <name>.quarantined, a reader stops before them.
+                for later in self._segments[i + 1:]:
+                    later.close_handlers()
+                    if not self.read_only:
+                        later.change_suffix("", _files.QUARANTINED)
+                del self._segments[i + 1:]
+                del self._bases[i + 1:]
+                if not self.read_only:
+                    _io.fs.fsync_dir(self.dir)
+                break
+        return txn_from
 
     def refresh(self) -> int:
         """A read-only log catches up with its writer; returns the log end offset it now sees.

@@ -16,6 +16,7 @@ import numpy as np
 from kvlog import _files, _io
 from kvlog._core import point as _p
 from kvlog._core import records as _k
+from kvlog.batch_audit import SegmentAudit, audit_segment, quarantine_name
 from kvlog.errors import CorruptRecordError, InvalidOffsetError, KvlogError
 from kvlog.index import OffsetIndex, TimeIndex, TimestampOffset
 from kvlog.records import MemoryRecords
@@ -104,6 +105,8 @@ class LogSegment:
         # limit_to_valid_prefix) clears it.
         self._fetch_next: tuple[int, int] | None = None
         self._stale_indexes = False  # a reader's index copies predate what refresh() took in
+        self.audit: SegmentAudit | None = None  # the last audit_segment verdict (recovery, read-only open)
+        self.set_aside_paths: list[str] = []  # quarantine files recovery wrote for this segment
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self._size}, path={self.log_path!r})"
@@ -386,6 +389,18 @@ class LogSegment:
         self._max_ts = TimestampOffset(max_ts, shallow)
         return valid
 
+    def limit_to(self, audit: SegmentAudit) -> None:
+        """Read-only use: end this view where ``audit`` says the trustworthy bytes end (nothing is written)."""
+        self.audit = audit
+        self._size = min(self._size, audit.valid_end)
+        self._fetch_next = None
+        h = audit.headers
+        if len(h):
+            i = int(np.argmax(h["max_timestamp"]))
+            self._max_ts = TimestampOffset(int(h["max_timestamp"][i]), int(h["last_offset"][i]))
+        else:
+            self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
+
     def extend_valid_prefix(self) -> int | None:
         """Read-only use: take in the complete, CRC-valid batches a writer appended past this view's end.
 
@@ -530,45 +545,40 @@ class LogSegment:
             since = 0
         self._bytes_since_last_index_entry = since + len(data)
 
-    def recover(self) -> int:
-        """Rebuild both indexes from the ``.log``; cut it at the first invalid byte. Returns bytes cut.
+    def recover(self, *, prev_last: int = -1, next_base: int | None = None, dense: bool = True,
+                audit: SegmentAudit | None = None) -> int:
+        """Rebuild both indexes from the ``.log``; cut it where its trustworthy bytes end. Returns bytes cut.
 
-        A batch is valid when its framing and CRC are intact, its offsets increase and stay within
-        this segment's relative range; the first one that is not ends the segment (Kafka's rule).
+        The cut is where ``audit_segment`` says (framing, CRC, and the fields no CRC covers checked
+        against the neighbours). The bytes after it are set aside in ``<name>.log.<position>.quarantined``
+        before the file is truncated, unless they are all zero (which cannot hold a batch).
         """
+        a = audit if audit is not None else audit_segment(self, prev_last=prev_last, next_base=next_base,
+                                                          dense=dense)
+        self.audit = a
         self.offset_index.truncate()
         self.time_index.truncate()
         self.offset_index.resize(self.max_index_size)
         self.time_index.resize(self.max_index_size)
-        valid = 0
         last_indexed = 0
         max_ts, shallow = NO_TIMESTAMP, self.base_offset
-        prev_last = self.base_offset - 1
         interval = self.index_interval_bytes
-        try:
-            for headers in self.iter_headers(0, with_crc=True, stop_on_crc=True):
-                for h in headers:
-                    base, lastoff = int(h["base_offset"]), int(h["last_offset"])
-                    if h["magic"] < 2 or base < 0:
-                        base = lastoff  # legacy: only the (wrapper) offset is known without inflating
-                    if base <= prev_last or not self.can_convert_to_relative_offset(lastoff) or base < self.base_offset:
-                        raise _StopRecovery()
-                    if int(h["position"]) != valid:
-                        raise _StopRecovery()
-                    m = int(h["max_timestamp"])
-                    if m > max_ts:
-                        max_ts, shallow = m, lastoff
-                    if valid - last_indexed > interval:
-                        self.offset_index.append(lastoff, valid)
-                        self.time_index.maybe_append(max_ts, shallow)
-                        last_indexed = valid
-                    valid += int(h["size"])
-                    prev_last = lastoff
-        except (CorruptRecordError, _StopRecovery):
-            pass
+        valid = 0
+        for pos, size, lastoff, m in zip(a.headers["position"].tolist(), a.headers["size"].tolist(),
+                                          a.headers["last_offset"].tolist(), a.headers["max_timestamp"].tolist()):
+            if m > max_ts:
+                max_ts, shallow = m, lastoff
+            if pos - last_indexed > interval:
+                self.offset_index.append(lastoff, pos)
+                self.time_index.maybe_append(max_ts, shallow)
+                last_indexed = pos
+            valid = pos + size
+        valid = a.valid_end if a.valid_end < self._size else valid
         truncated = self._size - valid
         self._fetch_next = None
         if truncated > 0:
+            if not a.zero_tail:
+                self.set_aside(valid)
             _io.fs.truncate(self._fd, valid)
             self._size = valid
         self._max_ts = TimestampOffset(max_ts, shallow)
@@ -579,6 +589,27 @@ class LogSegment:
         self.offset_index.trim_to_valid_size()
         self.time_index.trim_to_valid_size()
         return truncated
+
+    def set_aside(self, position: int) -> str:
+        """Copy the bytes from ``position`` to the end into a quarantine file (synced) and return its path."""
+        path = quarantine_name(self.log_path, position)
+        tmp = path + ".tmp"
+        fd = _io.fs.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            pos = position
+            while pos < self._size:
+                chunk = _io.fs.pread(self._fd, min(8 << 20, self._size - pos), pos)
+                if not chunk:
+                    break
+                _io.fs.pwrite(fd, chunk, pos - position)
+                pos += len(chunk)
+            _io.fs.fsync(fd)
+        finally:
+            _io.fs.close(fd)
+        _io.fs.rename(tmp, path)
+        _io.fs.fsync_dir(os.path.dirname(path))
+        self.set_aside_paths.append(path)
+        return path
 
     def truncate_to(self, offset: int) -> int:
         """Remove every batch whose last offset ≥ ``offset`` (whole batches); returns bytes removed."""
@@ -696,5 +727,3 @@ class LogSegment:
                 pass
 
 
-class _StopRecovery(Exception):
-    pass
