@@ -1,4 +1,4 @@
-"""The ``kvlog`` command line: ``dump | verify | offsets | retention | compact | mirror | demo``.
+"""The ``kvlog`` command line: ``dump | verify | repair | offsets | retention | compact | mirror | demo``.
 
 ``kvlog dump`` prints what Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``, 4.0) prints, line for line,
 so its output can be diffed against the broker tool's; every other command is kvlog's own. Exit status:
@@ -26,6 +26,7 @@ import numpy as np
 
 from kvlog import _files, checkpoint
 from kvlog.batch_audit import REPAIRABLE, audit_segment, dense_history
+from kvlog.repair import REPAIRED, repair_partition
 from kvlog.compression import Compression, decompress
 from kvlog.config import LogConfig
 from kvlog.errors import ConfigError, CorruptRecordError, KvlogError
@@ -661,8 +662,9 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
         pos_a = h["position"].astype(np.int64)
         last_a = h["last_offset"].astype(np.int64)
         max_a = h["max_timestamp"].astype(np.int64)
-        _verify_offset_index(report, directory, base, log_name, pos_a, last_a)
-        _verify_time_index(report, directory, base, log_name, pos_a, last_a, max_a, last_segment)
+        if audit.valid_end == size:  # after a cut the index entries past it point at set-aside bytes
+            _verify_offset_index(report, directory, base, log_name, pos_a, last_a)
+            _verify_time_index(report, directory, base, log_name, pos_a, last_a, max_a, last_segment)
         txn = _files.segment_path(directory, base, _files.TXN_INDEX)
         if os.path.exists(txn) and os.path.getsize(txn) % 34:
             report.error(os.path.basename(txn), f"size {os.path.getsize(txn)} is not a multiple of the "
@@ -784,6 +786,8 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
                                 "(Kafka finishes or rolls it back when it loads the log)")
             elif ext.endswith(_files.DELETED):
                 report.warn(n, "segment file awaiting asynchronous deletion")
+            elif ext.endswith(REPAIRED):
+                report.warn(n, "original bytes kept by kvlog repair (not part of the log)")
             elif ext.endswith(_files.QUARANTINED):
                 parts = n.split(".")
                 if len(parts) == 4 and parts[1] == "log":
@@ -886,6 +890,39 @@ def cmd_verify(args: argparse.Namespace) -> int:
             _out(f"  {p.text()}")
     _out(f"verified {_count(len(reports), 'partition')}: {len(bad)} with errors")
     return 0 if ok else 1
+
+
+# ============================================================================================== repair
+def cmd_repair(args: argparse.Namespace) -> int:
+    """Rewrite only proven fields (``kvlog.repair``); exit 1 while anything unproven remains."""
+    _, parts = _partitions(args.path)
+    reports = []
+    for i, (p, t, n) in enumerate(parts):
+        if len(parts) > 1:
+            _err(f"repair: partition {i + 1}/{len(parts)} {os.path.basename(p)}")
+        reports.append(repair_partition(p, t, n, dry_run=args.dry_run))
+    if args.json:
+        _out(json.dumps({"ok": all(r.ok for r in reports), "dry_run": args.dry_run,
+                         "partitions": [r.as_dict() for r in reports]}, indent=1))
+        return 0 if all(r.ok for r in reports) else 1
+    verb = "would " if args.dry_run else ""
+    for r in reports:
+        if not (r.patched or r.restored or r.remaining):
+            continue
+        _out(f"{r.path}:")
+        for line in r.patched:
+            _out(f"  {verb}rewrite {line}")
+        for line in r.restored:
+            _out(f"  {verb}restore {line}")
+        for line in r.kept:
+            _out(f"  kept the original bytes in {line}")
+        for line in r.remaining:
+            _out(f"  not repaired: {line}")
+    changed = sum(1 for r in reports if r.patched or r.restored)
+    _out(f"repair{' (dry run)' if args.dry_run else ''}: {_count(len(reports), 'partition')}, "
+         f"{changed} {'would change' if args.dry_run else 'changed'}, "
+         f"{sum(1 for r in reports if not r.ok)} with unproven damage left")
+    return 0 if all(r.ok for r in reports) else 1
 
 
 # ============================================================================================= offsets
@@ -1238,6 +1275,19 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("path", help="a partition directory or a data directory")
     v.add_argument("--json", action="store_true", help="print a JSON report")
     v.set_defaults(func=cmd_verify)
+
+    r = sub.add_parser("repair", help="rewrite fields the evidence proves, keeping the original bytes",
+                       description="Rewrite only the header fields outside every CRC (base offset, "
+                                   "length, magic, leader epoch) whose true value the neighbouring batches "
+                                   "or the batch's own CRC prove, and put back bytes recovery set aside "
+                                   "when they then continue the log cleanly. Original bytes are kept as "
+                                   "*.repaired; indexes of changed segments are rebuilt on the next open. "
+                                   "Refused while a writer holds the log. Exit status 1 when unproven "
+                                   "damage remains.")
+    r.add_argument("path", help="a partition directory or a data directory")
+    r.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    r.add_argument("--json", action="store_true", help="print a JSON report")
+    r.set_defaults(func=cmd_repair)
 
     o = sub.add_parser("offsets", help="find the offset for a timestamp (read-only)",
                        description="Print the earliest offset whose timestamp is >= T - MARGIN, and "
