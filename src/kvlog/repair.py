@@ -166,8 +166,8 @@ def _repair_locked(path: str, topic: str | None, partition: int | None, dry_run:
     for i, base in enumerate(bases):
         log_path = _files.segment_path(path, base, _files.LOG)
         name = os.path.basename(log_path)
-        with open(log_path, "rb") as f:
-            data = f.read()
+        with open(log_path, "rb") as src:
+            data = src.read()
         last_segment = i + 1 == len(bases)
         cuts = _cut_files(path, base)
         cut = cuts[0] if cuts and cuts[0][0] == len(data) and last_segment else None
@@ -177,8 +177,8 @@ def _repair_locked(path: str, topic: str | None, partition: int | None, dry_run:
                                         "log moved on after recovery, or another cut came first); left set aside")
         whole = data
         if cut is not None:
-            with open(cut[1], "rb") as f:
-                whole = data + f.read()
+            with open(cut[1], "rb") as src:
+                whole = data + src.read()
         next_base = bases[i + 1] if not last_segment else None
         buf, audit = _fix(scratch, base, whole, prev_last, next_base, dense, name, report)
         if cut is not None and audit.valid_end < len(buf) and buf[:len(data)] == data:
@@ -188,9 +188,9 @@ def _repair_locked(path: str, topic: str | None, partition: int | None, dry_run:
             report.remaining.append(f"{os.path.basename(cut[1])}: the set-aside bytes still contradict the "
                                     "log after every proven repair; left set aside")
             cut = None
-        for f in audit.findings:
-            if f.cut or not (f.proven and f.field in REPAIRABLE):
-                report.remaining.append(f"{name} position {f.position}: {f.text()}")
+        for finding in audit.findings:
+            if finding.cut or not (finding.proven and finding.field in REPAIRABLE):
+                report.remaining.append(f"{name} position {finding.position}: {finding.text()}")
         changed = bytes(buf) != data
         if changed and not dry_run:
             _replace_segment(path, base, buf, report)
