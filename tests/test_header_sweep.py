@@ -142,7 +142,8 @@ def sweep(tmp_path: Path, fmt: tuple, positions: str, modes: tuple[str, ...]) ->
                     if set_aside:
                         assert report.errors, f"verify saw nothing wrong at byte {pos} ({mode})"
                         named += 1
-    record("header_sweep", cases=cases, set_aside=aside, all_records_back=intact, verify_named=named)
+    record("header_sweep", cases=cases, set_aside=aside, nothing_set_aside=cases - aside,
+           all_records_back=intact, verify_named=named)
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=[f[0] for f in FORMATS])
