@@ -1,7 +1,7 @@
 """Corruption sweeps over real segment files: every byte damaged, every length cut, then recovery.
 
-Recovery must keep exactly the longest valid prefix (the batches before the first damaged one),
-raise nothing but typed errors, and delete nothing it cannot prove invalid.
+Recovery must keep at least the batches before the first damaged one, return only records exactly as
+written, raise nothing but typed errors, and keep every byte it cuts in a quarantine file.
 """
 
 import os
@@ -40,20 +40,27 @@ def expected_prefix(ends, damaged_at):
     return max([e for e in ends if e <= damaged_at], default=0)
 
 
-def reopen_and_check(d, ends, damaged_at, damaged):
+def rows(records):
+    return [(r.offset, r.timestamp, r.key, r.value, tuple(r.headers)) for r in records]
+
+
+def reopen_and_check(d, ends, damaged_at, damaged, written):
     log = Log.open(d, LogConfig(index_interval_bytes=64))
     try:
         size = log.active_segment.size_in_bytes
         # everything before the damaged batch stays; recovery only ever cuts, never rewrites
-        # (damage to a field the CRC does not cover, such as a base offset, can leave that batch valid
-        # on its own; the following batches then break offset order and are cut instead)
         assert size >= expected_prefix(ends, damaged_at)
         assert damaged[:size] == (d / f"{0:020d}.log").read_bytes()
-        recs = list(log.records())
-        assert all(r.offset < log.log_end_offset for r in recs)
+        # what comes back is exactly what was written: offsets, timestamps, keys, values, headers
+        got = rows(log.records())
+        assert got == written[:len(got)]
         log.to_arrow()
     finally:
         log.close()
+    # and every damaged byte after the cut is kept in a quarantine file (unless it was all zeros)
+    aside = b"".join(p.read_bytes() for p in sorted(d.glob(f"{0:020d}.log.*.quarantined")))
+    rest = damaged[size:]
+    assert aside == rest or (not aside and rest.count(0) == len(rest))
 
 
 @pytest.mark.parametrize("magic,codec", FORMATS)
@@ -69,6 +76,7 @@ def test_every_byte_damaged(tmp_path, magic, codec):
 
 def sweep(tmp_path, magic, codec, step):
     src, original, ends, _ = reference_segment(tmp_path, magic, codec)
+    written = rows(kvlog.MemoryRecords(original).records())
     work = tmp_path / "work" / "t-0"
     cases = 0
     for pos in range(0, len(original), step):
@@ -83,7 +91,7 @@ def sweep(tmp_path, magic, codec, step):
             (work / f"{0:020d}.log").write_bytes(bytes(buf))
             for idx in work.glob("*.index"):
                 idx.unlink()  # force a full recovery of the segment (the recovery point is its end)
-            reopen_and_check(work, ends, pos, bytes(buf))
+            reopen_and_check(work, ends, pos, bytes(buf), written)
             cases += 1
     record("corrupt_bytes" if step == 1 else "corrupt_bytes_sampled", cases=cases)
 
