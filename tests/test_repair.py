@@ -242,3 +242,31 @@ def test_legacy_offset_field_is_eight_bytes(tmp_path):
     assert rows(d) == written[:30]
     assert repair_partition(str(d), "t", 0).ok
     assert rows(d) == written
+
+
+def test_offset_index_entry_is_evidence_in_a_compacted_log(tmp_path):
+    """Gaps are legal after compaction; an offset index entry at the batch still says where it ends."""
+    d = tmp_path / "t-0"
+    cfg = LogConfig(cleanup_policy="compact", index_interval_bytes=1)
+    log = Log.open(d, cfg, time=clock)
+    for base in (0, 10, 20, 40, 45):
+        log.append(kvlog.encode_batch([Record(b"k", b"v", T0)] * 2, base_offset=base), assign_offsets=False)
+    log.close()
+    pos = flip(d / SEG0, 4, 4, 0x01)  # the last batch: 45 -> 45 + 2**24, a gap a compacted log may have
+    for read_only in (True, False):
+        log = Log.open(d, cfg, read_only=read_only, time=clock)
+        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21, 40, 41]
+        log.close()
+    assert (d / f"{SEG0}.{pos}.quarantined").exists()
+    # without the index nothing contradicts that batch in a compacted log (the README's stated limit)
+    shutil.rmtree(tmp_path / "u", ignore_errors=True)
+    u = tmp_path / "u" / "t-0"
+    log = Log.open(u, cfg, time=clock)
+    for base in (0, 10, 20, 40, 45):
+        log.append(kvlog.encode_batch([Record(b"k", b"v", T0)] * 2, base_offset=base), assign_offsets=False)
+    log.close()
+    flip(u / SEG0, 4, 4, 0x01)
+    (u / f"{0:020d}.index").unlink()
+    log = Log.open(u, cfg, read_only=True, time=clock)
+    assert [r.offset for r in log.records()][-2:] == [45 + 2**24, 46 + 2**24]
+    log.close()

@@ -110,12 +110,14 @@ class _Region(NamedTuple):
 
 
 def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None = None,
-                  dense: bool = True) -> SegmentAudit:
+                  dense: bool = True, index: tuple[np.ndarray, np.ndarray] | None = None) -> SegmentAudit:
     """Walk every batch of ``seg`` (CRC included) and cross-check the fields no CRC covers.
 
     ``prev_last`` is the last offset of the segment before (``-1`` when none), ``next_base`` the
     base offset of the one after; ``dense`` says the log's history allows no offset gaps (not
     compacted): gaps then count against a batch, but only where the rest of the segment is dense.
+    ``index`` is ``(offsets, positions)`` of an offset index that passed its own checks: an entry
+    pointing at a batch says which offset that batch ends at, and a batch that disagrees is corrupt.
     """
     size = seg.size_in_bytes
     runs, regions, zero_tail = _frame(seg, size)
@@ -129,7 +131,7 @@ def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None
             after_gap[i] = True
         i += len(run)
     damaged_tail = zero_tail or bool(regions) and (not len(h) or regions[-1].start >= int(h["position"][-1]))
-    cut_frame = _judge_offsets(seg, h, after_gap, damaged_tail, prev_last, next_base, dense, findings)
+    cut_frame = _judge_offsets(seg, h, after_gap, damaged_tail, prev_last, next_base, dense, findings, index)
     _check_epochs(h, findings, cut_frame)
     valid_end = regions[0].start if regions else (int(h["position"][-1] + h["size"][-1]) if len(h) else 0)
     if cut_frame is not None:
@@ -292,7 +294,8 @@ def _firsts(seg: LogSegment, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _judge_offsets(seg: LogSegment, h: np.ndarray, after_gap: np.ndarray, damaged_tail: bool, prev_last: int,
-                   next_base: int | None, dense: bool, findings: list[Finding]) -> int | None:
+                   next_base: int | None, dense: bool, findings: list[Finding],
+                   index: tuple[np.ndarray, np.ndarray] | None = None) -> int | None:
     """Index of the first batch whose offsets contradict the evidence (appending its finding), or None."""
     n = len(h)
     if n == 0:
@@ -305,6 +308,17 @@ def _judge_offsets(seg: LogSegment, h: np.ndarray, after_gap: np.ndarray, damage
     before = np.concatenate([[lower], last[:-1]])
     alone = (last >= upper) | (last - base > INT32_MAX) | (first < base)  # wrong whatever its neighbours say
     alone[0] |= first[0] <= lower
+    indexed = np.full(n, -1, np.int64)  # the last offset the offset index records for the batch, or -1
+    if index is not None and len(index[1]):
+        positions = h["position"].astype(np.int64)
+        j = np.searchsorted(positions, index[1])
+        ok = j < n
+        jc = np.minimum(j, n - 1)
+        hit = ok & (positions[jc] == index[1])
+        indexed[jc[hit]] = index[0][hit]
+        # a batch contiguous with both neighbours outvotes an index entry (then the entry is what is damaged)
+        confirmed = (first == before + 1) & np.append(first[1:] == last[:-1] + 1, True)
+        alone |= (indexed >= 0) & (indexed != last) & ~confirmed
     hard = (first <= before) | alone
     gaps = (first != before + 1)
     gaps[0] = first[0] != base  # a dense segment starts at its base offset
@@ -354,7 +368,10 @@ def _judge_offsets(seg: LogSegment, h: np.ndarray, after_gap: np.ndarray, damage
         k, exact, expected = v - 1, a_exact, left + 1
     else:
         k, exact, expected = v, b_exact, prev + 1
-    if dense and not exact and k == v and nxt is None:
+    if not exact and int(indexed[k]) >= 0 and int(indexed[k]) != int(last[k]):
+        expected = int(indexed[k]) - int(count[k]) + 1
+        why = "the offset index entry for this position says the batch ends at offset {}".format(int(indexed[k]))
+    elif dense and not exact and k == v and nxt is None:
         why = "a dense log continues at {}, and nothing after this batch says otherwise".format(prev + 1)
     elif exact:
         why = "the neighbours leave room for exactly its {} records there".format(int(count[k]))

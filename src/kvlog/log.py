@@ -356,7 +356,9 @@ class Log:
                 prev_last = -1  # not read: only its successor's base offset bounds the next one
                 continue
             next_base = self._bases[i + 1] if i + 1 < len(self._segments) else None
-            audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense)
+            trusted = seg.base_offset not in needs_recovery and seg.offset_index is not None
+            audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense,
+                                  index=seg.offset_index.to_numpy() if trusted else None)
             prev_last = audit.last_offset if len(audit.headers) else prev_last
             cut = audit.valid_end < audit.size
             if self.read_only:
