@@ -270,3 +270,29 @@ def test_offset_index_entry_is_evidence_in_a_compacted_log(tmp_path):
     log = Log.open(u, cfg, read_only=True, time=clock)
     assert [r.offset for r in log.records()][-2:] == [45 + 2**24, 46 + 2**24]
     log.close()
+
+
+def test_producer_snapshot_is_evidence(tmp_path):
+    """An idempotent producer's last batch: the snapshot (CRC-protected) records where it ends."""
+    d = tmp_path / "t-0"
+    cfg = LogConfig(cleanup_policy="compact")
+    log = Log.open(d, cfg, time=clock)
+    for i, base in enumerate((0, 10, 20, 40)):
+        log.append(kvlog.encode_batch([Record(b"k", b"v%d" % i, T0)] * 2, base_offset=base, producer_id=9,
+                                      producer_epoch=0, base_sequence=2 * i), assign_offsets=False)
+    log.close()  # a clean close snapshots the producer state at the log end (42)
+    assert (d / f"{42:020d}.snapshot").exists()
+    for p in list(d.glob("*.index")) + list(d.glob("*.timeindex")):
+        p.unlink()  # no index to help: only the snapshot knows
+    pos = flip(d / SEG0, 3, 3, 0x01)  # 40 -> 40 + 2**32: a gap a compacted log could have
+    rep = verify_partition(str(d), "t", 0)
+    assert any(p.position == pos and "producer snapshot" in p.message and "expected 40 (proven)" in p.message
+               for p in rep.errors), [p.message for p in rep.errors]
+    for read_only in (True, False):
+        log = Log.open(d, cfg, read_only=read_only, time=clock)
+        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21]
+        log.close()
+    assert repair_partition(str(d), "t", 0).ok
+    log = Log.open(d, cfg, time=clock)
+    assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21, 40, 41]
+    log.close()

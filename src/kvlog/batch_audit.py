@@ -28,13 +28,14 @@ from __future__ import annotations
 import os
 import zlib
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from kvlog._core import records as _k
 from kvlog.checksum import crc32c
-from kvlog.errors import CorruptRecordError
+from kvlog.errors import CorruptRecordError, KvlogError
 
 if TYPE_CHECKING:
     from kvlog.segment import LogSegment
@@ -104,13 +105,55 @@ class SegmentAudit:
         return 0 if self.zero_tail else self.size - self.valid_end
 
 
+class ProducerLast(NamedTuple):
+    """A producer's last batch as a producer snapshot records it."""
+
+    producer_id: int
+    epoch: int
+    last_sequence: int
+    last_offset: int
+    snapshot: str
+
+
+def snapshot_producers(directory: str) -> list[ProducerLast]:
+    """Every producer's last batch from every readable ``.snapshot`` file in ``directory``.
+
+    Snapshots recovery set aside with the bytes after a cut (``.snapshot.quarantined``) count too.
+
+    A (producer, epoch, sequence) that two snapshots place at different offsets is left out: evidence
+    that contradicts itself proves nothing.
+    """
+    from kvlog import _files
+    from kvlog.producer_state import read_snapshot
+
+    seen: dict[tuple[int, int, int], ProducerLast | None] = {}
+    for name in sorted(os.listdir(directory)):
+        if not (name.endswith((_files.SNAPSHOT, _files.SNAPSHOT + _files.QUARANTINED)) and _files.is_offset_name(name)):
+            continue
+        try:
+            with open(os.path.join(directory, name), "rb") as f:
+                entries = read_snapshot(f.read(), name)
+        except (KvlogError, OSError):
+            continue
+        for e in entries:
+            if not e.batches:
+                continue
+            b = e.batches[-1]
+            key = (e.producer_id, e.producer_epoch, b.last_seq)
+            mine = ProducerLast(e.producer_id, e.producer_epoch, b.last_seq, b.last_offset, name)
+            old = seen.get(key, mine)
+            seen[key] = mine if old is not None and old.last_offset == mine.last_offset else None
+    return [p for p in seen.values() if p is not None]
+
+
 class _Region(NamedTuple):
     start: int
     end: int  # the next CRC-valid batch, or the end of the file
 
 
 def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None = None,
-                  dense: bool = True, index: tuple[np.ndarray, np.ndarray] | None = None) -> SegmentAudit:
+                  dense: bool = True, index: tuple[np.ndarray, np.ndarray] | None = None,
+                  producers: Callable[[], list[ProducerLast]] | None = None) -> SegmentAudit:
     """Walk every batch of ``seg`` (CRC included) and cross-check the fields no CRC covers.
 
     ``prev_last`` is the last offset of the segment before (``-1`` when none), ``next_base`` the
@@ -118,6 +161,9 @@ def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None
     compacted): gaps then count against a batch, but only where the rest of the segment is dense.
     ``index`` is ``(offsets, positions)`` of an offset index that passed its own checks: an entry
     pointing at a batch says which offset that batch ends at, and a batch that disagrees is corrupt.
+    ``producers`` lists, from the producer snapshots (which carry their own CRC), the last batch of
+    each producer: a batch with that producer id, epoch and last sequence (all CRC-covered) must end
+    at that offset, which proves its base offset. It is called only when a batch has a producer id.
     """
     size = seg.size_in_bytes
     runs, regions, zero_tail = _frame(seg, size)
@@ -131,7 +177,8 @@ def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None
             after_gap[i] = True
         i += len(run)
     damaged_tail = zero_tail or bool(regions) and (not len(h) or regions[-1].start >= int(h["position"][-1]))
-    cut_frame = _judge_offsets(seg, h, after_gap, damaged_tail, prev_last, next_base, dense, findings, index)
+    cut_frame = _judge_offsets(seg, h, after_gap, damaged_tail, prev_last, next_base, dense, findings, index,
+                               producers)
     _check_epochs(h, findings, cut_frame)
     valid_end = regions[0].start if regions else (int(h["position"][-1] + h["size"][-1]) if len(h) else 0)
     if cut_frame is not None:
@@ -295,7 +342,8 @@ def _firsts(seg: LogSegment, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _judge_offsets(seg: LogSegment, h: np.ndarray, after_gap: np.ndarray, damaged_tail: bool, prev_last: int,
                    next_base: int | None, dense: bool, findings: list[Finding],
-                   index: tuple[np.ndarray, np.ndarray] | None = None) -> int | None:
+                   index: tuple[np.ndarray, np.ndarray] | None = None,
+                   producers: Callable[[], list[ProducerLast]] | None = None) -> int | None:
     """Index of the first batch whose offsets contradict the evidence (appending its finding), or None."""
     n = len(h)
     if n == 0:
@@ -319,13 +367,30 @@ def _judge_offsets(seg: LogSegment, h: np.ndarray, after_gap: np.ndarray, damage
         # a batch contiguous with both neighbours outvotes an index entry (then the entry is what is damaged)
         confirmed = (first == before + 1) & np.append(first[1:] == last[:-1] + 1, True)
         alone |= (indexed >= 0) & (indexed != last) & ~confirmed
+    snapped = np.full(n, -1, np.int64)  # the last offset a producer snapshot records for the batch, or -1
+    snap_names: dict[int, str] = {}
+    has_pid = (h["producer_id"] >= 0) & (h["magic"] == 2) & (h["base_sequence"] >= 0)
+    if producers is not None and has_pid.any():
+        last_seq = (h["base_sequence"].astype(np.int64) + (last - first)) % (2**31)
+        for p in producers():
+            hit = np.flatnonzero(has_pid & (h["producer_id"] == p.producer_id) & (h["producer_epoch"] == p.epoch)
+                                 & (last_seq == p.last_sequence))
+            for k in hit.tolist():
+                snapped[k] = p.last_offset
+                snap_names[k] = p.snapshot
+        alone |= (snapped >= 0) & (snapped != last)
     hard = (first <= before) | alone
     gaps = (first != before + 1)
     gaps[0] = first[0] != base  # a dense segment starts at its base offset
     gaps &= ~after_gap  # a damaged stretch may hold the missing offsets
     tail_gap = next_base is not None and not damaged_tail and int(last[-1]) + 1 != next_base
     if dense:
-        quiet = ~(hard | np.concatenate([hard[1:], [False]]))  # gaps not next to a hard contradiction
+        # gaps that no contradiction explains: not a link to a batch wrong on its own, nor a link next
+        # to a link whose offsets overlap (its culprit may be the batch this gap leads to)
+        link_hard = first <= before
+        prev_alone = np.concatenate([[False], alone[:-1]])
+        next_link_hard = np.concatenate([link_hard[1:], [False]])
+        quiet = ~(alone | prev_alone | link_hard | next_link_hard)
         dense = int(np.count_nonzero(gaps & quiet)) + int(tail_gap) <= 1 and n + int(next_base is not None) >= 2
     soft = gaps if dense else np.zeros(n, bool)
     sites = np.flatnonzero(hard | soft)
@@ -368,7 +433,11 @@ def _judge_offsets(seg: LogSegment, h: np.ndarray, after_gap: np.ndarray, damage
         k, exact, expected = v - 1, a_exact, left + 1
     else:
         k, exact, expected = v, b_exact, prev + 1
-    if not exact and int(indexed[k]) >= 0 and int(indexed[k]) != int(last[k]):
+    if int(snapped[k]) >= 0 and int(snapped[k]) != int(last[k]):
+        exact, expected = True, int(snapped[k]) - int(count[k]) + 1
+        why = "the producer snapshot {} says producer {}'s batch with these sequence numbers ends at offset {}".format(
+            snap_names[k], int(h["producer_id"][k]), int(snapped[k]))
+    elif not exact and int(indexed[k]) >= 0 and int(indexed[k]) != int(last[k]):
         expected = int(indexed[k]) - int(count[k]) + 1
         why = "the offset index entry for this position says the batch ends at offset {}".format(int(indexed[k]))
     elif dense and not exact and k == v and nxt is None:

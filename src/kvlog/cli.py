@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from kvlog import _files, checkpoint
-from kvlog.batch_audit import REPAIRABLE, audit_segment, dense_history
+from kvlog.batch_audit import REPAIRABLE, ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.repair import REPAIRED, repair_partition
 from kvlog.compression import Compression, decompress
 from kvlog.config import LogConfig
@@ -627,8 +627,22 @@ def _check_partition_metadata(report: PartitionReport, path: str, name: str) -> 
         report.error(name, "expected 'version: 0' and 'topic_id: <id>' lines")
 
 
+def _sane_offset_index(directory: str, base: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The offset index's entries as evidence for the audit, when the file passes Kafka's own checks."""
+    path = _files.segment_path(directory, base, _files.INDEX)
+    if not os.path.exists(path):
+        return None
+    offsets, pos, length = read_offset_index(path, base)
+    cut = _index_cut(offsets, base)
+    offsets, pos = offsets[:cut], pos[:cut]
+    if length % 8 or (len(offsets) > 1 and ((np.diff(offsets) <= 0).any() or (np.diff(pos) <= 0).any())):
+        return None
+    return offsets, pos
+
+
 def _verify_segment(report: PartitionReport, directory: str, base: int, last_segment: bool,
-                    prev_last: int, next_base: int | None, dense: bool) -> int:
+                    prev_last: int, next_base: int | None, dense: bool,
+                    producers: Callable[[], list[ProducerLast]]) -> int:
     """Check one segment's ``.log`` and its indexes; returns the last offset seen (or ``prev_last``).
 
     The batches are judged by ``audit_segment``, the same verdict recovery and read-only opens reach:
@@ -640,7 +654,8 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
         size = seg.size_in_bytes
         report.segments += 1
         report.bytes += size
-        audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense)
+        audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense,
+                              index=_sane_offset_index(directory, base), producers=producers)
         h = audit.headers
         for f in audit.findings:
             repair = " (kvlog repair can rewrite it)" if f.proven and f.field in REPAIRABLE else ""
@@ -790,7 +805,10 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
                 report.warn(n, "original bytes kept by kvlog repair (not part of the log)")
             elif ext.endswith(_files.QUARANTINED):
                 parts = n.split(".")
-                if len(parts) == 4 and parts[1] == "log":
+                if parts[1] == "snapshot":
+                    report.warn(n, "producer snapshot past the log end, set aside by recovery with the bytes it "
+                                   "describes (evidence for kvlog repair)")
+                elif len(parts) == 4 and parts[1] == "log":
                     report.warn(n, f"bytes recovery set aside from position {parts[2].split('-')[0]} of "
                                    f"{parts[0]}.log, where they stopped being trustworthy (not part of the "
                                    "log; kept for inspection and kvlog repair)")
@@ -816,12 +834,19 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
             report.warn(n, "unknown file")
     prev_last = -1
     dense = dense_history(path, topic, partition)
+    snapshots: list[list[ProducerLast]] = []
+
+    def producers() -> list[ProducerLast]:
+        if not snapshots:
+            snapshots.append(snapshot_producers(path))
+        return snapshots[0]
+
     for i, base in enumerate(bases):
         if base <= prev_last:
             report.error(_files.prefix(base) + _files.LOG, f"segment base offset {base} is not above the "
                                                            f"previous segment's last offset {prev_last}")
         nxt = bases[i + 1] if i + 1 < len(bases) else None
-        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last, nxt, dense)
+        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last, nxt, dense, producers)
     if report.next_offset is None and bases:
         report.next_offset = bases[-1]
     return report

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from kvlog import _files, _io, checkpoint
 from kvlog._core import point as _p
 from kvlog._core import records as _k
-from kvlog.batch_audit import audit_segment, dense_history
+from kvlog.batch_audit import ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.config import LogConfig
 from kvlog.errors import (
     ConfigError,
@@ -225,6 +225,7 @@ class Log:
         self._last_flush_ms = self._time()
         self._rng = random.Random()
         self.quarantined = []
+        self._set_aside_now = False  # this open's recovery set bytes aside
         self._failed = None
         self._rows = np.empty(16, dtype=_k.BATCH_DTYPE)  # reused by every point append
         self._rows_raw = self._rows.view(np.uint8)
@@ -343,6 +344,13 @@ class Log:
             return None
         txn_from: int | None = None
         dense = dense_history(self.dir, self.topic, self.partition, self.config.cleanup_policy)
+        snapshots: list[list[ProducerLast]] = []
+
+        def producers() -> list[ProducerLast]:  # read once, and only if a batch has a producer id
+            if not snapshots:
+                snapshots.append(snapshot_producers(self.dir))
+            return snapshots[0]
+
         start_idx = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
         prev_last = -1
         for i, seg in enumerate(list(self._segments)):
@@ -358,9 +366,10 @@ class Log:
             next_base = self._bases[i + 1] if i + 1 < len(self._segments) else None
             trusted = seg.base_offset not in needs_recovery and seg.offset_index is not None
             audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense,
-                                  index=seg.offset_index.to_numpy() if trusted else None)
+                                  index=seg.offset_index.to_numpy() if trusted else None, producers=producers)
             prev_last = audit.last_offset if len(audit.headers) else prev_last
             cut = audit.valid_end < audit.size
+            self._set_aside_now |= cut and not audit.zero_tail
             if self.read_only:
                 seg.limit_to(audit)
             elif recovering or not audit.clean:
@@ -372,6 +381,7 @@ class Log:
                 # After a damaged region the later segments cannot be part of this log (Kafka deletes
                 # them). Their batches may still be intact, and kvlog deletes nothing it cannot prove
                 # invalid: a writer sets them aside as <name>.quarantined, a reader stops before them.
+                self._set_aside_now = True
                 for later in self._segments[i + 1:]:
                     later.close_handlers()
                     if not self.read_only:
@@ -433,12 +443,20 @@ class Log:
     def _load_producer_state(self, txn_from: int | None) -> None:
         """Latest snapshot at or below the log end (and below ``txn_from``), then the batches after it.
 
-        Snapshots past the log end are stale (a cut tail, a truncation) and are deleted. Replaying
+        Snapshots past the log end are stale (a cut tail, a truncation) and are deleted, unless this
+        open set bytes aside: then they are set aside with them. Replaying
         from offset S also rebuilds every transaction-index entry from S on; an index that already
         holds exactly those entries is not rewritten.
         """
-        psm = self._psm = ProducerStateManager(self.dir, read_only=self.read_only)
         leo = self._next_offset
+        if self._set_aside_now and not self.read_only:
+            # the snapshots past a cut describe the set-aside bytes: evidence kvlog repair may need
+            for n in os.listdir(self.dir):
+                if n.endswith(_files.SNAPSHOT) and _files.is_offset_name(n) and _files.offset_from_name(n) > leo:
+                    _io.fs.rename(os.path.join(self.dir, n), os.path.join(self.dir, n + _files.QUARANTINED))
+            _io.fs.fsync_dir(self.dir)
+        self._set_aside_now = False
+        psm = self._psm = ProducerStateManager(self.dir, read_only=self.read_only)
         if not self.read_only and psm.delete_snapshots(lambda o: o <= leo):
             _io.fs.fsync_dir(self.dir)
         limit = leo if txn_from is None else min(leo, txn_from)

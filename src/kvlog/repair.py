@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvlog import _files, _io
-from kvlog.batch_audit import REPAIRABLE, Finding, SegmentAudit, audit_segment, dense_history
+from kvlog.batch_audit import REPAIRABLE, Finding, ProducerLast, SegmentAudit, audit_segment, dense_history, snapshot_producers
 from kvlog.segment import LogSegment
 
 __all__ = ["RepairReport", "repair_partition"]
@@ -72,22 +72,23 @@ def _patch(buf: bytearray, f: Finding) -> None:
 
 
 def _audit_bytes(scratch: str, base: int, data: bytes | bytearray, prev_last: int, next_base: int | None,
-                 dense: bool) -> SegmentAudit:
+                 dense: bool, producers: list[ProducerLast] | None = None) -> SegmentAudit:
     path = _files.segment_path(scratch, base, _files.LOG)
     with open(path, "wb") as f:
         f.write(data)
     seg = LogSegment(scratch, base, read_only=True, open_indexes=False)
     try:
-        return audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense)
+        return audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense,
+                             producers=(lambda: producers) if producers else None)
     finally:
         seg.close_handlers()
 
 
 def _fix(scratch: str, base: int, data: bytes, prev_last: int, next_base: int | None, dense: bool,
-         name: str, report: RepairReport) -> tuple[bytearray, SegmentAudit]:
+         name: str, report: RepairReport, producers: list[ProducerLast]) -> tuple[bytearray, SegmentAudit]:
     """Patch proven findings one at a time (each patch can reveal the next) until none is left."""
     buf = bytearray(data)
-    audit = _audit_bytes(scratch, base, buf, prev_last, next_base, dense)
+    audit = _audit_bytes(scratch, base, buf, prev_last, next_base, dense, producers)
     for _ in range(_MAX_PATCHES):
         proven = [f for f in audit.findings if f.proven and f.field in REPAIRABLE and f.expected is not None]
         if not proven:
@@ -95,7 +96,7 @@ def _fix(scratch: str, base: int, data: bytes, prev_last: int, next_base: int | 
         f = proven[0]
         _patch(buf, f)
         report.patched.append(f"{name} position {f.position}: {f.field} {f.found} -> {f.expected}")
-        audit = _audit_bytes(scratch, base, buf, prev_last, next_base, dense)
+        audit = _audit_bytes(scratch, base, buf, prev_last, next_base, dense, producers)
     return buf, audit
 
 
@@ -160,6 +161,7 @@ def repair_partition(path: str, topic: str | None = None, partition: int | None 
 def _repair_locked(path: str, topic: str | None, partition: int | None, dry_run: bool, scratch: str,
                    report: RepairReport) -> None:
     dense = dense_history(path, topic, partition)
+    producers = snapshot_producers(path)
     bases = sorted(_files.offset_from_name(n) for n in os.listdir(path)
                    if _files.is_offset_name(n) and n.endswith(_files.LOG))
     prev_last = -1
@@ -180,11 +182,11 @@ def _repair_locked(path: str, topic: str | None, partition: int | None, dry_run:
             with open(cut[1], "rb") as src:
                 whole = data + src.read()
         next_base = bases[i + 1] if not last_segment else None
-        buf, audit = _fix(scratch, base, whole, prev_last, next_base, dense, name, report)
+        buf, audit = _fix(scratch, base, whole, prev_last, next_base, dense, name, report, producers)
         if cut is not None and audit.valid_end < len(buf) and buf[:len(data)] == data:
             # the set-aside bytes do not rejoin cleanly: leave them, repair only the segment itself
             report.patched = [p for p in report.patched if not p.startswith(name)]
-            buf, audit = _fix(scratch, base, data, prev_last, next_base, dense, name, report)
+            buf, audit = _fix(scratch, base, data, prev_last, next_base, dense, name, report, producers)
             report.remaining.append(f"{os.path.basename(cut[1])}: the set-aside bytes still contradict the "
                                     "log after every proven repair; left set aside")
             cut = None
