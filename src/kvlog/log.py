@@ -184,6 +184,7 @@ class Log:
     _rows_raw: np.ndarray
     _roll_probe: tuple[int, str]
     _rules: "_AppendRules | None"
+    _set_aside_now: bool
     quarantined: list[str]
     """Log data set aside by recovery, kept for inspection and ``kvlog repair``: whole segments after a
     damaged one (``<segment>.log.quarantined``) and the bytes after a cut inside a segment
