@@ -53,6 +53,21 @@ def batches() -> list[bytes]:
     return out
 
 
+def _rebased_join(items: list[bytes]) -> bytes:
+    """All the entries of ``items`` as one log: each entry's offset field (outside the CRC) moved so the
+    offsets increase, as a read expects of a log."""
+    out, nxt = bytearray(), 0
+    for item in items:
+        for b in kvlog.MemoryRecords(item).batches():
+            raw = bytearray(b.buffer())
+            span = b.last_offset - b.base_offset
+            # v2 names its first offset there; a legacy entry its (last) offset
+            raw[0:8] = (nxt if raw[16] == 2 else nxt + span).to_bytes(8, "big")
+            out += raw
+            nxt += span + 1
+    return bytes(out)
+
+
 def _v2_seed(batch: bytes) -> bytes:
     codec = int.from_bytes(batch[21:23], "big") & 7
     return batch[:61] + compression.decompress(codec, batch[61:], 2)
@@ -132,7 +147,7 @@ def seeds() -> dict[str, list[bytes]]:
              "00000000000000000000.snapshot", "leader-epoch-checkpoint"]
     return {
         "framing": bs + [b"".join(bs)],
-        "point_ops": bs + [b"".join(bs)],
+        "point_ops": bs + [_rebased_join(bs)],
         "v2_records": [_v2_seed(b) for b in bs if b[16] == 2 and len(kvlog.MemoryRecords(b).batch_headers()) == 1],
         "legacy": legacy,
         "codec_gzip": _codec_streams(1),

@@ -257,11 +257,13 @@ class LogSegment:
             data = self._window(pos, want)
             if not data:
                 return None
-            try:
-                found = _p.find_batch(data, offset, extra if max_bytes is None else max_bytes, stop_offset,
-                                      cut_end - pos)
-            except CorruptRecordError as exc:
-                raise exc.with_context(file=self.log_path, base_position=pos) from None
+            found = self._find(data, pos, offset, extra if max_bytes is None else max_bytes, stop_offset,
+                               cut_end - pos)
+            if cont is not None and pos == cont[1] and 0 <= found[6] < offset:
+                raise CorruptRecordError(
+                    f"the batch at position {pos} starts at offset {found[6]}, before offset {offset} where "
+                    "the previous fetch ended (a field outside the CRC is damaged)",
+                    position=pos, offsets=(found[6], found[3])).with_context(file=self.log_path)
             if not checked and found[6] != _p.NO_HEADER:
                 checked = True
                 if found[6] > offset:  # the batch at the hint starts past the target
@@ -273,8 +275,17 @@ class LogSegment:
             if size - nxt <= 17 or (need > 0 and nxt + need > size):
                 return None  # the end of the segment, or a batch still being written past it
             if found[1] == 0:
-                want = min(want * 2, MAX_WINDOW)
+                # the batch and its successor's header (which a read checks it against)
+                want = max(min(want * 2, MAX_WINDOW), need + HEADER_ROOM)
             pos = nxt
+
+    def _find(self, data: bytes, position: int, offset: int, max_bytes: int, stop_offset: int = LONG_MAX,
+              cut_end: int = LONG_MAX) -> tuple[int, ...]:
+        """``find_batch`` over ``data`` read from ``position``, its errors located in this file."""
+        try:
+            return _p.find_batch(data, offset, max_bytes, stop_offset, cut_end)
+        except CorruptRecordError as exc:
+            raise exc.with_context(file=self.log_path, base_position=position) from None
 
     def _hint(self, offset: int) -> tuple[int, bool]:
         """Where the offset index says to start looking for ``offset``, and whether that needs no check
@@ -337,9 +348,12 @@ class LogSegment:
         if size > want:
             if not min_one_message:
                 return position, b"", -1
-            data = self.pread(position, min(size, limit - position))
-            if len(data) < size:
-                return position, data, -1  # cut short by max_position: no batch boundary to continue from
+            data = self.pread(position, size + HEADER_ROOM)
+            if len(data) < size or limit - position < size:
+                # cut short by max_position: no batch boundary to continue from
+                return position, data[: min(size, limit - position)], -1
+            self._find(data, position, start_offset, 0)  # its successor's header must follow it
+            data = memoryview(data)[:size]
             nxt = f[3] + 1
         else:
             piece, start = max(extra, 1), f[1]
@@ -347,8 +361,8 @@ class LogSegment:
                 # the window ended before the cut was certain: read on from the batch, all that is
                 # allowed at once, or fourfold while an offset bound may end the fetch early
                 piece = want if not bounded else min(want, max(piece * 4, size))
-                data, start = self.pread(position, piece), 0
-                f = _p.find_batch(data, start_offset, want, stop_offset, limit - position)
+                data, start = self.pread(position, piece + HEADER_ROOM), 0  # and the next header
+                f = self._find(data, position, start_offset, want, stop_offset, limit - position)
                 if f[0] != _FOUND:
                     return None  # the file changed under a reader
                 if piece >= want:

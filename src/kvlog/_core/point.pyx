@@ -83,31 +83,69 @@ cdef inline int64_t known_base(const BatchInfo *b, int64_t prev_last) noexcept n
     return prev_last + 1 if prev_last >= 0 else -1
 
 
+cdef inline bint out_of_order(const BatchInfo *b, int64_t prev_last) noexcept nogil:
+    """Whether the entry's offsets fail to follow ``prev_last`` (the last offset of the entry before it,
+    -1 unknown). Offsets outside the CRC are evidence: an entry that repeats or goes back is damaged
+    even when its CRC matches, so a read stops or fails there instead of returning it."""
+    if prev_last < 0:
+        return False
+    return b.last_offset <= prev_last or (b.base_offset >= 0 and b.base_offset <= prev_last)
+
+
+cdef int order_error(int64_t pos, const BatchInfo *b, int64_t prev_last, Err *e) noexcept nogil:
+    e.position = pos
+    e.first_offset = b.base_offset
+    e.last_offset = b.last_offset
+    snprintf(e.msg, sizeof(e.msg),
+             "the batch's offsets %lld..%lld do not follow the previous batch's last offset %lld "
+             "(a field outside the CRC is damaged)",
+             <long long>b.base_offset, <long long>b.last_offset, <long long>prev_last)
+    return ST_ERR
+
+
 cdef int64_t cut_batches(const uint8_t *buf, int64_t pos, int64_t data_end, int64_t hard_end, int64_t max_bytes,
-                         int64_t stop_offset, bint *complete, int64_t *last) noexcept nogil:
+                         int64_t stop_offset, bint check_order, bint *complete, int64_t *last,
+                         Err *e) noexcept nogil:
     """End of the whole entries in ``buf[pos:data_end]`` that fit in ``max_bytes`` and end by
     ``hard_end``, before the first entry whose first offset is ≥ ``stop_offset``; ``last`` is the last
     offset of the last entry kept (-1: none). ``complete`` is False when the data ran out before the cut
-    was certain (the caller reads more and cuts again)."""
-    cdef int64_t q = pos, limit = hard_end, prev_last = -1
+    was certain (the caller reads more and cuts again).
+
+    With ``check_order``, an entry whose offsets do not follow the one before it (its header is read even
+    when its body lies past the data) ends the cut *before that previous entry*, since either of the two
+    may carry the damaged field; when that previous entry is the first, -1 is returned with ``e`` filled.
+    """
+    cdef int64_t q = pos, prev_q = pos, limit = hard_end, prev_last = -1, before_prev = -1, entry
     cdef BatchInfo b
-    cdef Err e
     cdef int rc
+    cdef bint judged
     if max_bytes < hard_end - pos:
         limit = pos + max_bytes
     complete[0] = True
     last[0] = -1
     while True:
-        rc = parse_header(buf, q, data_end, &b, False, &e)
+        rc = peek(buf, q, data_end, &b, &entry, e)
+        judged = rc == ST_OK
+        if judged and check_order and out_of_order(&b, prev_last):
+            if prev_q == pos:
+                order_error(q, &b, prev_last, e)
+                return -1
+            last[0] = before_prev
+            return prev_q
+        if rc == ST_OK and b.size > data_end - q:
+            rc = ST_PARTIAL
         if rc != ST_OK:
-            # the data ends here (or damage starts, which a read at that offset reports)
-            complete[0] = rc < 0 or data_end >= limit
+            # the data ends here (or damage starts, which a read at that offset reports); the cut is
+            # certain once the next header was judged, or nothing can follow
+            complete[0] = rc < 0 or data_end >= hard_end or (data_end >= limit and (judged or not check_order))
             return q
         if q != pos and known_base(&b, prev_last) >= stop_offset:
             return q
         if q + b.size > limit:
             return q
+        prev_q = q
         q += b.size
+        before_prev = prev_last
         prev_last = b.last_offset
         last[0] = prev_last
 
@@ -127,8 +165,8 @@ def find_batch(obj, int64_t target, int64_t max_bytes=0, int64_t stop_offset=INT
     """
     cdef _Pinned pin = _Pinned(obj)
     cdef const uint8_t *buf = <const uint8_t *>pin.view.buf
-    cdef int64_t end = pin.view.len, pos = 0, entry, first_base = NO_HEADER, cut, last = -1
-    cdef BatchInfo b
+    cdef int64_t end = pin.view.len, pos = 0, entry, first_base = NO_HEADER, cut, last = -1, prev = -1
+    cdef BatchInfo b, nb
     cdef Err e
     cdef int rc
     cdef bint complete = False
@@ -137,14 +175,24 @@ def find_batch(obj, int64_t target, int64_t max_bytes=0, int64_t stop_offset=INT
             rc = peek(buf, pos, end, &b, &entry, &e)
             if rc == ST_PARTIAL or rc == ST_END:
                 return (NEED, pos, -1, -1, entry, -1, first_base, -1, False, -1)
+            if rc == ST_OK and out_of_order(&b, prev):
+                rc = order_error(pos, &b, prev, &e)
             if rc < 0:
                 _raise(rc, &e)
+            prev = b.last_offset
             if first_base == NO_HEADER:
                 first_base = b.base_offset if b.base_offset >= 0 else -1
             if b.last_offset >= target:
                 cut = pos
                 if b.size <= end - pos and b.size <= max_bytes and pos + b.size <= cut_end:
-                    cut = cut_batches(buf, pos, end, cut_end, max_bytes, stop_offset, &complete, &last)
+                    cut = cut_batches(buf, pos, end, cut_end, max_bytes, stop_offset, True, &complete, &last, &e)
+                    if cut < 0:
+                        _raise(ST_ERR, &e)
+                elif b.size < end - pos:
+                    # returned alone: its successor's header, where the window holds it, must follow it
+                    if peek(buf, pos + b.size, end, &nb, &entry, &e) == ST_OK and out_of_order(&nb, b.last_offset):
+                        order_error(pos + b.size, &nb, b.last_offset, &e)
+                        _raise(ST_ERR, &e)
                 return (FOUND, pos, b.base_offset, b.last_offset, b.size, b.max_timestamp, first_base, cut,
                         complete, last)
             pos += b.size
@@ -159,9 +207,10 @@ def whole_batches(obj, int64_t max_bytes, int64_t stop_offset=INT64_MAX):
     cdef _Pinned pin = _Pinned(obj)
     cdef bint complete
     cdef int64_t cut, last
+    cdef Err e
     try:
         cut = cut_batches(<const uint8_t *>pin.view.buf, 0, pin.view.len, pin.view.len, max_bytes, stop_offset,
-                          &complete, &last)
+                          False, &complete, &last, &e)
     finally:
         pin.release()
     return cut, last
@@ -230,7 +279,7 @@ def find_timestamp(obj, int64_t target, int64_t start_offset):
     """
     cdef _Pinned pin = _Pinned(obj)
     cdef const uint8_t *buf = <const uint8_t *>pin.view.buf
-    cdef int64_t end = pin.view.len, pos = 0, entry, first_base = NO_HEADER, off = -1, ts = -1
+    cdef int64_t end = pin.view.len, pos = 0, entry, first_base = NO_HEADER, off = -1, ts = -1, prev = -1
     cdef BatchInfo b
     cdef Err e
     cdef int rc, hit
@@ -239,8 +288,11 @@ def find_timestamp(obj, int64_t target, int64_t start_offset):
             rc = peek(buf, pos, end, &b, &entry, &e)
             if rc == ST_PARTIAL or rc == ST_END:
                 return (NEED, pos, -1, -1, entry, first_base)
+            if rc == ST_OK and out_of_order(&b, prev):
+                rc = order_error(pos, &b, prev, &e)
             if rc < 0:
                 _raise(rc, &e)
+            prev = b.last_offset
             if first_base == NO_HEADER:
                 first_base = b.base_offset if b.base_offset >= 0 else -1
             if b.last_offset >= start_offset and b.max_timestamp >= target:
