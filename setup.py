@@ -68,7 +68,7 @@ extensions = [
     ext("crc", CRC_SOURCES),
     ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"]),
     ext("index"),
-    ext("offset_map", [f"{CORE}/csrc/md5.c"]),
+    ext("offset_map", [f"{CORE}/csrc/cpu.c", f"{CORE}/csrc/md5.c"]),
     ext("partitioner"),
     ext("point", CRC_SOURCES),
 ]

@@ -4,6 +4,11 @@
     python asv_bench/compare_peers.py            # full run (about a minute)
     python asv_bench/compare_peers.py --quick    # fewer repetitions
     python asv_bench/compare_peers.py --json out.json
+    python asv_bench/compare_peers.py --tiers native,avx2   # only these CPU tiers (default: every reachable one)
+
+Each CPU tier runs in its own interpreter with ``KVLOG_CPU_DISABLE`` set (``kvlog._core.CPU_TIERS``), so
+one machine measures the kernels that a CPU without its higher features would run; every row names the
+tier. A tier needing a feature this CPU lacks is skipped and said so.
 
 Each figure is the best of several timed repetitions (the least disturbed one); kvlog and its peer
 run alternately after a warm-up, so a CPU whose speed drifts (VMs) affects both alike. Ratios > 1
@@ -16,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import subprocess
 import sys
 import time
 import zlib
@@ -313,44 +319,99 @@ def _timed(fn):
     return time.perf_counter() - t
 
 
+TIER_NEEDS = {"avx2": {"avx2", "pclmul", "sse42"}, "sse4.2+pclmul": {"pclmul", "sse42"}}
+
+
+def reachable_tiers():
+    """The tiers this machine can run, each with what its kernels are (x86: every tier whose features the
+    CPU offers; elsewhere native and portable)."""
+    from kvlog._core import CPU_TIERS
+
+    found = set(build_info()["cpu_features"])
+    x86 = "sse2" in found
+    return [t for t in CPU_TIERS if t in ("native", "portable") or (x86 and TIER_NEEDS[t] <= found)]
+
+
+def measure(args):
+    """All rows for the tier this interpreter runs (KVLOG_CPU_DISABLE was set before kvlog was imported)."""
+    repeat = 3 if args.quick else 15
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from point_bench import point_rows
+
+    rows = (crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + point_rows(repeat)
+            + cleaner_rows(max(3, repeat // 3)) + offset_map_rows(repeat))
+    if args.native:
+        rows += generational_rows()
+        if not args.no_spark:
+            from spark_bench import spark_rows
+
+            rows += [(*r[:5], r[5] or 0) for r in spark_rows(max(3, repeat // 3))]
+    return rows
+
+
+def print_table(tier, info, rows):
+    """The ratio table of one tier; returns the rows whose target was missed."""
+    print(f"\n### tier {tier}: crc32={info['crc32']} crc32c={info['crc32c']} md5={info['md5']}"
+          f"{'  (hidden: ' + ','.join(info['cpu_disabled']) + ')' if info['cpu_disabled'] else ''}\n")
+    print(f"| {'tier':13} | {'what':32} | {'peer (same run)':22} | {'kvlog':>9} | {'peer':>9} | {'unit':7} "
+          f"| {'ratio':>6} | target |")
+    print(f"|{'-' * 15}|{'-' * 34}|{'-' * 24}|{'-' * 11}|{'-' * 11}|{'-' * 9}|{'-' * 8}|--------|")
+    failed = []
+    for what, peer, ours, theirs, unit, target in rows:
+        if theirs != theirs:  # an absolute figure, no peer ratio
+            print(f"| {tier:13} | {what:32} | {peer:22} | {ours:9.2f} | {'':>9} | {unit:7} | {'':>6} |        |")
+            continue
+        ratio = ours / theirs
+        mark = "ok" if ratio >= target else "MISSED"
+        if ratio < target:
+            failed.append(f"{what} ({tier})")
+        shown = f"≥ {target:g}x {mark}" if target else "(info)"
+        print(f"| {tier:13} | {what:32} | {peer:22} | {ours:9.2f} | {theirs:9.2f} | {unit:7} | {ratio:5.2f}x "
+              f"| {shown} |")
+    return failed
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (noisier)")
     ap.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     ap.add_argument("--no-spark", action="store_true", help="skip the Spark rows (they start a local JVM)")
+    ap.add_argument("--tiers", default="", help="comma-separated CPU tiers to measure (default: every reachable)")
+    ap.add_argument("--child", metavar="TIER", help=argparse.SUPPRESS)  # one tier, rows as JSON on stdout
+    ap.add_argument("--native", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    repeat = 3 if args.quick else 15
-    info = build_info()
+    if args.child:
+        rows = measure(args)
+        print("\nROWS " + json.dumps({"build": build_info(), "rows": rows}, default=str))
+        return 0
+    from kvlog._core import CPU_TIERS
+
     print(describe_machine())
     print(f"records: {N_RECORDS} x ({len(b'key-00000000')} B key, {VALUE_BYTES} B value), "
           f"{PER_BATCH} per batch, uncompressed")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from point_bench import point_rows
-
-    rows = (crc_rows(repeat) + record_rows(repeat) + log_rows(repeat) + point_rows(repeat)
-            + cleaner_rows(max(3, repeat // 3)) + offset_map_rows(repeat) + generational_rows())
-    if not args.no_spark:
-        from spark_bench import spark_rows
-
-        rows += [(*r[:5], r[5] or 0) for r in spark_rows(max(3, repeat // 3))]
-    print()
-    print(f"| {'what':32} | {'peer (same run)':22} | {'kvlog':>9} | {'peer':>9} | {'unit':7} | {'ratio':>6} | target |")
-    print(f"|{'-' * 34}|{'-' * 24}|{'-' * 11}|{'-' * 11}|{'-' * 9}|{'-' * 8}|--------|")
-    failed = []
-    for what, peer, ours, theirs, unit, target in rows:
-        if theirs != theirs:  # an absolute figure, no peer ratio
-            print(f"| {what:32} | {peer:22} | {ours:9.2f} | {'':>9} | {unit:7} | {'':>6} |        |")
+    reachable = reachable_tiers()
+    wanted = [t for t in args.tiers.split(",") if t] or reachable
+    for t in wanted:
+        if t not in CPU_TIERS:
+            ap.error(f"unknown tier {t!r}; tiers: {', '.join(CPU_TIERS)}")
+    results, failed = {}, []
+    for tier in wanted:
+        if tier not in reachable:
+            print(f"\n### tier {tier}: not reachable on this CPU (it lacks {', '.join(sorted(TIER_NEEDS[tier]))})")
             continue
-        ratio = ours / theirs
-        mark = "ok" if ratio >= target else "MISSED"
-        if ratio < target:
-            failed.append(what)
-        shown = f"≥ {target:g}x {mark}" if target else "(info)"
-        print(f"| {what:32} | {peer:22} | {ours:9.2f} | {theirs:9.2f} | {unit:7} | {ratio:5.2f}x | {shown} |")
+        cmd = [sys.executable, os.path.abspath(__file__), "--child", tier]
+        cmd += ["--quick"] * args.quick + ["--no-spark"] * args.no_spark + ["--native"] * (tier == "native")
+        env = dict(os.environ, KVLOG_CPU_DISABLE=CPU_TIERS[tier])
+        out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
+        got = json.loads(out[out.rindex("\nROWS ") + 6 :])
+        results[tier] = got
+        failed += print_table(tier, got["build"], got["rows"])
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"build": info, "rows": [dict(zip(("what", "peer", "kvlog", "peer_value", "unit", "target"), r))
-                                               for r in rows]}, f, indent=2, default=str)
+            json.dump({"machine": describe_machine(), "tiers": {
+                t: {"build": r["build"], "rows": [dict(zip(("what", "peer", "kvlog", "peer_value", "unit", "target"), row))
+                                                  for row in r["rows"]]} for t, r in results.items()}},
+                      f, indent=2, default=str)
     if failed:
         print("\ntargets missed: " + ", ".join(failed))
     return 0

@@ -6,6 +6,30 @@ worse than a clear import error). Pure-Python reference code lives under ``tests
 
 from __future__ import annotations
 
+import os
+
+#: feature names ``KVLOG_CPU_DISABLE`` accepts (kvlog_cpu.h), and the tiers the benchmarks name
+CPU_FEATURES = ("sse2", "sse42", "pclmul", "avx2", "avx512", "vpclmul", "arm-crc32", "arm-pmull", "neon")
+CPU_TIERS = {
+    "native": "",
+    "avx2": "avx512,vpclmul",
+    "sse4.2+pclmul": "avx2,avx512,vpclmul",
+    "portable": "all",
+}
+
+
+def _check_cpu_disable() -> None:
+    """Refuse a ``KVLOG_CPU_DISABLE`` naming a feature the dispatcher does not know: a typo would
+    silently measure the wrong tier."""
+    names = [n for n in os.environ.get("KVLOG_CPU_DISABLE", "").replace(" ", ",").split(",") if n]
+    unknown = [n for n in names if n not in CPU_FEATURES and n != "all"]
+    if unknown:
+        raise ImportError(f"KVLOG_CPU_DISABLE names unknown CPU features {', '.join(unknown)}; "
+                          f"known: {', '.join(CPU_FEATURES)}, or all")
+
+
+_check_cpu_disable()
+
 try:
     from kvlog._core import crc, index, offset_map, point, records
 except ImportError as exc:  # pragma: no cover - exercised only by broken installs
@@ -15,7 +39,7 @@ except ImportError as exc:  # pragma: no cover - exercised only by broken instal
         f"Original error: {exc}"
     ) from exc
 
-__all__ = ["build_info", "crc", "index", "offset_map", "point", "records"]
+__all__ = ["CPU_FEATURES", "CPU_TIERS", "build_info", "crc", "index", "offset_map", "point", "records"]
 
 
 def build_info() -> dict[str, object]:
@@ -25,4 +49,7 @@ def build_info() -> dict[str, object]:
     info["cython"] = crc.CYTHON_VERSION
     info["md5"] = offset_map.MD5_KERNEL
     info["crc_variants"] = crc.variants()
+    feats = crc.cpu_features()
+    info["cpu_features"] = sorted(name for name, (found, _) in feats.items() if found)
+    info["cpu_disabled"] = sorted(name for name, (found, used) in feats.items() if found and not used)
     return info

@@ -19,6 +19,12 @@ cdef extern from "kvlog_crc.h" nogil:
     const char *kvlog_crc_variant_name(int variant)
     int KVLOG_CRC_NVARIANTS
 
+cdef extern from "kvlog_cpu.h" nogil:
+    unsigned kvlog_cpu_detected()
+    unsigned kvlog_cpu_hidden()
+    const char *kvlog_cpu_feature_name(int feature)
+    int KVLOG_CPU_NFEATURES
+
 cdef extern from *:
     const char *KVLOG_BUILD_MODE
     const char *KVLOG_CYTHON_VERSION
@@ -64,6 +70,14 @@ def crc32c(data, value=0):
 def kernels():
     """Names of the active CRC-32 and CRC-32C kernels."""
     return {"crc32": kvlog_crc32_kernel().decode(), "crc32c": kvlog_crc32c_kernel().decode()}
+
+
+def cpu_features():
+    """``{feature: (offered by this CPU, used by the kernels)}`` for every feature the dispatcher knows;
+    a feature offered but not used is hidden by ``KVLOG_CPU_DISABLE``."""
+    cdef unsigned found = kvlog_cpu_detected(), hidden = kvlog_cpu_hidden()
+    return {kvlog_cpu_feature_name(i).decode(): (bool(found >> i & 1), bool((found & ~hidden) >> i & 1))
+            for i in range(KVLOG_CPU_NFEATURES)}
 
 
 def variants():

@@ -4,6 +4,9 @@
 #endif
 #include "kvlog_cpu.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #if defined(KVLOG_HAVE_X86_KERNELS)
 #include <cpuid.h>
 #elif defined(KVLOG_HAVE_ARM_KERNELS) && defined(__linux__)
@@ -30,6 +33,7 @@ static unsigned detect_features(void)
 
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return 0;
+    if (d & (1u << 26)) f |= 1u << KVLOG_CPU_SSE2;
     if (c & (1u << 20)) f |= 1u << KVLOG_CPU_SSE42;
     if (c & (1u << 1))  f |= 1u << KVLOG_CPU_PCLMUL;
     if (c & (1u << 27)) xcr0 = kvlog_xgetbv0();     /* OSXSAVE */
@@ -42,6 +46,8 @@ static unsigned detect_features(void)
             f |= 1u << KVLOG_CPU_AVX512;            /* F, BW, VL */
         if (ymm_ok && (c & (1u << 10)))
             f |= 1u << KVLOG_CPU_VPCLMUL;
+        if (ymm_ok && (b & (1u << 5)))
+            f |= 1u << KVLOG_CPU_AVX2;
     }
     return f;
 }
@@ -56,7 +62,7 @@ static unsigned detect_features(void)
 static unsigned detect_features(void)
 {
     unsigned long hw = getauxval(AT_HWCAP);
-    unsigned f = 0;
+    unsigned f = 1u << KVLOG_CPU_ARM_NEON;   /* Advanced SIMD is part of every aarch64 CPU */
     if (hw & HWCAP_CRC32) f |= 1u << KVLOG_CPU_ARM_CRC32;
     if (hw & HWCAP_PMULL) f |= 1u << KVLOG_CPU_ARM_PMULL;
     return f;
@@ -73,7 +79,7 @@ static int sysctl_flag(const char *name)
 }
 static unsigned detect_features(void)
 {
-    unsigned f = 0;
+    unsigned f = 1u << KVLOG_CPU_ARM_NEON;
     if (sysctl_flag("hw.optional.armv8_crc32")) f |= 1u << KVLOG_CPU_ARM_CRC32;
     if (sysctl_flag("hw.optional.arm.FEAT_PMULL")) f |= 1u << KVLOG_CPU_ARM_PMULL;
     return f;
@@ -83,6 +89,9 @@ static unsigned detect_features(void)
 static unsigned detect_features(void)
 {
     unsigned f = 0;
+#if defined(KVLOG_HAVE_ARM_KERNELS)
+    f |= 1u << KVLOG_CPU_ARM_NEON;
+#endif
 #if defined(KVLOG_HAVE_ARM_KERNELS) && defined(__ARM_FEATURE_CRC32)
     f |= 1u << KVLOG_CPU_ARM_CRC32;   /* the compiler was told every target CPU has it */
 #endif
@@ -90,17 +99,68 @@ static unsigned detect_features(void)
 }
 #endif
 
-/* Bit 31 marks "detected"; a racing first call just computes the same value twice. */
-static volatile unsigned kvlog_cpu_features;
+static const char *const feature_names[KVLOG_CPU_NFEATURES] = {
+    "sse42", "pclmul", "avx512", "vpclmul", "arm-crc32", "arm-pmull", "avx2", "sse2", "neon"
+};
+
+const char *kvlog_cpu_feature_name(int feature)
+{
+    return feature >= 0 && feature < KVLOG_CPU_NFEATURES ? feature_names[feature] : NULL;
+}
+
+/* The features KVLOG_CPU_DISABLE names, with those built on them.  Unknown names are ignored here;
+   the Python package checks the variable at import and refuses a name it does not know. */
+static unsigned hidden_features(void)
+{
+    const char *env = getenv("KVLOG_CPU_DISABLE");
+    unsigned h = 0;
+    int i;
+    while (env && *env) {
+        size_t len = strcspn(env, ", ");
+        if (len == 3 && strncmp(env, "all", 3) == 0)
+            h = (1u << KVLOG_CPU_NFEATURES) - 1;
+        for (i = 0; i < KVLOG_CPU_NFEATURES; i++)
+            if (len == strlen(feature_names[i]) && strncmp(env, feature_names[i], len) == 0)
+                h |= 1u << i;
+        env += len;
+        env += strspn(env, ", ");
+    }
+    if (h & (1u << KVLOG_CPU_AVX2))
+        h |= (1u << KVLOG_CPU_AVX512) | (1u << KVLOG_CPU_VPCLMUL);
+    if (h & (1u << KVLOG_CPU_PCLMUL))
+        h |= 1u << KVLOG_CPU_VPCLMUL;
+    return h;
+}
+
+/* Bit 31 marks "read"; a racing first call just computes the same values twice. */
+static volatile unsigned kvlog_cpu_raw, kvlog_cpu_off;
+
+static unsigned features(void)
+{
+    unsigned f = kvlog_cpu_raw;
+    if (!(f & 0x80000000u)) {
+        kvlog_cpu_off = hidden_features();
+        f = detect_features() | 0x80000000u;
+        kvlog_cpu_raw = f;
+    }
+    return f & ~kvlog_cpu_off;
+}
+
+unsigned kvlog_cpu_detected(void)
+{
+    features();
+    return kvlog_cpu_raw & 0x7fffffffu;
+}
+
+unsigned kvlog_cpu_hidden(void)
+{
+    features();
+    return kvlog_cpu_off;
+}
 
 int kvlog_cpu_has(int feature)
 {
-    unsigned f = kvlog_cpu_features;
-    if (!(f & 0x80000000u)) {
-        f = detect_features() | 0x80000000u;
-        kvlog_cpu_features = f;
-    }
     if (feature < 0 || feature >= KVLOG_CPU_NFEATURES)
         return 0;
-    return (f >> feature) & 1u;
+    return (features() >> feature) & 1u;
 }

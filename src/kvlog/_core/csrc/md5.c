@@ -9,8 +9,8 @@
  *                 (<= 55 bytes, i.e. one padded block: what Kafka keys usually are). Variants: SSE2
  *                 (x86-64 baseline) and NEON (aarch64 baseline) with 2 x 4 lanes, AVX2 with 2 x 8 and
  *                 AVX-512F with 2 x 16 (native rotate, one ternary-logic op per round function), the
- *                 last two chosen at run time (__builtin_cpu_supports) and compiled with per-function
- *                 target attributes, so the file needs no -m flags.
+ *                 variant chosen at run time (kvlog_cpu_has, which honours KVLOG_CPU_DISABLE) and the
+ *                 last two compiled with per-function target attributes, so the file needs no -m flags.
  *   kvlog_md5_many32/64()   digests of an Arrow-style binary column through the best variant.
  *
  * Round functions use the usual equivalent forms with fewer operations:
@@ -21,6 +21,7 @@
  * Words are little-endian (§2); loads go through memcpy or byte assembly, never pointer casts.
  */
 #include "kvlog_md5.h"
+#include "kvlog_cpu.h"
 
 #include <string.h>
 
@@ -508,18 +509,20 @@ static int variant_kernel(int variant, md5_lanes_fn *fn, int *lanes)
         return 0;
 #if defined(HAVE_MD5_X86)
     case KVLOG_MD5_SSE2:
+        if (!kvlog_cpu_has(KVLOG_CPU_SSE2))
+            return -1;
         *fn = md5_lanes_sse2;
         *lanes = 8;
         return 0;
     case KVLOG_MD5_AVX2:
-        if (!__builtin_cpu_supports("avx2"))
+        if (!kvlog_cpu_has(KVLOG_CPU_AVX2))
             return -1;
         *fn = md5_lanes_avx2;
         *lanes = 16;
         return 0;
 #  if defined(HAVE_MD5_AVX512)
     case KVLOG_MD5_AVX512:
-        if (!__builtin_cpu_supports("avx512f"))
+        if (!kvlog_cpu_has(KVLOG_CPU_AVX512))
             return -1;
         *fn = md5_lanes_avx512;
         *lanes = 32;
@@ -528,6 +531,8 @@ static int variant_kernel(int variant, md5_lanes_fn *fn, int *lanes)
 #endif
 #if defined(HAVE_MD5_NEON)
     case KVLOG_MD5_NEON:
+        if (!kvlog_cpu_has(KVLOG_CPU_ARM_NEON))
+            return -1;
         *fn = md5_lanes_neon;
         *lanes = 8;
         return 0;
@@ -549,9 +554,6 @@ static int best_variant(void)
         md5_lanes_fn fn;
         int lanes;
         size_t k;
-#if defined(HAVE_MD5_X86)
-        __builtin_cpu_init();
-#endif
         for (k = 0; k < sizeof order / sizeof order[0]; k++)
             if (variant_kernel(order[k], &fn, &lanes) == 0) {
                 v = order[k];

@@ -18,11 +18,25 @@ enum {
     KVLOG_CPU_VPCLMUL = 3,   /* x86: VPCLMULQDQ and the OS saves YMM state */
     KVLOG_CPU_ARM_CRC32 = 4, /* aarch64: CRC32/CRC32C instructions */
     KVLOG_CPU_ARM_PMULL = 5, /* aarch64: 64x64->128 polynomial multiply */
-    KVLOG_CPU_NFEATURES = 6
+    KVLOG_CPU_AVX2 = 6,      /* x86: AVX2 and the OS saves YMM state */
+    KVLOG_CPU_SSE2 = 7,      /* x86: SSE2 (every x86-64 CPU) */
+    KVLOG_CPU_ARM_NEON = 8,  /* aarch64: Advanced SIMD (every aarch64 CPU) */
+    KVLOG_CPU_NFEATURES = 9
 };
 
-/* 1 if the feature is usable on this CPU/OS, else 0 (also for unknown ids). */
+/* 1 if the feature is usable on this CPU/OS and not hidden by KVLOG_CPU_DISABLE, else 0 (also for
+   unknown ids).  The environment variable is read once, on the first query: a comma-separated list
+   of feature names (kvlog_cpu_feature_name) or "all"; hiding a feature also hides those built on it
+   (avx2 -> avx512, vpclmul; pclmul -> vpclmul).  Benchmarks and tests use it to run the lower tiers
+   on a machine that has the higher ones. */
 int kvlog_cpu_has(int feature);
+
+/* Bit masks over the feature ids: what the CPU/OS offers, and what KVLOG_CPU_DISABLE hides. */
+unsigned kvlog_cpu_detected(void);
+unsigned kvlog_cpu_hidden(void);
+
+/* The name of a feature id as KVLOG_CPU_DISABLE spells it, or NULL. */
+const char *kvlog_cpu_feature_name(int feature);
 
 /* Compile-time capability of this build (which kernels get compiled in). */
 #if (defined(__x86_64__) || defined(__amd64__)) && (defined(__GNUC__) || defined(__clang__))
