@@ -110,7 +110,8 @@ def test_c_md5(tmp_path):
     exe = tmp_path / "test_md5"
     subprocess.run(
         ["cc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror", f"-I{REPO / 'src/kvlog/_core/include'}",
-         str(REPO / "src/kvlog/_core/csrc/md5.c"), str(REPO / "tests/c/test_md5.c"), "-o", str(exe)],
+         str(REPO / "src/kvlog/_core/csrc/cpu.c"), str(REPO / "src/kvlog/_core/csrc/md5.c"),
+         str(REPO / "tests/c/test_md5.c"), "-o", str(exe)],
         check=True, capture_output=True, timeout=120)
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout

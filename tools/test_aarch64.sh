@@ -55,8 +55,8 @@ mkdir -p "$OUT"
 build() { local exe=$1; shift; "$CC" "${CFLAGS[@]}" "$@" -o "$OUT/$exe"; }
 build test_crc "${CRC[@]}" tests/c/test_crc.c
 build test_crc_nohwcap "${CRC[@]}" tests/c/test_crc.c tests/c/hwcap_none.c
-build test_md5 "$SRC/md5.c" tests/c/test_md5.c
-build test_md5_scalar -DKVLOG_MD5_NO_SIMD "$SRC/md5.c" tests/c/test_md5.c
+build test_md5 "$SRC/cpu.c" "$SRC/md5.c" tests/c/test_md5.c
+build test_md5_scalar -DKVLOG_MD5_NO_SIMD "$SRC/cpu.c" "$SRC/md5.c" tests/c/test_md5.c
 build test_index tests/c/test_index.c
 build test_varint tests/c/test_varint.c
 "$CC" "${CFLAGS[@]}" -c "$SRC/mem.c" -o "$OUT/mem.o"

@@ -39,6 +39,13 @@ class FileSystem:
     def pread(self, fd: int, size: int, offset: int) -> bytes:
         return os.pread(fd, size, offset)
 
+    def pread_block(self, fd: int, size: int, offset: int) -> Any:
+        """A large read (MiBs) into pooled memory: a read-only buffer, not ``bytes`` (see
+        ``kvlog._core.records.pread_owned``). For passes that read whole segments."""
+        from kvlog._core.records import pread_owned
+
+        return pread_owned(fd, size, offset)
+
     def truncate(self, fd: int, size: int) -> None:
         os.ftruncate(fd, size)
 

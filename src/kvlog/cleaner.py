@@ -52,6 +52,7 @@ from kvlog.errors import ConfigError, KvlogError, LogIOError
 from kvlog.log import Log
 from kvlog.offset_map import OffsetMap
 from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns
+from kvlog._arrow import int64_array, numpy_of, valid_mask
 from kvlog.segment import LogSegment
 from kvlog.txn_index import AbortedTxn, TransactionIndex, aborted_batch_mask, entries_array
 
@@ -140,7 +141,7 @@ class LogCleaner:
         self._progress = progress
         self.uncleanable: set[str] = set()
         self._maps: dict[str, OffsetMap] = {}
-        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, bytes]] = {}
+        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, memoryview]] = {}
         self._cached_bytes = 0
         self._caching = False
 
@@ -325,7 +326,7 @@ class LogCleaner:
 
     _CACHE_BYTES = 128 << 20
 
-    def _decode(self, seg: LogSegment, with_headers: bool) -> Iterable[tuple[np.ndarray, dict[str, Any], bytes]]:
+    def _decode(self, seg: LogSegment, with_headers: bool) -> Iterable[tuple[np.ndarray, dict[str, Any], memoryview]]:
         """(headers, {}, raw bytes) per chunk of about 8 MiB of whole batches, each byte read once.
 
         Chunks the map pass read are kept (up to 128 MiB) for the recopy pass of the same clean.
@@ -340,8 +341,8 @@ class LogCleaner:
                 yield hit[0], {}, hit[1]
                 pos += len(hit[1])
                 continue
-            data = seg.pread(pos, chunk)
-            if not data:
+            data = seg.pread_block(pos, chunk)
+            if not len(data):
                 return
             hdrs = MemoryRecords(data).batch_headers(check_crc=True)
             if not len(hdrs):
@@ -394,7 +395,7 @@ class LogCleaner:
                         continue
                     if not keep.all():
                         idx = np.nonzero(keep)[0]
-                        keys, offsets, stamps = keys.take(pa.array(idx)), offsets[idx], stamps[idx]
+                        keys, offsets, stamps = keys.take(int64_array(idx)), offsets[idx], stamps[idx]
                     n = omap.put_arrow(keys, offsets, stamps if strategy == "timestamp" else None)
                     if n < len(offsets):
                         stats.map_full = True
@@ -403,7 +404,7 @@ class LogCleaner:
                     continue
                 mr = MemoryRecords(data)
                 table = mr.to_arrow(include_headers=True, check_crc=False)
-                offsets = table.column("offset").to_numpy()
+                offsets = numpy_of(table.column("offset"))
                 keep = (offsets >= start) & (offsets < upper)
                 if skip is not None and skip.any():
                     keep &= ~skip[np.searchsorted(hdrs["last_offset"], offsets, side="left")]
@@ -489,7 +490,7 @@ class LogCleaner:
             # once .swap files exist they are the data: Log.open finishes the swap (§8.5)
             raise
 
-    def _filter_chunk(self, data: bytes, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
+    def _filter_chunk(self, data: memoryview, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
                       header_key: str, cfg: Any, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
                       range_end: int, txns: "_CleanedTxns") -> bytes:
         """Recopy one chunk of whole batches, deciding on columns (no Python loop per record; one per
@@ -500,26 +501,26 @@ class LogCleaner:
         attrs = hdrs["attributes"].astype(np.int64)
         control = (magic == 2) & ((attrs & 0x20) != 0)
         table = MemoryRecords(data).to_arrow(include_headers=True, check_crc=False, include_control=True)
-        offsets = table.column("offset").to_numpy()
+        offsets = numpy_of(table.column("offset"))
         bidx = np.searchsorted(hdrs["last_offset"], offsets, side="left")
         keys = table.column("key")
         discard = txns.decide(hdrs, control, bidx, keys)  # aborted data, markers no longer needed
         versions = None
         if strategy == "timestamp":
-            versions = table.column("timestamp").cast(pa.int64()).to_numpy() // 1000
+            versions = numpy_of(table.column("timestamp")) // 1000
         elif strategy == "header":
             versions = np.asarray(self._versions(
                 [Record(None, None, None, tuple((h["key"], h["value"]) for h in (hs or ())))
                  for hs in table.column("headers").to_pylist()], strategy, header_key, stats), dtype=np.int64)
         retain = omap.retain_arrow(keys, offsets, versions).astype(bool)
         # Kafka: a record without a key is discarded once the map has passed its offset
-        retain &= ~(keys.is_null().to_numpy(zero_copy_only=False) & (offsets <= omap.latest_offset))
+        retain &= ~(~valid_mask(keys) & (offsets <= omap.latest_offset))
         hz = np.where((magic == 2) & ((attrs & 0x40) != 0), hdrs["base_timestamp"], -1)
         # a discardable marker: stamped with a delete horizon first, removed once that has passed
         ctrl_drop = control & discard & (hz >= 0) & (now >= hz)
         ctrl_stamp = control & discard & (hz < 0)
         retain = np.where(control[bidx], ~ctrl_drop[bidx], retain & ~discard[bidx])
-        tomb = table.column("value").is_null().to_numpy(zero_copy_only=False) & ~control[bidx]
+        tomb = ~valid_mask(table.column("value")) & ~control[bidx]
         expired = retain & tomb & (hz[bidx] >= 0) & (now >= hz[bidx])
         retain &= ~expired
         stats.tombstones_removed += int(expired.sum())
@@ -541,7 +542,7 @@ class LogCleaner:
         new_shape = np.ones(nb, dtype=bool)
         new_shape[1:] = ((attrs[1:] != attrs[:-1]) | (ple[1:] != ple[:-1])
                          | (lat[1:] & (hdrs["max_timestamp"][1:] != hdrs["max_timestamp"][:-1])))
-        pieces: list[bytes] = []
+        pieces: list[bytes | memoryview] = []
         run: list[int] = []
 
         def flush_run() -> None:
@@ -595,10 +596,10 @@ class LogCleaner:
         take = rows[lo:hi]
         counts = np.bincount(row_batch[lo:hi] - run[0], minlength=run[-1] - run[0] + 1)[np.asarray(run) - run[0]]
         ends = np.cumsum(counts).astype(np.int64)
-        idx = pa.array(take)
+        idx = int64_array(take)
         first = hdrs[run[0]]
         headers = table.column("headers").take(idx)
-        ts = table.column("timestamp").take(idx).cast(pa.int64()).to_numpy() // 1000
+        ts = numpy_of(table.column("timestamp").take(idx)) // 1000
         return encode_arrays(
             table.column("key").take(idx), table.column("value").take(idx), ts,
             headers=headers if headers.null_count < len(headers) else None, offsets=offsets[take],
@@ -615,7 +616,7 @@ class LogCleaner:
                       np.ascontiguousarray(hdrs["base_offset"][run])))
 
     @staticmethod
-    def _filter_legacy(raw: bytes, omap: OffsetMap, now: int, stats: CleanerStats) -> bytes:
+    def _filter_legacy(raw: bytes | memoryview, omap: OffsetMap, now: int, stats: CleanerStats) -> bytes | memoryview:
         """A v0/v1 message or compressed wrapper: kept records re-encoded in the same format.
 
         Legacy batches have no delete horizon; like Kafka ≥ 3.1 with no clean segment before them,

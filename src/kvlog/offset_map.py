@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kvlog._arrow import valid_mask
 from kvlog._core import offset_map as _k
 from kvlog._core.offset_map import OffsetMapError, OffsetMapFullError
 
@@ -98,7 +99,7 @@ def arrow_key_columns(keys: Any) -> tuple[Any, npt.NDArray[Any], Any, bool]:
     if keys.offset % 8 == 0:
         bits = np.frombuffer(validity, dtype=np.uint8)[keys.offset // 8:]
         return data, key_offsets, bits, True
-    return data, key_offsets, keys.is_valid().to_numpy(zero_copy_only=False), False
+    return data, key_offsets, valid_mask(keys), False
 
 
 class OffsetMap(_k.OffsetMap):

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from kvlog._core import point as _p
 from kvlog._core import records as _k
+from kvlog._arrow import int64_array, numpy_of, valid_mask
 from kvlog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, Compression, compress, decompress
 from kvlog.errors import ConfigError, CorruptRecordError, InvalidTimestampError, UnsupportedCodecError
 
@@ -230,7 +231,7 @@ def _chunk_to_arrow(c: dict[str, Any], include_headers: bool) -> pa.RecordBatch:
         _binary(n, c["key_valid"], c["key_offsets"], c["key_data"]),
         _binary(n, c["val_valid"], c["val_offsets"], c["val_data"]),
         pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(c["offsets"])]),
-        pa.array(ts * 1000, type=pa.int64()).view(pa.timestamp("us", tz="UTC")),
+        int64_array(ts * 1000).view(pa.timestamp("us", tz="UTC")),
         pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(c["ts_types"])]),
     ]
     if include_headers:
@@ -715,7 +716,7 @@ def _column(obj: Any, n: int, what: str) -> Any:
         validity, offsets_buf, data = obj.buffers()[:3]
         offsets: np.ndarray = np.frombuffer(offsets_buf, dtype=width)[obj.offset : obj.offset + len(obj) + 1]
         offsets = offsets.astype(np.int64, copy=True)
-        valid = None if obj.null_count == 0 else obj.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
+        valid = None if obj.null_count == 0 else valid_mask(obj).astype(np.uint8)
         return _k.Column.from_buffers(data if data is not None else b"", offsets, valid)
     if isinstance(obj, (bytes, bytearray, str)):
         raise TypeError(f"{what} must be a sequence of values, not a single {type(obj).__name__}")
@@ -737,7 +738,7 @@ def _timestamps(ts: Any, n: int) -> np.ndarray:
             ts = ts.view(pa.int64())
         if ts.null_count:
             raise InvalidTimestampError("timestamps may not contain nulls (use -1 for 'no timestamp')")
-        ts = ts.to_numpy(zero_copy_only=False)
+        ts = numpy_of(ts) if pa.types.is_integer(ts.type) else ts.to_numpy(zero_copy_only=False)
     arr = np.asarray(ts)
     if arr.dtype.kind == "M":
         arr = arr.astype("datetime64[ms]").astype(np.int64)
@@ -762,12 +763,12 @@ def _headers(headers: Any, n: int) -> tuple[Any, Any, np.ndarray | None]:
             raise TypeError("headers must be a list<struct<key, value>> Arrow array")
         if len(headers) != n:
             raise ValueError(f"expected {n} header lists, got {len(headers)}")
-        offs = headers.offsets.to_numpy().astype(np.int64)
-        if headers.null_count and not (np.diff(offs)[~headers.is_valid().to_numpy(zero_copy_only=False)] == 0).all():
-            counts = np.where(headers.is_valid().to_numpy(zero_copy_only=False), np.diff(offs), 0)
+        offs = numpy_of(headers.offsets).astype(np.int64)
+        if headers.null_count and not (np.diff(offs)[~valid_mask(headers)] == 0).all():
+            counts = np.where(valid_mask(headers), np.diff(offs), 0)
             flat_idx = np.concatenate([np.arange(offs[i], offs[i] + counts[i]) for i in range(n)]
                                       or [np.empty(0, np.int64)])
-            items = headers.values.take(pa.array(flat_idx.astype(np.int64)))
+            items = headers.values.take(int64_array(flat_idx))
             offs = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         else:
             items = headers.values.slice(offs[0], offs[-1] - offs[0])

@@ -177,6 +177,12 @@ class LogSegment:
         data = _io.fs.pread(self._fd, size, position)
         return data
 
+    def pread_block(self, position: int, size: int) -> memoryview:
+        """Up to ``size`` bytes from ``position`` (never past the readable end) in pooled memory, for
+        passes over whole segments; a memoryview of a read-only buffer."""
+        size = max(0, min(size, self._size - position))
+        return memoryview(_io.fs.pread_block(self._fd, size, position))
+
     def iter_headers(
         self,
         start_position: int = 0,

@@ -14,6 +14,8 @@ from libc.stdio cimport snprintf
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
+import os
+
 import numpy as np
 
 from kvlog.errors import CorruptRecordError, RecordTooLargeError, UnsupportedCodecError
@@ -124,6 +126,53 @@ cdef class OwnedBuffer:
 
     def __releasebuffer__(self, Py_buffer *view):
         pass
+
+
+cdef extern from "<unistd.h>" nogil:
+    ssize_t c_pread "pread"(int fd, void *buf, size_t count, int64_t offset)
+
+cdef extern from "<errno.h>" nogil:
+    int errno
+    int EINTR
+
+
+def pread_owned(int fd, Py_ssize_t size, int64_t offset):
+    """``os.pread`` into pooled memory (huge pages where the OS gives them, reused once freed).
+
+    A fresh ``bytes`` of several MiB is a fresh mapping: every read page-faults it in, and a pass that
+    reads a whole log (the cleaner) ran at a third of the speed of reading into reused memory. Returns a
+    read-only buffer of the bytes read (fewer than ``size`` at the end of the file)."""
+    cdef OwnedBuffer out = OwnedBuffer.__new__(OwnedBuffer)
+    cdef size_t cap = 0
+    cdef ssize_t got = 0
+    cdef Py_ssize_t done = 0
+    cdef int err = 0
+    if size <= 0:
+        return out
+    if <size_t>size >= KV_BIG_BYTES:
+        out.data = <uint8_t *>kv_big_alloc(<size_t>size, &cap, 0)
+        out.big = True
+    else:
+        out.data = <uint8_t *>malloc(<size_t>size)
+        cap = <size_t>size
+    if out.data == NULL:
+        raise MemoryError(f"kvlog: cannot allocate {size} bytes for a read")
+    out.cap = cap
+    with nogil:
+        while done < size:
+            got = c_pread(fd, out.data + done, <size_t>(size - done), offset + done)
+            if got < 0:
+                if errno == EINTR:
+                    continue
+                err = errno
+                break
+            if got == 0:
+                break
+            done += got
+    if err:
+        raise OSError(err, os.strerror(err))
+    out.size = done
+    return out
 
 
 cdef struct GrowBuf:
