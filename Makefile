@@ -122,13 +122,13 @@ compare: build
 bench: build
 	cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && ../$(PY) -m asv run --python=same --quick --show-stderr
 
-# The headline benchmarks (asv_bench/benchmarks/headline.py) over the last BENCH_COMMITS commits, each built
+# The headline benchmarks (asv_bench/benchmarks/headline.py, and tiers.py: the same on the AVX2 tier) over the last BENCH_COMMITS commits, each built
 # as a wheel by asv in its own virtualenv; then the HTML report (asv_bench/.asv/html) and the PNG plot in
 # docs/img/. Commits already measured on this machine are skipped, so a rerun only adds new ones.
 BENCH_COMMITS ?= 5
 bench-history: $(VENV)/.installed
 	@head=$$(git rev-parse HEAD) && cd asv_bench && ../$(PY) -m asv machine --yes >/dev/null && \
-		{ ../$(PY) -m asv run --skip-existing-commits --quick --show-stderr --bench headline \
+		{ ../$(PY) -m asv run --skip-existing-commits --quick --show-stderr --bench "headline|tiers" \
 			"$$head~$(BENCH_COMMITS)..$$head" || echo "asv run reported failures (above); publishing what was measured"; } && \
 		../$(PY) -m asv publish && \
 		../$(PY) plot_history.py --rev $$head --commits $(BENCH_COMMITS) --out ../docs/img/bench-history.png

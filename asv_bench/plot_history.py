@@ -28,6 +28,10 @@ FIGURES = [
     ("headline.TrackHeadline.track_compaction_mb_per_s", "compaction, one cleaner pass (tmpfs)", 1.0, "MB/s"),
     ("headline.TrackHeadline.track_point_append_per_s", "append one 1-record batch (tmpfs)", 1e3, "k appends/s"),
     ("headline.TrackHeadline.track_point_read_per_s", "read(offset, 4 KiB), random (tmpfs)", 1e3, "k reads/s"),
+    ("tiers.TrackAvx2Tier.track_decode_records_per_s", "AVX2 tier: decode v2 -> Arrow", 1e6, "M records/s"),
+    ("tiers.TrackAvx2Tier.track_crc32c_gb_per_s", "AVX2 tier: CRC-32C, 1 MiB", 1.0, "GB/s"),
+    ("tiers.TrackAvx2Tier.track_append_mb_per_s", "AVX2 tier: append pre-built batches", 1.0, "MB/s"),
+    ("tiers.TrackAvx2Tier.track_compaction_mb_per_s", "AVX2 tier: compaction, one pass", 1.0, "MB/s"),
 ]
 
 
