@@ -543,66 +543,66 @@ class LogCleaner:
         new_shape[1:] = ((attrs[1:] != attrs[:-1]) | (ple[1:] != ple[:-1])
                          | (lat[1:] & (hdrs["max_timestamp"][1:] != hdrs["max_timestamp"][:-1])))
         pieces: list[bytes | memoryview] = []
-        run: list[int] = []
-
-        def flush_run() -> None:
-            if run:
-                pieces.append(self._rebuild_run(hdrs, run, rows, row_batch, table, offsets, new_hz))
-                run.clear()
-
-        for b in range(nb):
-            h = hdrs[b]
-            if verbatim[b]:
-                flush_run()
-                stats.batches_copied_verbatim += 1
+        pid_all = hdrs["producer_id"]
+        rebuild = ~verbatim & (kept > 0) & (magic == 2)
+        # the rows the v2 rebuilds re-encode, gathered by one take per column for the whole chunk (a
+        # take per run costs more than the copy); each run is then a zero-copy slice of them
+        rb_mask = rebuild[row_batch]
+        rb_batch = row_batch[rb_mask]
+        cols = _RebuildColumns(table, rows[rb_mask], offsets) if len(rb_batch) else None
+        # the chunk as spans: adjacent verbatim batches are one slice of the input; adjacent plain v2
+        # rebuilds of one shape are one encode call (a producer's batch keeps its own sequence numbers,
+        # so it never shares a call); every other batch is a span of its own
+        joins = np.zeros(nb, dtype=bool)
+        joins[1:] = ((verbatim[1:] & verbatim[:-1])
+                     | (rebuild[1:] & rebuild[:-1] & (pid_all[1:] < 0) & (pid_all[:-1] < 0) & ~new_shape[1:]))
+        starts = np.nonzero(~joins)[0].tolist()
+        n_verbatim = int(verbatim.sum())
+        stats.batches_copied_verbatim += n_verbatim
+        stats.batches_rebuilt += nb - n_verbatim
+        for s0, s1 in zip(starts, starts[1:] + [nb]):
+            if verbatim[s0]:
+                start = int(hdrs["position"][s0]) - base
+                pieces.append(data[start : int(hdrs["position"][s1 - 1] + hdrs["size"][s1 - 1]) - base])
+            elif rebuild[s0]:
+                assert cols is not None
+                pieces.append(self._rebuild_run(hdrs, s0, s1, rb_batch, cols, new_hz))
+            elif magic[s0] < 2:  # legacy wrappers: base = first retained offset, rebuilt one at a time
+                h = hdrs[s0]
                 start = int(h["position"]) - base
-                pieces.append(data[start : start + int(h["size"])])
-                continue
-            stats.batches_rebuilt += 1
-            pid = int(h["producer_id"])
-            if kept[b] == 0:
-                flush_run()
+                pieces.append(self._filter_legacy(data[start : start + int(h["size"])], omap, now, stats))
+            else:  # emptied (kept == 0)
+                h = hdrs[s0]
+                pid = int(h["producer_id"])
                 # Kafka keeps an emptied batch for an active producer's last batch, and for the batch
                 # that ends the cleaned range (KAFKA-17076), so neither producer state nor the end moves
                 last_of = active_producers.get(pid) if pid >= 0 else None
                 producer_last = last_of is not None and (
                     int(h["last_offset"]) == last_of[0] if last_of[0] >= 0
-                    else bool(control[b]) and int(h["producer_epoch"]) == last_of[1])
-                if magic[b] == 2 and (int(h["last_offset"]) + 1 == range_end or producer_last):
+                    else bool(control[s0]) and int(h["producer_epoch"]) == last_of[1])
+                if int(h["last_offset"]) + 1 == range_end or producer_last:
                     pieces.append(_k.encode_v2_empty(
                         base_offset=int(h["base_offset"]), last_offset_delta=int(h["last_offset"] - h["base_offset"]),
                         base_timestamp=-1, max_timestamp=int(h["max_timestamp"]), producer_id=pid,
                         producer_epoch=int(h["producer_epoch"]), base_sequence=int(h["base_sequence"]),
                         partition_leader_epoch=int(h["partition_leader_epoch"]),
-                        attributes=int(attrs[b] & 0x38)))
-                continue
-            if magic[b] < 2:
-                flush_run()  # legacy wrappers: base = first retained offset, rebuilt one at a time
-                start = int(h["position"]) - base
-                pieces.append(self._filter_legacy(data[start : start + int(h["size"])], omap, now, stats))
-                continue
-            if run and (pid >= 0 or int(hdrs[run[0]]["producer_id"]) >= 0 or run[-1] != b - 1 or new_shape[b]):
-                flush_run()  # a producer's batch keeps its own sequence numbers: never share a call
-            run.append(b)
-        flush_run()
+                        attributes=int(attrs[s0] & 0x38)))
         return b"".join(pieces)
 
     @staticmethod
-    def _rebuild_run(hdrs: np.ndarray, run: list[int], rows: np.ndarray, row_batch: np.ndarray, table: pa.Table,
-                     offsets: np.ndarray, new_hz: np.ndarray) -> bytes:
-        """Re-encode consecutive plain v2 batches of the same shape in one kernel call."""
-        lo = np.searchsorted(row_batch, run[0], side="left")
-        hi = np.searchsorted(row_batch, run[-1], side="right")
-        take = rows[lo:hi]
-        counts = np.bincount(row_batch[lo:hi] - run[0], minlength=run[-1] - run[0] + 1)[np.asarray(run) - run[0]]
-        ends = np.cumsum(counts).astype(np.int64)
-        idx = int64_array(take)
-        first = hdrs[run[0]]
-        headers = table.column("headers").take(idx)
-        ts = numpy_of(table.column("timestamp").take(idx)) // 1000
+    def _rebuild_run(hdrs: np.ndarray, b0: int, b1: int, rb_batch: np.ndarray, cols: _RebuildColumns,
+                     new_hz: np.ndarray) -> bytes:
+        """Re-encode the plain v2 batches ``b0:b1`` (one shape, each keeping records) in one kernel call."""
+        lo = int(np.searchsorted(rb_batch, b0, side="left"))
+        hi = int(np.searchsorted(rb_batch, b1 - 1, side="right"))
+        ends = np.cumsum(np.bincount(rb_batch[lo:hi] - b0, minlength=b1 - b0)).astype(np.int64)
+        first = hdrs[b0]
+        n = hi - lo
+        headers = cols.headers.slice(lo, n) if cols.headers is not None else None
         return encode_arrays(
-            table.column("key").take(idx), table.column("value").take(idx), ts,
-            headers=headers if headers.null_count < len(headers) else None, offsets=offsets[take],
+            cols.keys.slice(lo, n), cols.values.slice(lo, n), cols.timestamps[lo:hi],
+            headers=headers if headers is not None and headers.null_count < n else None,
+            offsets=cols.offsets[lo:hi],
             compression=int(first["attributes"]) & 7,
             timestamp_type=(int(first["attributes"]) >> 3) & 1, log_append_time=int(first["max_timestamp"]),
             partition_leader_epoch=int(first["partition_leader_epoch"]),
@@ -611,9 +611,9 @@ class LogCleaner:
             producer_id=int(first["producer_id"]), producer_epoch=int(first["producer_epoch"]),
             base_sequence=int(first["base_sequence"]),
             records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1,
-            _batches=(ends, np.ascontiguousarray(hdrs["last_offset"][run]),
-                      np.ascontiguousarray(new_hz[run]).astype(np.int64),
-                      np.ascontiguousarray(hdrs["base_offset"][run])))
+            _batches=(ends, np.ascontiguousarray(hdrs["last_offset"][b0:b1]),
+                      np.ascontiguousarray(new_hz[b0:b1]).astype(np.int64),
+                      np.ascontiguousarray(hdrs["base_offset"][b0:b1])))
 
     @staticmethod
     def _filter_legacy(raw: bytes | memoryview, omap: OffsetMap, now: int, stats: CleanerStats) -> bytes | memoryview:
@@ -637,6 +637,28 @@ class LogCleaner:
             offsets=[r.offset for r in kept], magic=batch.magic, compression=batch.compression,
             timestamp_type=batch.timestamp_type if batch.magic > 0 else 0, log_append_time=batch.max_timestamp,
             records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1)
+
+
+class _RebuildColumns:
+    """The retained rows of a chunk's rebuilt batches: one take per column, sliced per run."""
+
+    __slots__ = ("keys", "values", "timestamps", "headers", "offsets")
+
+    def __init__(self, table: pa.Table, rows: np.ndarray, offsets: np.ndarray) -> None:
+        idx = int64_array(rows)
+        self.keys = _one(table.column("key").take(idx))
+        self.values = _one(table.column("value").take(idx))
+        self.timestamps = numpy_of(table.column("timestamp").take(idx)) // 1000
+        hs = table.column("headers")
+        self.headers = _one(hs.take(idx)) if hs.null_count < len(hs) else None
+        self.offsets = offsets[rows]
+
+
+def _one(col: Any) -> Any:
+    """A single Arrow array (a take over a one-chunk column gives one chunk)."""
+    if isinstance(col, pa.ChunkedArray):
+        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return col
 
 
 class _CleanedTxns:
