@@ -28,17 +28,31 @@ records_st = st.lists(st.tuples(blobs, blobs, st.one_of(st.none(), st.integers(T
                       min_size=1, max_size=40)
 
 
-@given(records_st, st.sampled_from([(-1, -1, -1, False), (7, 2, 5, False), (9, 0, 2**31 - 3, True)]))
-def test_encode_records_is_encode_batch(rows, producer):
-    """encode_records writes exactly encode_batch's bytes (missing timestamps become ``now``)."""
+@given(records_st, st.sampled_from([(-1, -1, -1, False), (7, 2, 5, False), (9, 0, 2**31 - 3, True)]),
+       st.sampled_from([(0, -1), (1234, 7), (2**40, 0)]))
+def test_encode_records_is_the_general_encoder(rows, producer, placement):
+    """encode_records (and encode_batch, which uses it for plain lists) writes exactly the columnar
+    encoder's bytes (missing timestamps become ``now``)."""
     now = T0 + 5
     recs = [Record(k, v, t) for k, v, t in rows]
     pid, epoch, seq, txn = producer
-    got = _p.encode_records(recs, now, pid, epoch, seq, txn)
-    want = kvlog.encode_batch([r if r.timestamp is not None else r._replace(timestamp=now) for r in recs],
-                              producer_id=pid, producer_epoch=epoch, base_sequence=seq, is_transactional=txn)
-    assert got == want
-    assert _p.encode_records([(k, v, t) for k, v, t in rows], now, pid, epoch, seq, txn) == want
+    base, ple = placement
+    want = kvlog.encode_arrays(
+        [r.key for r in recs], [r.value for r in recs], [now if r.timestamp is None else r.timestamp for r in recs],
+        producer_id=pid, producer_epoch=epoch, base_sequence=seq, is_transactional=txn, base_offset=base,
+        partition_leader_epoch=ple, records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1)
+    assert _p.encode_records(recs, now, pid, epoch, seq, txn, base, ple) == want
+    assert _p.encode_records([(k, v, t) for k, v, t in rows], now, pid, epoch, seq, txn, base, ple) == want
+    stamped = [r if r.timestamp is not None else r._replace(timestamp=now) for r in recs]
+    assert kvlog.encode_batch(stamped, producer_id=pid, producer_epoch=epoch, base_sequence=seq,
+                              is_transactional=txn, base_offset=base, partition_leader_epoch=ple) == want
+
+
+def test_encode_batch_fast_path_keeps_the_general_errors():
+    """A timestamp below -1 is refused with the typed error whichever path encodes the list."""
+    with pytest.raises(kvlog.InvalidTimestampError):
+        kvlog.encode_batch([Record(b"k", b"v", -2)])
+    assert _p.encode_records([Record(b"k", b"v", -2)], T0) is None
 
 
 @pytest.mark.parametrize("odd", [

@@ -3,6 +3,8 @@ import mmap
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import kvlog
 from kvlog import Compression, ControlRecordType, MemoryRecords, Record, TimestampType
@@ -339,3 +341,18 @@ def test_decoded_matches_reference_for_kafka_shaped_control_and_txn_data():
     for g, w in zip(got, want):
         assert [r["offset"] for r in g["records"]] == [r["offset"] for r in w["records"]]
         assert g["is_control"] == w["is_control"] and g["is_transactional"] == w["is_transactional"]
+
+
+@given(st.lists(st.one_of(st.just(-1), st.integers(0, 2**63 - 1)), min_size=1, max_size=50))
+def test_encode_arrays_list_timestamps_match_numpy(stamps):
+    """A list of ints (converted in the kernel) encodes exactly like the same int64 array."""
+    keys = [b"k%d" % i for i in range(len(stamps))]
+    want = kvlog.encode_arrays(keys, keys, np.asarray(stamps, dtype=np.int64), records_per_batch=7)
+    assert kvlog.encode_arrays(keys, keys, list(stamps), records_per_batch=7) == want
+
+
+@pytest.mark.parametrize("stamps,error", [([5, None], kvlog.InvalidTimestampError),
+                                          ([5, -2], kvlog.InvalidTimestampError)])
+def test_encode_arrays_list_timestamps_keep_their_errors(stamps, error):
+    with pytest.raises(error):
+        kvlog.encode_arrays([b"a", b"b"], [b"a", b"b"], stamps)

@@ -739,6 +739,10 @@ def _timestamps(ts: Any, n: int) -> np.ndarray:
         if ts.null_count:
             raise InvalidTimestampError("timestamps may not contain nulls (use -1 for 'no timestamp')")
         ts = numpy_of(ts) if pa.types.is_integer(ts.type) else ts.to_numpy(zero_copy_only=False)
+    if type(ts) is list and len(ts) == n:
+        out = np.empty(n, dtype=np.int64)
+        if _k.int64_list(ts, out):
+            ts = out
     arr = np.asarray(ts)
     if arr.dtype.kind == "M":
         arr = arr.astype("datetime64[ms]").astype(np.int64)
@@ -932,6 +936,13 @@ def encode_batch(
     Records without a timestamp get the current time. Offsets run from ``base_offset``.
     An empty ``records`` gives an empty v2 batch (Kafka's cleaner writes those) or, for v0/v1, b"".
     """
+    if (magic == 2 and type(records) is list and not is_control and Compression.parse(compression) == 0
+            and TimestampType.parse(timestamp_type) == TimestampType.CREATE_TIME):
+        # the common case in one kernel call: bytes keys and values, no headers (else None: general path)
+        data = _p.encode_records(records, now_ms(), producer_id, producer_epoch, base_sequence, is_transactional,
+                                 base_offset, partition_leader_epoch)
+        if data is not None:
+            return data
     keys, values, stamps, headers, any_headers = _records_to_columns(records)
     if not keys and magic == 2:
         ttype = TimestampType.parse(timestamp_type)

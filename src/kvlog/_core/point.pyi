@@ -34,4 +34,6 @@ def encode_records(
     producer_epoch: int = -1,
     base_sequence: int = -1,
     is_transactional: bool = False,
+    base_offset: int = 0,
+    partition_leader_epoch: int = -1,
 ) -> bytes | None: ...

@@ -14,7 +14,9 @@ owns the error messages.
 from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.long cimport PyLong_CheckExact
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject
+from cpython.list cimport PyList_GET_ITEM
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport INT64_MAX, INT64_MIN
 from libc.string cimport memcpy
@@ -423,7 +425,7 @@ cdef inline int record_fields(object r, PyObject **key, PyObject **value, PyObje
         h = PyTuple_GET_ITEM(r, 3)
         if h != <PyObject *>None and not (PyTuple_Check(<object>h) and PyTuple_GET_SIZE(<object>h) == 0):
             return 0
-    if n > 4 and type(r) is tuple:
+    if n > 4 and (type(r) is tuple or n != 6):  # wider than (key, value, timestamp, headers): a Record only
         return 0
     if key[0] != <PyObject *>None and not PyBytes_CheckExact(<object>key[0]):
         return 0
@@ -438,75 +440,133 @@ cdef inline int64_t blob_len(PyObject *o) noexcept:
     return -1 if o == <PyObject *>None else PyBytes_GET_SIZE(<object>o)
 
 
+cdef extern from *:
+    """
+    #define KV_PT_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 3)
+    """
+    void KV_PT_PREFETCH(const void *p) noexcept nogil
+
+
+cdef enum:
+    AHEAD_TUPLE = 12        # records ahead whose tuple is prefetched
+    AHEAD_FIELDS = 6        # ... and whose key, value and timestamp objects are prefetched
+
+
+cdef inline void prefetch_record(list records, Py_ssize_t j, Py_ssize_t n, bint fields) noexcept:
+    """Pull a record (or its key, value and timestamp objects) into cache ahead of its turn: with
+    thousands of small objects spread over the heap the loads, not the encoding, set the pace."""
+    cdef PyObject *r
+    cdef PyObject **items
+    cdef Py_ssize_t m
+    if j >= n:
+        return
+    r = PyList_GET_ITEM(records, j)
+    if not fields:
+        KV_PT_PREFETCH(r)
+        KV_PT_PREFETCH(<const char *>r + 64)
+        return
+    if not PyTuple_Check(<object>r):
+        return
+    m = PyTuple_GET_SIZE(<object>r)
+    if m >= 2:
+        KV_PT_PREFETCH(PyTuple_GET_ITEM(<object>r, 0))
+        KV_PT_PREFETCH(PyTuple_GET_ITEM(<object>r, 1))
+        KV_PT_PREFETCH(<const char *>PyTuple_GET_ITEM(<object>r, 1) + 64)
+    if m >= 3:
+        KV_PT_PREFETCH(PyTuple_GET_ITEM(<object>r, 2))
+
+
+cdef struct Slot:
+    const char *key
+    const char *value
+    int64_t klen
+    int64_t vlen
+    int64_t tsd
+    int64_t body
+
+
 def encode_records(list records, int64_t now, int64_t producer_id=-1, int producer_epoch=-1,
-                   int32_t base_sequence=-1, bint is_transactional=False):
-    """One uncompressed CreateTime v2 batch at base offset 0 from a short list of records, byte for
-    byte what ``encode_batch`` writes; ``now`` stands in for missing timestamps. None when a record
-    needs the general encoder (headers, non-bytes keys or values) or the list is empty."""
+                   int32_t base_sequence=-1, bint is_transactional=False, int64_t base_offset=0,
+                   int32_t partition_leader_epoch=-1):
+    """One uncompressed CreateTime v2 batch from a list of records, byte for byte what
+    ``encode_batch`` writes; ``now`` stands in for missing timestamps. None when a record needs the
+    general encoder (headers, non-bytes keys or values, a timestamp below -1, which it rejects with
+    the proper error) or the list is empty.
+
+    One pass reads the Python objects into a slot per record (sizes, pointers, timestamp delta); the
+    second writes from the slots alone. The list holds its records, and they their bytes, throughout."""
     cdef Py_ssize_t n = len(records), i
     cdef PyObject *k
     cdef PyObject *v
     cdef PyObject *t
-    cdef int64_t first_ts = 0, max_ts = 0, ts, klen, vlen, body, total = V2_HEADER, tsd
+    cdef int64_t first_ts = 0, max_ts = 0, ts, klen, vlen, body, total = V2_HEADER
     cdef uint8_t *w
     cdef bytes out
-    cdef int64_t small[16]
-    cdef int64_t *tsv = small
-    cdef int64_t[::1] big
+    cdef Slot small[16]
+    cdef Slot *sl = small
+    cdef Slot *x
     if n == 0 or n > 100_000:
         return None
-    stamps = np.empty(n, dtype=np.int64) if n > 16 else None
-    if stamps is not None:
-        big = stamps
-        tsv = &big[0]
-    for i in range(n):
-        r = records[i]
-        if not record_fields(r, &k, &v, &t):
-            return None
-        if t == NULL or t == <PyObject *>None:
-            ts = now
-        else:
-            ts = <int64_t><object>t
-        tsv[i] = ts
-        if i == 0:
-            first_ts = ts
-            max_ts = ts
-        elif ts > max_ts:
-            max_ts = ts
-        klen = blob_len(k)
-        vlen = blob_len(v)
-        if klen > INT32_MAX // 2 or vlen > INT32_MAX // 2:
-            return None
-        tsd = <int64_t>(<uint64_t>ts - <uint64_t>first_ts)
-        body = (1 + kv_varlong_size(tsd) + kv_varint_size(<int32_t>i) + kv_varint_size(<int32_t>klen)
-                + (klen if klen > 0 else 0) + kv_varint_size(<int32_t>vlen) + (vlen if vlen > 0 else 0) + 1)
-        total += kv_varint_size(<int32_t>body) + body
-        if total > INT32_MAX:
-            return None
-    out = PyBytes_FromStringAndSize(NULL, total)
-    w = <uint8_t *>PyBytes_AS_STRING(out) + V2_HEADER
-    for i in range(n):
-        record_fields(records[i], &k, &v, &t)
-        klen = blob_len(k)
-        vlen = blob_len(v)
-        tsd = <int64_t>(<uint64_t>tsv[i] - <uint64_t>first_ts)
-        body = (1 + kv_varlong_size(tsd) + kv_varint_size(<int32_t>i) + kv_varint_size(<int32_t>klen)
-                + (klen if klen > 0 else 0) + kv_varint_size(<int32_t>vlen) + (vlen if vlen > 0 else 0) + 1)
-        w = kv_write_varint(w, <int32_t>body)
-        w[0] = 0
-        w = kv_write_varlong(w + 1, tsd)
-        w = kv_write_varint(w, <int32_t>i)
-        w = kv_write_varint(w, <int32_t>klen)
-        if klen > 0:
-            memcpy(w, PyBytes_AS_STRING(<object>k), <size_t>klen)
-            w += klen
-        w = kv_write_varint(w, <int32_t>vlen)
-        if vlen > 0:
-            memcpy(w, PyBytes_AS_STRING(<object>v), <size_t>vlen)
-            w += vlen
-        w[0] = 0
-        w += 1
-    v2_write_header(<uint8_t *>PyBytes_AS_STRING(out), total, 0, -1, <int16_t>(0x10 if is_transactional else 0),
+    if n > 16:
+        sl = <Slot *>PyMem_Malloc(<size_t>n * sizeof(Slot))
+        if sl == NULL:
+            raise MemoryError()
+    try:
+        for i in range(n):
+            prefetch_record(records, i + AHEAD_TUPLE, n, False)
+            prefetch_record(records, i + AHEAD_FIELDS, n, True)
+            if not record_fields(records[i], &k, &v, &t):
+                return None
+            if t == NULL or t == <PyObject *>None:
+                ts = now
+            else:
+                ts = <int64_t><object>t
+                if ts < -1:
+                    return None
+            if i == 0:
+                first_ts = ts
+                max_ts = ts
+            elif ts > max_ts:
+                max_ts = ts
+            klen = blob_len(k)
+            vlen = blob_len(v)
+            if klen > INT32_MAX // 2 or vlen > INT32_MAX // 2:
+                return None
+            x = &sl[i]
+            x.key = PyBytes_AS_STRING(<object>k) if klen >= 0 else NULL
+            x.value = PyBytes_AS_STRING(<object>v) if vlen >= 0 else NULL
+            x.klen = klen
+            x.vlen = vlen
+            x.tsd = <int64_t>(<uint64_t>ts - <uint64_t>first_ts)
+            body = (1 + kv_varlong_size(x.tsd) + kv_varint_size(<int32_t>i) + kv_varint_size(<int32_t>klen)
+                    + (klen if klen > 0 else 0) + kv_varint_size(<int32_t>vlen) + (vlen if vlen > 0 else 0) + 1)
+            x.body = body
+            total += kv_varint_size(<int32_t>body) + body
+            if total > INT32_MAX:
+                return None
+        out = PyBytes_FromStringAndSize(NULL, total)
+        w = <uint8_t *>PyBytes_AS_STRING(out) + V2_HEADER
+        for i in range(n):
+            x = &sl[i]
+            w = kv_write_varint(w, <int32_t>x.body)
+            w[0] = 0
+            w = kv_write_varlong(w + 1, x.tsd)
+            w = kv_write_varint(w, <int32_t>i)
+            w = kv_write_varint(w, <int32_t>x.klen)
+            if x.klen > 0:
+                memcpy(w, x.key, <size_t>x.klen)
+                w += x.klen
+            w = kv_write_varint(w, <int32_t>x.vlen)
+            if x.vlen > 0:
+                memcpy(w, x.value, <size_t>x.vlen)
+                w += x.vlen
+            w[0] = 0
+            w += 1
+    finally:
+        if sl != small:
+            PyMem_Free(sl)
+    v2_write_header(<uint8_t *>PyBytes_AS_STRING(out), total, base_offset, partition_leader_epoch,
+                    <int16_t>(0x10 if is_transactional else 0),
                     <int32_t>(n - 1), first_ts, max_ts, producer_id, <int16_t>producer_epoch, base_sequence,
                     <int32_t>n)
     return out

@@ -9,6 +9,7 @@ at a compressed batch (``ST_INNER``) and the Python layer feeds the decompressed
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.bytearray cimport PyByteArray_CheckExact
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
 from libc.stdint cimport INT32_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdio cimport snprintf
 from libc.stdlib cimport free, malloc, realloc
@@ -80,6 +81,7 @@ cdef extern from "kvlog_mem.h" nogil:
     void kv_big_free(void *p, size_t cap)
     size_t kv_pool_set_limit(size_t limit)
     size_t kv_pool_cached()
+    void kv_advise_huge(void *p, size_t n)
 
 
 def set_buffer_cache_limit(size_t limit):
@@ -846,18 +848,33 @@ cdef class Column:
     cdef int64_t *len
     cdef Py_ssize_t n
     cdef list keep
+    cdef size_t ptr_cap     # > 0: the arrays are pooled mappings (kvlog_mem.h) of these sizes
+    cdef size_t len_cap
 
     def __dealloc__(self):
-        free(self.ptr)
-        free(self.len)
+        if self.ptr_cap:
+            kv_big_free(<void *>self.ptr, self.ptr_cap)
+        else:
+            free(self.ptr)
+        if self.len_cap:
+            kv_big_free(self.len, self.len_cap)
+        else:
+            free(self.len)
 
     def __len__(self):
         return self.n
 
     cdef int _alloc(self, Py_ssize_t n) except -1:
+        # large columns take pooled memory: fresh pages fault at several µs each on a VM, more than
+        # filling them costs (200,000 rows: 3 MiB of pointers and lengths)
+        cdef size_t bytes_ = <size_t>max(n, 1) * 8
         self.n = n
-        self.ptr = <const uint8_t **>malloc(max(n, 1) * sizeof(uint8_t *))
-        self.len = <int64_t *>malloc(max(n, 1) * sizeof(int64_t))
+        if bytes_ >= KV_BIG_BYTES:
+            self.ptr = <const uint8_t **>kv_big_alloc(bytes_, &self.ptr_cap, 0)
+            self.len = <int64_t *>kv_big_alloc(bytes_, &self.len_cap, 0)
+        else:
+            self.ptr = <const uint8_t **>malloc(bytes_)
+            self.len = <int64_t *>malloc(bytes_)
         if self.ptr == NULL or self.len == NULL:
             raise MemoryError()
         self.keep = []
@@ -1142,6 +1159,7 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
     if compression == 0:
         out = PyBytes_FromStringAndSize(NULL, total)
         w = <uint8_t *>PyBytes_AS_STRING(out)
+        kv_advise_huge(w, <size_t>total)
     for bi, (i, j, batch_bytes) in enumerate(plan):
         horizon = -1 if batch_horizons is None else batch_horizons[bi]
         first_ts = x.ts[i] if horizon < 0 else horizon
@@ -1181,11 +1199,38 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
     return b"".join(parts)
 
 
+cdef extern from *:
+    """
+    #define KV_REC_PREFETCH(p) __builtin_prefetch((const void *)(p), 0, 0)
+    """
+    void KV_REC_PREFETCH(const void *p) noexcept nogil
+
+
+cdef enum:
+    COPY_AHEAD = 16      # rows ahead whose key and value bytes are prefetched while encoding
+
+
+cdef inline void prefetch_row(const EncIn *x, int64_t k) noexcept nogil:
+    """Values from Python lists are separate objects spread over the heap: fetch the bytes of a row a
+    few rows before they are copied."""
+    cdef int64_t v = x.vl[k]
+    if x.kl[k] > 0:
+        KV_REC_PREFETCH(x.kp[k])
+    if v > 0:
+        KV_REC_PREFETCH(x.vp[k])
+        if v > 64:
+            KV_REC_PREFETCH(x.vp[k] + 64)
+            if v > 128:
+                KV_REC_PREFETCH(x.vp[k] + 128)
+
+
 cdef void _write_v2_records(uint8_t *w, const EncIn *x, int64_t i, int64_t j, int64_t first_ts,
                             int64_t off0) noexcept nogil:
     cdef int64_t k, tsd, body
     cdef int32_t offd
     for k in range(i, j):
+        if k + COPY_AHEAD < j:
+            prefetch_row(x, k + COPY_AHEAD)
         tsd = <int64_t>(<uint64_t>x.ts[k] - <uint64_t>first_ts)
         offd = <int32_t>(rec_offset(x, k) - off0)
         body = v2_body_size(x, k, tsd, offd)
@@ -1303,6 +1348,27 @@ def encode_legacy(int magic, Column keys, Column values, const int64_t[::1] time
 # ---------------------------------------------------------------------------------------------------
 # small helpers exposed for tests and the Python layer
 # ---------------------------------------------------------------------------------------------------
+
+def int64_list(list seq, int64_t[::1] out):
+    """Fill ``out`` from a list of Python ints (numpy's list conversion first infers a dtype, at about
+    30 ns an item); False, with ``out`` partly written, at the first item that is not an exact int in
+    the int64 range, for the caller's general conversion and its errors."""
+    cdef Py_ssize_t i, n = len(seq)
+    cdef object item
+    cdef int overflow
+    cdef long long v
+    if out.shape[0] != n:
+        raise ValueError(f"expected {n} slots, got {out.shape[0]}")
+    for i in range(n):
+        item = seq[i]
+        if not PyLong_CheckExact(item):
+            return False
+        v = PyLong_AsLongLongAndOverflow(item, &overflow)
+        if overflow:
+            return False
+        out[i] = v
+    return True
+
 
 def read_varint(obj, Py_ssize_t pos=0):
     """Decode one zigzag int32 varint at ``pos``; returns ``(value, next_pos)``."""

@@ -170,3 +170,20 @@ size_t kv_pool_cached(void)
     pthread_mutex_unlock(&pool_lock);
     return t;
 }
+
+void kv_advise_huge(void *p, size_t n)
+{
+#if defined(KV_HAVE_MMAP) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    size_t a, e;
+    if (n < KV_ADVISE_MIN)
+        return;
+    a = ((size_t)p + huge - 1) & ~(huge - 1);
+    e = ((size_t)p + n) & ~(huge - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
