@@ -285,17 +285,20 @@ class LogCleaner:
         stats.first_dirty_offset = first_dirty
         stats.dirty_ratio_before = self.dirty_ratio(log)
         stats.segments_before = len(log.segments)
-        map_start_for_count = first_dirty if strategy == "offset" else log.log_start_offset
-        max_keys = self._scan_headers(log, map_start_for_count, upper)
-        active_producers = log.last_records_of_active_producers()
-        omap = self._map_for(strategy, max_keys)
         # offset: later offsets always win, so the dirty section suffices (Kafka). timestamp/header: an
         # older record can outrank a newer one, so the map must see the clean section too, or a
         # clean-section record with a higher version would survive beside the dirty winner.
         map_start = first_dirty if strategy == "offset" else log.log_start_offset
-        self._caching = True
+        self._caching = True  # the count, the map and the recopy read each chunk once (see _decode)
         try:
+            max_keys = self._scan_headers(log, map_start, upper)
+            active_producers = log.last_records_of_active_producers()
+            omap = self._map_for(strategy, max_keys)
             end = self._build_map(log, omap, map_start, upper, strategy, header_key, stats)
+        except BaseException:
+            self._chunk_cache.clear()
+            self._cached_bytes = 0
+            raise
         finally:
             self._caching = False
         stats.map_entries = omap.size
@@ -335,9 +338,11 @@ class LogCleaner:
         chunk = 8 << 20
         cache = self._chunk_cache
         while pos < seg.size_in_bytes:
-            hit = cache.pop((seg.log_path, pos), None)
+            # while caching (the count and the map pass) a chunk stays for the recopy, which takes it
+            hit = cache.get((seg.log_path, pos)) if self._caching else cache.pop((seg.log_path, pos), None)
             if hit is not None:
-                self._cached_bytes -= len(hit[1])
+                if not self._caching:
+                    self._cached_bytes -= len(hit[1])
                 yield hit[0], {}, hit[1]
                 pos += len(hit[1])
                 continue
@@ -425,16 +430,16 @@ class LogCleaner:
             end = max(end, min(nxt, upper))
         return max(end, start)
 
-    @staticmethod
-    def _scan_headers(log: Log, start: int, upper: int) -> int:
-        """A bound on the keys in [start, upper): the records there, from batch headers."""
+    def _scan_headers(self, log: Log, start: int, upper: int) -> int:
+        """A bound on the keys in [start, upper): the records there, from batch headers. The chunks it
+        reads (CRCs checked) are the ones the map pass reads next: through the chunk cache, not again."""
         records = 0
         segs = log.segments
         for i, seg in enumerate(segs):
             counted = i + 1 < len(segs) and segs[i + 1].base_offset > start and seg.base_offset < upper
             if not counted:
                 continue
-            for hdrs in seg.iter_headers(chunk=8 << 20):
+            for hdrs, _, _ in self._decode(seg, False):
                 records += int(np.where(hdrs["record_count"] >= 0, hdrs["record_count"], hdrs["size"] // 14).sum())
         return records
 

@@ -422,56 +422,111 @@ DEFINE_LANES_KERNEL(md5_lanes_neon, )
 
 #define MAX_LANES 32
 
+/* Packing a message into its padded block costs more than compressing it in a lane, so it is kept free
+   of calls and of loads that straddle narrower stores (store-forwarding stalls): each block is built in
+   a row of `rows` (row l: the 16 words of lane l's block, little-endian bytes), then the group is
+   transposed into the lane-major words the kernels read. */
+static inline void pack_copy(uint32_t *row, const unsigned char *p, size_t len)
+{
+    unsigned char *b = (unsigned char *)row;
+    memset(b, 0, 64);
+    if (len)
+        memcpy(b, p, len);
+    b[len] = 0x80;
+    store_le32(b + 56, (uint32_t)(len << 3));
+}
+
+#if defined(HAVE_MD5_X86)
+/* The same block from a 64-byte window that is known to be readable: four loads, bytes from `len` on
+   cleared, 0x80 at `len`, the bit length in word 14 (len <= 55 keeps words 14 and 15 clear). */
+static inline void pack_window(uint32_t *row, const unsigned char *p, size_t len)
+{
+    const __m128i lenv = _mm_set1_epi8((char)len);
+    const __m128i pad = _mm_set1_epi8((char)0x80);
+    const __m128i step = _mm_set1_epi8(16);
+    __m128i idx = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    int q;
+    for (q = 0; q < 4; q++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
+        v = _mm_and_si128(v, _mm_cmpgt_epi8(lenv, idx));
+        v = _mm_or_si128(v, _mm_and_si128(_mm_cmpeq_epi8(idx, lenv), pad));
+        if (q == 3)
+            v = _mm_or_si128(v, _mm_slli_si128(_mm_cvtsi32_si128((int)(len << 3)), 8));
+        _mm_store_si128((__m128i *)(void *)(row + 4 * q), v);
+        idx = _mm_add_epi8(idx, step);
+    }
+}
+#endif
+
+/* rows (fill rows of 16 words) -> lane-major xs of `lanes` lanes; lanes past `fill` are zeroed */
+static inline void transpose_rows(const uint32_t *rows, uint32_t *xs, int fill, int lanes)
+{
+    int l, j;
+    for (l = 0; l < fill; l++) {
+        const unsigned char *b = (const unsigned char *)(rows + 16 * l);
+        for (j = 0; j < 16; j++)
+            xs[j * lanes + l] = load_le32(b + 4 * j);
+    }
+    for (l = fill; l < lanes; l++)
+        for (j = 0; j < 16; j++)
+            xs[j * lanes + l] = 0;
+}
+
+static inline void store_digests(const uint32_t *st, const size_t *idx, int fill, int lanes, unsigned char *out)
+{
+    int l;
+    for (l = 0; l < fill; l++) {
+        unsigned char *o = out + 16 * idx[l];
+        store_le32(o, st[l]);
+        store_le32(o + 4, st[lanes + l]);
+        store_le32(o + 8, st[2 * lanes + l]);
+        store_le32(o + 12, st[3 * lanes + l]);
+    }
+}
+
 /* Digests of n messages; message i is data[off(i) .. off(i+1)) with off from o32 or o64 (one is NULL).
    Messages of at most 55 bytes (one block) go through the lanes kernel `fn` of `lanes` lanes (NULL: none),
-   longer ones through kvlog_md5. */
+   longer ones through kvlog_md5. Bytes up to off(n) are readable (the callers' contract), so a message
+   with 64 bytes of data from its start is packed from one window. */
 static void md5_many(md5_lanes_fn fn, int lanes, const unsigned char *data, const int32_t *o32,
                      const int64_t *o64, size_t n, unsigned char *out)
 {
 #if defined(__GNUC__)
     uint32_t xs[16 * MAX_LANES] __attribute__((aligned(64)));
+    uint32_t rows[16 * MAX_LANES] __attribute__((aligned(64)));
     uint32_t st[4 * MAX_LANES] __attribute__((aligned(64)));
 #else
     uint32_t xs[16 * MAX_LANES];
+    uint32_t rows[16 * MAX_LANES];
     uint32_t st[4 * MAX_LANES];
 #endif
     size_t idx[MAX_LANES];
-    int fill = 0, l, j;
+    size_t end_all = n ? (o32 ? (size_t)o32[n] : (size_t)o64[n]) : 0;
+    int fill = 0, l;
     size_t i;
     for (i = 0; i < n; i++) {
         size_t start = o32 ? (size_t)o32[i] : (size_t)o64[i];
         size_t len = (o32 ? (size_t)o32[i + 1] : (size_t)o64[i + 1]) - start;
-        unsigned char block[64];
-        uint64_t bits;
         if (fn == NULL || len > 55) {
             kvlog_md5(data + start, len, out + 16 * i);
             continue;
         }
-        /* the padded block of the message, stored as column `fill` of the lane-major words */
-        memset(block, 0, 64);
-        if (len)
-            memcpy(block, data + start, len);
-        block[len] = 0x80;
-        bits = (uint64_t)len << 3;
-        for (j = 0; j < 8; j++)
-            block[56 + j] = (unsigned char)(bits >> (8 * j));
-        for (j = 0; j < 16; j++)
-            xs[j * lanes + fill] = load_le32(block + 4 * j);
+#if defined(HAVE_MD5_X86)
+        if (end_all >= 64 && start <= end_all - 64)
+            pack_window(rows + 16 * fill, data + start, len);
+        else
+#endif
+            pack_copy(rows + 16 * fill, data + start, len);
         idx[fill++] = i;
         if (fill == lanes) {
+            transpose_rows(rows, xs, fill, lanes);
             fn(xs, st);
-            for (l = 0; l < lanes; l++) {
-                unsigned char *o = out + 16 * idx[l];
-                store_le32(o, st[l]);
-                store_le32(o + 4, st[lanes + l]);
-                store_le32(o + 8, st[2 * lanes + l]);
-                store_le32(o + 12, st[3 * lanes + l]);
-            }
+            store_digests(st, idx, fill, lanes, out);
             fill = 0;
         }
     }
     if (fill) {
-        /* a partial group: lanes past `fill` hold stale words; computing them is harmless */
+        /* a partial group: one or two messages are cheaper one by one */
         if (fill <= 2) {
             for (l = 0; l < fill; l++) {
                 size_t k = idx[l];
@@ -481,17 +536,9 @@ static void md5_many(md5_lanes_fn fn, int lanes, const unsigned char *data, cons
             }
             return;
         }
-        for (l = fill; l < lanes; l++)
-            for (j = 0; j < 16; j++)
-                xs[j * lanes + l] = 0;
+        transpose_rows(rows, xs, fill, lanes);
         fn(xs, st);
-        for (l = 0; l < fill; l++) {
-            unsigned char *o = out + 16 * idx[l];
-            store_le32(o, st[l]);
-            store_le32(o + 4, st[lanes + l]);
-            store_le32(o + 8, st[2 * lanes + l]);
-            store_le32(o + 12, st[3 * lanes + l]);
-        }
+        store_digests(st, idx, fill, lanes, out);
     }
 }
 
