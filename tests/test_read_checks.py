@@ -148,3 +148,18 @@ def test_kernel_accepts_gaps_of_a_compacted_log():
     buf = _batches((0, 2), (10, 1), (11, 3), (500, 1))
     f = _p.find_batch(buf, 0, len(buf))
     assert f[0] == _p.FOUND and f[7] == len(buf) and f[9] == 500
+
+
+def test_an_index_hint_at_the_last_fetch_end_is_not_a_continuation(tmp_path):
+    """A fetch from inside the batch where the previous fetch ended starts from the index hint, which may
+    be that same position: the batch there starts before the offset asked for, as it should (seen as a
+    false CorruptRecordError while a writer appended and a reader fetched at random offsets)."""
+    log = Log.open(tmp_path / "t-0", LogConfig(index_interval_bytes=1), time=clock)  # every batch indexed
+    for b in range(4):
+        log.append(kvlog.encode_batch([Record(b"k", b"v%d" % j, T0 + 3 * b + j) for j in range(3)]))
+    first = log.read(0, 1)  # exactly the first batch [0..2]: the next fetch would continue at offset 3
+    assert first.batch_headers()["last_offset"].tolist() == [2]
+    got = log.read(5, 1)  # the index's entry for offset 5 points at the batch [3..5]
+    assert got.batch_headers()["base_offset"].tolist() == [3]
+    assert log.read(6, 1 << 20).batch_headers()["base_offset"].tolist() == [6, 9]
+    log.close()

@@ -51,7 +51,7 @@ from kvlog._core import records as _k
 from kvlog.errors import ConfigError, KvlogError, LogIOError
 from kvlog.log import Log
 from kvlog.offset_map import OffsetMap
-from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns
+from kvlog.records import MemoryRecords, Record, binary_parts, encode_arrays, key_columns
 from kvlog._arrow import int64_array, numpy_of, valid_mask
 from kvlog.segment import LogSegment
 from kvlog.txn_index import AbortedTxn, TransactionIndex, aborted_batch_mask, entries_array
@@ -141,7 +141,7 @@ class LogCleaner:
         self._progress = progress
         self.uncleanable: set[str] = set()
         self._maps: dict[str, OffsetMap] = {}
-        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, memoryview]] = {}
+        self._chunk_cache: dict[tuple[str, int], tuple[np.ndarray, dict[str, Any], memoryview, int]] = {}
         self._cached_bytes = 0
         self._caching = False
 
@@ -329,10 +329,13 @@ class LogCleaner:
 
     _CACHE_BYTES = 128 << 20
 
-    def _decode(self, seg: LogSegment, with_headers: bool) -> Iterable[tuple[np.ndarray, dict[str, Any], memoryview]]:
-        """(headers, {}, raw bytes) per chunk of about 8 MiB of whole batches, each byte read once.
+    def _decode(self, seg: LogSegment, with_headers: bool
+                ) -> Iterable[tuple[np.ndarray, dict[str, Any] | None, memoryview]]:
+        """(headers, extras, raw bytes) per chunk of about 8 MiB of whole batches, each byte read once.
 
-        Chunks the map pass read are kept (up to 128 MiB) for the recopy pass of the same clean.
+        Chunks the map pass read are kept (up to 128 MiB) for the recopy pass of the same clean; for
+        those, ``extras`` is a dict kept with the chunk (the map pass leaves its decoded table there for
+        the recopy), else None.
         """
         pos = 0
         chunk = 8 << 20
@@ -342,9 +345,9 @@ class LogCleaner:
             hit = cache.get((seg.log_path, pos)) if self._caching else cache.pop((seg.log_path, pos), None)
             if hit is not None:
                 if not self._caching:
-                    self._cached_bytes -= len(hit[1])
-                yield hit[0], {}, hit[1]
-                pos += len(hit[1])
+                    self._cached_bytes -= hit[3]
+                yield hit[0], hit[1], hit[2]
+                pos += len(hit[2])
                 continue
             data = seg.pread_block(pos, chunk)
             if not len(data):
@@ -361,10 +364,13 @@ class LogCleaner:
             hdrs = hdrs.copy()
             hdrs["position"] += pos
             piece = data[:end] if end < len(data) else data
-            if self._caching and self._cached_bytes + len(piece) <= self._CACHE_BYTES:
-                cache[(seg.log_path, pos)] = (hdrs, piece)
-                self._cached_bytes += len(piece)
-            yield hdrs, {}, piece
+            extras: dict[str, Any] | None = None
+            # room for the bytes and for their decoded table (about as large again)
+            if self._caching and self._cached_bytes + 2 * len(piece) <= self._CACHE_BYTES:
+                extras = {}
+                cache[(seg.log_path, pos)] = (hdrs, extras, piece, 2 * len(piece))
+                self._cached_bytes += 2 * len(piece)
+            yield hdrs, extras, piece
             pos += end
             chunk = 8 << 20
 
@@ -388,12 +394,23 @@ class LogCleaner:
             nxt = log.segments[i + 1].base_offset
             if nxt <= start or seg.base_offset >= upper:
                 continue
-            for hdrs, _, data in self._decode(seg, strategy == "header"):
+            for hdrs, extras, data in self._decode(seg, strategy == "header"):
                 skip = aborted_batch_mask(hdrs["producer_id"], hdrs["base_offset"], hdrs["attributes"], aborted,
                                           hdrs["magic"]) if len(aborted) else None
                 if strategy != "header":
-                    keys, offsets, stamps = key_columns(data)  # no value bytes copied
-                    keep = (offsets >= start) & (offsets < upper)
+                    if extras is None:
+                        keys, offsets, stamps = key_columns(data)  # no value bytes copied
+                        keep = (offsets >= start) & (offsets < upper)
+                    else:  # a chunk the recopy will take from the cache: decode it whole, once, for both
+                        table = extras["table"] = MemoryRecords(data).to_arrow(
+                            include_headers=True, check_crc=False, include_control=True)
+                        keys = _one(table.column("key"))
+                        offsets = numpy_of(table.column("offset"))
+                        stamps = numpy_of(table.column("timestamp")) // 1000
+                        keep = (offsets >= start) & (offsets < upper)
+                        control = (hdrs["magic"] == 2) & ((hdrs["attributes"].astype(np.int64) & 0x20) != 0)
+                        if control.any():  # control records never enter the map
+                            keep &= ~control[np.searchsorted(hdrs["last_offset"], offsets, side="left")]
                     if skip is not None and skip.any():  # aborted transactions never enter the map
                         keep &= ~skip[np.searchsorted(hdrs["last_offset"], offsets, side="left")]
                     if not keep.any():
@@ -479,10 +496,11 @@ class LogCleaner:
                 i = segs.index(seg)
                 upper = segs[i + 1].base_offset if i + 1 < len(segs) else seg.read_next_offset()
                 txns.add_aborted(log._aborted_array(seg.base_offset, upper))
-                for hdrs, _, data in self._decode(seg, True):
+                for hdrs, extras, data in self._decode(seg, True):
                     stats.bytes_read += len(data)
                     blob = self._filter_chunk(data, hdrs, omap, now, strategy, header_key, log.config, stats,
-                                              active_producers, range_end, txns)
+                                              active_producers, range_end, txns,
+                                              None if extras is None else extras.get("table"))
                     if blob:
                         out.append(blob, MemoryRecords(blob).batch_headers(check_crc=False))
                         stats.bytes_written += len(blob)
@@ -497,7 +515,7 @@ class LogCleaner:
 
     def _filter_chunk(self, data: memoryview, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
                       header_key: str, cfg: Any, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
-                      range_end: int, txns: "_CleanedTxns") -> bytes:
+                      range_end: int, txns: "_CleanedTxns", table: pa.Table | None = None) -> bytes:
         """Recopy one chunk of whole batches, deciding on columns (no Python loop per record; one per
         transactional or control batch for the transaction rules)."""
         base = int(hdrs["position"][0])
@@ -505,7 +523,8 @@ class LogCleaner:
         magic = hdrs["magic"]
         attrs = hdrs["attributes"].astype(np.int64)
         control = (magic == 2) & ((attrs & 0x20) != 0)
-        table = MemoryRecords(data).to_arrow(include_headers=True, check_crc=False, include_control=True)
+        if table is None:
+            table = MemoryRecords(data).to_arrow(include_headers=True, check_crc=False, include_control=True)
         offsets = numpy_of(table.column("offset"))
         bidx = np.searchsorted(hdrs["last_offset"], offsets, side="left")
         keys = table.column("key")
@@ -602,12 +621,9 @@ class LogCleaner:
         hi = int(np.searchsorted(rb_batch, b1 - 1, side="right"))
         ends = np.cumsum(np.bincount(rb_batch[lo:hi] - b0, minlength=b1 - b0)).astype(np.int64)
         first = hdrs[b0]
-        n = hi - lo
-        headers = cols.headers.slice(lo, n) if cols.headers is not None else None
+        keys, values, headers = cols.run(lo, hi)
         return encode_arrays(
-            cols.keys.slice(lo, n), cols.values.slice(lo, n), cols.timestamps[lo:hi],
-            headers=headers if headers is not None and headers.null_count < n else None,
-            offsets=cols.offsets[lo:hi],
+            keys, values, cols.timestamps[lo:hi], headers=headers, offsets=cols.offsets[lo:hi],
             compression=int(first["attributes"]) & 7,
             timestamp_type=(int(first["attributes"]) >> 3) & 1, log_append_time=int(first["max_timestamp"]),
             partition_leader_epoch=int(first["partition_leader_epoch"]),
@@ -645,18 +661,43 @@ class LogCleaner:
 
 
 class _RebuildColumns:
-    """The retained rows of a chunk's rebuilt batches: one take per column, sliced per run."""
+    """The retained rows of a chunk's rebuilt batches, gathered per run as row pointers into the decoded
+    columns (no bytes copied, and no pyarrow.compute: its import alone costs a one-shot compaction about
+    0.15 s)."""
 
-    __slots__ = ("keys", "values", "timestamps", "headers", "offsets")
+    __slots__ = ("rows", "keys", "values", "timestamps", "offsets", "hstart", "hcount", "hkeys", "hvals")
 
     def __init__(self, table: pa.Table, rows: np.ndarray, offsets: np.ndarray) -> None:
-        idx = int64_array(rows)
-        self.keys = _one(table.column("key").take(idx))
-        self.values = _one(table.column("value").take(idx))
-        self.timestamps = numpy_of(table.column("timestamp").take(idx)) // 1000
-        hs = table.column("headers")
-        self.headers = _one(hs.take(idx)) if hs.null_count < len(hs) else None
-        self.offsets = offsets[rows]
+        self.rows = np.ascontiguousarray(rows, dtype=np.int64)
+        self.keys = binary_parts(_one(table.column("key")), "key")
+        self.values = binary_parts(_one(table.column("value")), "value")
+        self.timestamps = numpy_of(table.column("timestamp"))[self.rows] // 1000
+        self.offsets = offsets[self.rows]
+        hs = _one(table.column("headers"))
+        self.hstart = None
+        if hs.null_count < len(hs):
+            hoff = numpy_of(hs.offsets).astype(np.int64)
+            # per row: where its header items start in the struct column, and how many (a null list: none)
+            self.hstart = hoff[:-1]
+            self.hcount = np.where(valid_mask(hs), np.diff(hoff), 0)
+            self.hkeys = binary_parts(hs.values.field("key"), "header key")
+            self.hvals = binary_parts(hs.values.field("value"), "header value")
+
+    def run(self, lo: int, hi: int) -> tuple[Any, Any, Any]:
+        """(keys, values, headers) columns of the gathered rows ``lo:hi`` for one encode call."""
+        rows = self.rows[lo:hi]
+        keys = _k.Column.from_rows(*self.keys, rows)
+        values = _k.Column.from_rows(*self.values, rows)
+        if self.hstart is None:
+            return keys, values, None
+        starts, counts = self.hstart[rows], self.hcount[rows]
+        total = int(counts.sum())
+        if not total:
+            return keys, values, None
+        ends = np.cumsum(counts)
+        items = np.arange(total, dtype=np.int64) + np.repeat(starts - (ends - counts), counts)
+        offs = np.concatenate([[0], ends]).astype(np.int64)
+        return keys, values, (_k.Column.from_rows(*self.hkeys, items), _k.Column.from_rows(*self.hvals, items), offs)
 
 
 def _one(col: Any) -> Any:

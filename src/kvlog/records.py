@@ -698,26 +698,34 @@ def _scan_headers(view: memoryview) -> np.ndarray:
 
 
 # -------------------------------------------------------------------------------------------- encoding
+def binary_parts(obj: pa.Array, what: str = "value") -> tuple[Any, np.ndarray, np.ndarray | None]:
+    """``(data, offsets as int64, validity as one byte per row or None)`` of a binary or string Arrow
+    array, the form :class:`kvlog._core.records.Column` takes."""
+    t = obj.type
+    if t in (pa.binary(), pa.string()):
+        width = np.int32
+    elif t in (pa.large_binary(), pa.large_string()):
+        width = np.int64
+    else:
+        raise TypeError(f"{what} must be a binary or string Arrow array, not {t}")
+    _, offsets_buf, data = obj.buffers()[:3]
+    offsets: np.ndarray = np.frombuffer(offsets_buf, dtype=width)[obj.offset : obj.offset + len(obj) + 1]
+    offsets = offsets.astype(np.int64, copy=True)
+    valid = None if obj.null_count == 0 else valid_mask(obj).astype(np.uint8)
+    return data if data is not None else b"", offsets, valid
+
+
 def _column(obj: Any, n: int, what: str) -> Any:
     if obj is None:
         return _k.Column.nulls(n)
+    if isinstance(obj, _k.Column):  # built by a caller inside kvlog (the cleaner's gathered rows)
+        return obj
     if isinstance(obj, pa.ChunkedArray):
         obj = obj.combine_chunks()
     if isinstance(obj, pa.Array):
-        t = obj.type
-        if t in (pa.binary(), pa.string()):
-            width = np.int32
-        elif t in (pa.large_binary(), pa.large_string()):
-            width = np.int64
-        elif pa.types.is_null(t):
+        if pa.types.is_null(obj.type):
             return _k.Column.nulls(len(obj))
-        else:
-            raise TypeError(f"{what} must be a binary or string Arrow array, not {t}")
-        validity, offsets_buf, data = obj.buffers()[:3]
-        offsets: np.ndarray = np.frombuffer(offsets_buf, dtype=width)[obj.offset : obj.offset + len(obj) + 1]
-        offsets = offsets.astype(np.int64, copy=True)
-        valid = None if obj.null_count == 0 else valid_mask(obj).astype(np.uint8)
-        return _k.Column.from_buffers(data if data is not None else b"", offsets, valid)
+        return _k.Column.from_buffers(*binary_parts(obj, what))
     if isinstance(obj, (bytes, bytearray, str)):
         raise TypeError(f"{what} must be a sequence of values, not a single {type(obj).__name__}")
     if not isinstance(obj, (list, tuple)):
@@ -760,6 +768,8 @@ def _timestamps(ts: Any, n: int) -> np.ndarray:
 def _headers(headers: Any, n: int) -> tuple[Any, Any, np.ndarray | None]:
     if headers is None:
         return None, None, None
+    if isinstance(headers, tuple) and len(headers) == 3 and isinstance(headers[0], _k.Column):
+        return headers  # (keys, values, offsets) columns built inside kvlog (the cleaner)
     if isinstance(headers, pa.ChunkedArray):
         headers = headers.combine_chunks()
     if isinstance(headers, pa.Array):

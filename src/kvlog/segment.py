@@ -254,8 +254,10 @@ class LogSegment:
         size = self._size
         want = self.index_interval_bytes + HEADER_ROOM + extra
         cont = self._fetch_next
-        if cont is not None and cont[0] == offset and cont[1] < size:
-            pos, checked, want = cont[1], True, HEADER_ROOM + extra  # where the previous fetch ended
+        # a fetch from the offset where the previous one ended starts at its end position
+        cont_pos = cont[1] if cont is not None and cont[0] == offset and cont[1] < size else -1
+        if cont_pos >= 0:
+            pos, checked, want = cont_pos, True, HEADER_ROOM + extra
         else:
             pos, checked = self._hint(offset)
         cut_end = (size if limit is None else limit)
@@ -265,7 +267,7 @@ class LogSegment:
                 return None
             found = self._find(data, pos, offset, extra if max_bytes is None else max_bytes, stop_offset,
                                cut_end - pos)
-            if cont is not None and pos == cont[1] and 0 <= found[6] < offset:
+            if pos == cont_pos and 0 <= found[6] < offset:  # (an index hint may land there too)
                 raise CorruptRecordError(
                     f"the batch at position {pos} starts at offset {found[6]}, before offset {offset} where "
                     "the previous fetch ended (a field outside the CRC is damaged)",

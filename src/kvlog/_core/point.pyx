@@ -21,8 +21,6 @@ from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport INT64_MAX, INT64_MIN
 from libc.string cimport memcpy
 
-import numpy as np
-
 from kvlog.errors import CorruptRecordError, RecordTooLargeError, UnsupportedCodecError
 
 include "framing.pxi"
@@ -456,7 +454,6 @@ cdef inline void prefetch_record(list records, Py_ssize_t j, Py_ssize_t n, bint 
     """Pull a record (or its key, value and timestamp objects) into cache ahead of its turn: with
     thousands of small objects spread over the heap the loads, not the encoding, set the pace."""
     cdef PyObject *r
-    cdef PyObject **items
     cdef Py_ssize_t m
     if j >= n:
         return

@@ -46,6 +46,11 @@ class Column:
     @staticmethod
     def from_sequence(seq: Sequence[Any], what: str = "value") -> Column: ...
     @staticmethod
+    def from_rows(
+        data: Buffer, offsets: npt.NDArray[np.int64], valid: npt.NDArray[np.uint8] | None,
+        rows: npt.NDArray[np.int64],
+    ) -> Column: ...
+    @staticmethod
     def from_buffers(
         data: Buffer, offsets: npt.NDArray[np.int64], valid: npt.NDArray[np.uint8] | None = None
     ) -> Column: ...
