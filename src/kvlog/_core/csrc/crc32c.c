@@ -8,12 +8,14 @@
  *            streams over equal chunks of 4096/512/64 bytes, merged with
  *            "shift the state over L zero bytes" tables; the running state is
  *            shifted off the streams' critical path.  Tail: one stream.
- *   PCLMUL   "pclmul+sse4.2": n < 64 one crc32 stream; otherwise blocks of up
- *            to 3 KiB cut into 3 (n < 384) or 6 contiguous streams of any whole
- *            number of words, merged with one carry-less multiply per stream
- *            (K = x^(64m-33) mod P from a table) and one crc32.  Six streams
- *            because recent cores (this Zen 5 included) retire two crc32 per
- *            cycle; on one-per-cycle cores six cost no more than three.
+ *   PCLMUL   "pclmul+sse4.2" (AVX2-only and older x86-64): n < 64 one crc32
+ *            stream; below 1 KiB blocks of up to 3 KiB cut into 3 (n < 384) or
+ *            6 contiguous streams of any whole number of words, merged with one
+ *            carry-less multiply per stream (K = x^(64m-33) mod P from a table)
+ *            and one crc32.  From 1 KiB: a hybrid loop, 4 x 128-bit PCLMULQDQ
+ *            folding beside 4 crc32 streams (crc32c_hybrid128): the crc32 unit
+ *            alone caps at 8 bytes a cycle (where the `crc32c` package sits),
+ *            the multiplier is a separate unit and adds its own share.
  *   VPCLMUL  "vpclmul-avx512+sse4.2": as PCLMUL below 256 bytes; 256..4095:
  *            the 4 x 512-bit VPCLMULQDQ folding engine of crc32.c (final
  *            128->32 reduction with two crc32 instructions) on the whole
@@ -1205,6 +1207,33 @@ KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t sse42_nway_clmul(uint32_t acc, 
     return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(v)) ^ (uint32_t)c[ns - 1];
 }
 
+/* mul(x^(a-33), x^(b-33)) = x^(a+b-33) mod P (rev32 operands) */
+KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kmul(uint32_t a, uint32_t b)
+{
+    __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0x00);
+    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(t));
+}
+
+/* rev32(x^(64m - 33) mod P) for any m >= 1 */
+KVLOG_TARGET_SSE42_PCLMUL static uint32_t kpow(size_t m)
+{
+    uint32_t r = 0;
+    int i, have = 0;
+    for (i = 0; m; i++, m >>= 1) {
+        if (m & 1) {
+            r = have ? kmul(r, crc32c_pow2[i]) : crc32c_pow2[i];
+            have = 1;
+        }
+    }
+    return r;
+}
+
+/* K for a shift over 8m bytes: table for small m, else square-and-multiply */
+KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kget(size_t m)
+{
+    return m <= sizeof(crc32c_combine) / sizeof(crc32c_combine[0]) ? crc32c_combine[m - 1] : kpow(m);
+}
+
 #ifndef CRC32C_6WAY_MIN
 #define CRC32C_6WAY_MIN 384         /* below: three streams, from here: six */
 #endif
@@ -1233,38 +1262,109 @@ KVLOG_TARGET_SSE42_PCLMUL static uint32_t sse42_clmul_kernel(uint32_t s, const u
     return sse42_1way(s, p, n);
 }
 
+#define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+
+/* x (rev128 of A) -> x * x^D folded into 128 bits (k = {rev33(x^(D+32)), rev33(x^(D-32))}) */
+KVLOG_TARGET_SSE42_PCLMUL static inline __m128i fold128c(__m128i x, __m128i k, __m128i data)
+{
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), data);
+}
+
+#ifndef HX_S
+#define HX_S 4  /* crc32 streams beside the 128-bit folding */
+#endif
+#ifndef HX_W
+#define HX_W 5  /* 8-byte words per stream per 64-byte vector step */
+#endif
+
+/* Without VPCLMULQDQ (AVX2-only x86-64, older SSE4.2 cores) the crc32 instruction caps the streams at
+   8 bytes a cycle, the ceiling of every crc32-only kernel.  The 128-bit carry-less multiplier is a
+   separate unit, so a 4 x 128-bit folding engine runs beside HX_S crc32 streams in one loop:
+       [ V = 64*iters bytes: folded ][ HX_S streams over whole words ][ < 8 ]
+   A 64-byte fold is 8 multiplies (2 cycles each on Zen 2-4, 1 on Intel since Skylake) and the streams
+   take HX_W words each meanwhile.  The vector state is reduced with two crc32 instructions and every part
+   is merged by one multiply by x^(64 * words after it) mod P.  Requires n >= 64 + 8*HX_S*HX_W. */
+KVLOG_TARGET_SSE42_PCLMUL static uint32_t crc32c_hybrid128(uint32_t s, const unsigned char *p, size_t n)
+{
+    const size_t step = 64 + 8 * HX_S * HX_W;
+    const size_t iters = n / step, V = 64 * iters;
+    const size_t words = (n - V) / 8, q = words / HX_S, r = words % HX_S;
+    const unsigned char *ps[HX_S], *vp = p + 64;
+    uint64_t c[HX_S], v8;
+    uint32_t kv, kc[HX_S], vstate;
+    __m128i x0, x1, x2, x3, kk, acc;
+    size_t i, k, off = 0;
+    int j;
+
+    for (j = 0; j < HX_S; j++) {
+        size_t len = q + ((size_t)j < r);
+        ps[j] = p + V + 8 * off;
+        off += len;
+        kc[j] = j < HX_S - 1 ? kget(words - off) : 0;
+        c[j] = 0;
+    }
+    kv = kget(words);
+
+    x0 = _mm_xor_si128(LOADU128(p), _mm_cvtsi32_si128((int)s));
+    x1 = LOADU128(p + 16);
+    x2 = LOADU128(p + 32);
+    x3 = LOADU128(p + 48);
+    kk = LOADU128(crc32c_fold.k512);
+    for (i = 1, k = 0; i < iters; i++) {
+        int w;
+        x0 = fold128c(x0, kk, LOADU128(vp));
+        x1 = fold128c(x1, kk, LOADU128(vp + 16));
+        x2 = fold128c(x2, kk, LOADU128(vp + 32));
+        x3 = fold128c(x3, kk, LOADU128(vp + 48));
+        vp += 64;
+        for (w = 0; w < HX_W; w++, k++) {
+            for (j = 0; j < HX_S; j++) {
+                memcpy(&v8, ps[j] + 8 * k, 8);
+                c[j] = _mm_crc32_u64(c[j], v8);
+            }
+        }
+    }
+    /* x0, x1, x2 are 48, 32, 16 bytes before x3 */
+    x0 = fold128c(x0, LOADU128(crc32c_fold.k384), fold128c(x1, LOADU128(crc32c_fold.k256),
+                                                           fold128c(x2, LOADU128(crc32c_fold.k128), x3)));
+    for (; k < q; k++) {
+        for (j = 0; j < HX_S; j++) {
+            memcpy(&v8, ps[j] + 8 * k, 8);
+            c[j] = _mm_crc32_u64(c[j], v8);
+        }
+    }
+    for (j = 0; (size_t)j < r; j++) {
+        memcpy(&v8, ps[j] + 8 * q, 8);
+        c[j] = _mm_crc32_u64(c[j], v8);
+    }
+    /* crc32_u64(c, d) = c*x^64 + d*x^32 mod P: two of them reduce the 128 folded bits */
+    vstate = (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x0)),
+                                     (uint64_t)_mm_extract_epi64(x0, 1));
+    acc = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kv), 0x00);
+    for (j = 0; j < HX_S - 1; j++)
+        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]),
+                                                      _mm_cvtsi32_si128((int)kc[j]), 0x00));
+    s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)c[HX_S - 1];
+    return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
+}
+
+#ifndef CRC32C_HYBRID128_MIN
+#define CRC32C_HYBRID128_MIN 1024
+#endif
+
 static uint32_t crc32c_v_pclmul(uint32_t crc, const unsigned char *p, size_t n)
 {
     if (n < CRC32C_3WAY_MIN)
         return ~sse42_1way(~crc, p, n);
-    return ~sse42_clmul_kernel(~crc, p, n);
+    if (n < CRC32C_HYBRID128_MIN)
+        return ~sse42_clmul_kernel(~crc, p, n);
+    return ~crc32c_hybrid128(~crc, p, n);
 }
 
 #if defined(KVLOG_HAVE_X86_AVX512_KERNELS)
 #define KVLOG_TARGET_VPCLMUL \
     __attribute__((target("sse4.2,pclmul,avx2,avx512f,avx512vl,avx512bw,vpclmulqdq")))
 #define LOADU512(p) _mm512_loadu_si512((const void *)(p))
-
-/* mul(x^(a-33), x^(b-33)) = x^(a+b-33) mod P (rev32 operands) */
-KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kmul(uint32_t a, uint32_t b)
-{
-    __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0x00);
-    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(t));
-}
-
-/* rev32(x^(64m - 33) mod P) for any m >= 1 */
-KVLOG_TARGET_SSE42_PCLMUL static uint32_t kpow(size_t m)
-{
-    uint32_t r = 0;
-    int i, have = 0;
-    for (i = 0; m; i++, m >>= 1) {
-        if (m & 1) {
-            r = have ? kmul(r, crc32c_pow2[i]) : crc32c_pow2[i];
-            have = 1;
-        }
-    }
-    return r;
-}
 
 #define HY_S 6  /* crc32 streams */
 #ifndef HY_W
@@ -1275,12 +1375,6 @@ KVLOG_TARGET_VPCLMUL static inline __m512i fold512c(__m512i x, __m512i k, __m512
 {
     return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
                                      _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
-}
-
-/* K for a shift over 8m bytes: table for small m, else square-and-multiply */
-KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kget(size_t m)
-{
-    return m <= sizeof(crc32c_combine) / sizeof(crc32c_combine[0]) ? crc32c_combine[m - 1] : kpow(m);
 }
 
 /* Larger inputs: the VPCLMULQDQ folding (bound by the carry-less multiplier) and
