@@ -842,6 +842,64 @@ cdef class Decoder:
 # encode from columns
 # ---------------------------------------------------------------------------------------------------
 
+cdef extern from *:
+    """
+    /* Rows of a list or tuple that are exact bytes or None, read through borrowed references (no
+       reference count written into each object) with the objects' headers prefetched a few rows
+       ahead: the items of a Python-built list lie all over the heap, and their cache misses, not
+       the filling, set the pace.  Returns the first row that is anything else. */
+    #define KV_SEQ_AHEAD 16
+    static Py_ssize_t kv_bytes_items(PyObject *seq, const uint8_t **ptr, int64_t *len, Py_ssize_t n)
+    {
+        PyObject **items = PySequence_Fast_ITEMS(seq);
+        Py_ssize_t i;
+        for (i = 0; i < n; i++) {
+            PyObject *o;
+            if (i + KV_SEQ_AHEAD < n)
+                __builtin_prefetch((const void *)items[i + KV_SEQ_AHEAD], 0, 3);
+            o = items[i];
+            if (o == Py_None) {
+                ptr[i] = NULL;
+                len[i] = -1;
+            } else if (PyBytes_CheckExact(o)) {
+                ptr[i] = (const uint8_t *)PyBytes_AS_STRING(o);
+                len[i] = PyBytes_GET_SIZE(o);
+            } else {
+                return i;
+            }
+        }
+        return n;
+    }
+
+    /* The same for a list of exact ints in the int64 range (timestamps); returns the first row that
+       is not one. */
+    static Py_ssize_t kv_int64_items(PyObject *seq, int64_t *out, Py_ssize_t n)
+    {
+        PyObject **items = PySequence_Fast_ITEMS(seq);
+        Py_ssize_t i;
+        for (i = 0; i < n; i++) {
+            PyObject *o;
+            int overflow;
+            long long v;
+            if (i + KV_SEQ_AHEAD < n)
+                __builtin_prefetch((const void *)items[i + KV_SEQ_AHEAD], 0, 3);
+            o = items[i];
+            if (!PyLong_CheckExact(o))
+                return i;
+            v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (overflow || (v == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                return i;
+            }
+            out[i] = (int64_t)v;
+        }
+        return n;
+    }
+    """
+    Py_ssize_t kv_bytes_items(object seq, const uint8_t **ptr, int64_t *len, Py_ssize_t n)
+    Py_ssize_t kv_int64_items(object seq, int64_t *out, Py_ssize_t n)
+
+
 cdef class Column:
     """Pointer + length per row over caller-owned bytes (length -1 = null); keeps its sources alive."""
     cdef const uint8_t **ptr
@@ -884,10 +942,12 @@ cdef class Column:
     def from_sequence(seq, str what="value"):
         """bytes / bytearray / str (UTF-8) / any bytes-like / None per item."""
         cdef Column col = Column.__new__(Column)
-        cdef Py_ssize_t i, n = len(seq)
+        cdef Py_ssize_t i, start = 0, n = len(seq)
         cdef object item
         col._alloc(n)
-        for i in range(n):
+        if type(seq) is list or type(seq) is tuple:
+            start = kv_bytes_items(seq, col.ptr, col.len, n)
+        for i in range(start, n):
             item = seq[i]
             if item is None:
                 col.ptr[i] = NULL
@@ -1389,6 +1449,8 @@ def int64_list(list seq, int64_t[::1] out):
     cdef long long v
     if out.shape[0] != n:
         raise ValueError(f"expected {n} slots, got {out.shape[0]}")
+    if n and kv_int64_items(seq, &out[0], n) == n:
+        return True
     for i in range(n):
         item = seq[i]
         if not PyLong_CheckExact(item):
