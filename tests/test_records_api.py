@@ -356,3 +356,33 @@ def test_encode_arrays_list_timestamps_match_numpy(stamps):
 def test_encode_arrays_list_timestamps_keep_their_errors(stamps, error):
     with pytest.raises(error):
         kvlog.encode_arrays([b"a", b"b"], [b"a", b"b"], stamps)
+
+
+_items = st.one_of(st.none(), st.binary(max_size=12), st.text(max_size=6),
+                   st.binary(max_size=12).map(bytearray), st.binary(max_size=12).map(memoryview))
+
+
+@given(st.lists(_items, max_size=60), st.booleans())
+def test_python_sequences_of_mixed_items_encode_each_row(items, as_tuple):
+    """Lists and tuples take a fast path for exact bytes and None and hand the rest to the general
+    conversion from the first other item on: every row keeps its own bytes."""
+    seq = tuple(items) if as_tuple else list(items)
+    want = [None if v is None else v.encode() if isinstance(v, str) else bytes(v) for v in items]
+    buf = kvlog.encode_arrays(seq, seq, list(range(len(seq))), records_per_batch=7)
+    got = [(r.key, r.value, r.timestamp) for r in MemoryRecords(buf).records()]
+    assert got == [(w, w, i) for i, w in enumerate(want)]
+
+
+@given(st.lists(st.one_of(st.integers(-1, 2**63 - 1), st.integers(2**63, 2**70), st.just(True),
+                          st.floats(0, 10)), min_size=1, max_size=40))
+def test_list_timestamps_convert_or_fail_as_a_whole(stamps):
+    """The C conversion of a timestamp list gives up on the first item that is not an exact int64
+    and the general conversion decides (an error, or numpy's reading of bools and floats)."""
+    try:
+        want = np.asarray(stamps, dtype=np.int64) if all(type(t) is int and t < 2**63 for t in stamps) else None
+    except OverflowError:
+        want = None
+    out = np.zeros(len(stamps), dtype=np.int64)
+    assert K.int64_list(stamps, out) == (want is not None)
+    if want is not None:
+        assert out.tolist() == want.tolist()
