@@ -4,6 +4,7 @@ The C kernels pick the fastest implementation for this CPU once, at import (``kv
 """
 
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_GET_SIZE
 from cpython.long cimport PyLong_AsUnsignedLongLongMask
 from libc.stdint cimport uint32_t, uint8_t
 
@@ -43,6 +44,8 @@ def crc32(data, value=0):
     """CRC-32 (IEEE 802.3) of ``data``, continuing from ``value``; same results as ``zlib.crc32``."""
     cdef Py_buffer view
     cdef uint32_t v = 0 if value is 0 else <uint32_t>PyLong_AsUnsignedLongLongMask(value)
+    if PyBytes_CheckExact(data) and PyBytes_GET_SIZE(data) < NOGIL_BYTES:  # no buffer protocol round trip
+        return kvlog_crc32(v, <const uint8_t *>PyBytes_AS_STRING(data), <size_t>PyBytes_GET_SIZE(data))
     PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
     if view.len >= NOGIL_BYTES:
         with nogil:
@@ -57,6 +60,8 @@ def crc32c(data, value=0):
     """CRC-32C (Castagnoli) of ``data``, continuing from ``value`` (zlib-style incremental use)."""
     cdef Py_buffer view
     cdef uint32_t v = 0 if value is 0 else <uint32_t>PyLong_AsUnsignedLongLongMask(value)
+    if PyBytes_CheckExact(data) and PyBytes_GET_SIZE(data) < NOGIL_BYTES:  # no buffer protocol round trip
+        return kvlog_crc32c(v, <const uint8_t *>PyBytes_AS_STRING(data), <size_t>PyBytes_GET_SIZE(data))
     PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
     if view.len >= NOGIL_BYTES:
         with nogil:
