@@ -1171,7 +1171,7 @@ class Log:
                 t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
             tables.append(t)
         if not tables:
-            return record_schema(include_headers).empty_table()
+            return pa.Table.from_batches([], schema=record_schema(include_headers))  # (empty_table imports pandas)
         return pa.concat_tables(tables)
 
     # ------------------------------------------------------------------------------ time search

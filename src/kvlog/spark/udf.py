@@ -95,7 +95,7 @@ def _decode_with_counts(col: pa.Array, *, include_headers: bool, check_crc: bool
         counts[i] = t.num_rows
         tables.append(t)
     schema = record_schema(include_headers)
-    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    table = pa.concat_tables(tables) if tables else pa.Table.from_batches([], schema=schema)  # no pandas import
     columns = [table.column(j).combine_chunks() for j in range(len(schema))]
     names = list(schema.names)
     if include_headers:
