@@ -276,9 +276,40 @@ def log_rows(repeat):
         rows.append(("offset_for_timestamp latency", f"{len(log.segments)} segments", t_ts / len(probes) * 1e6,
                      float("nan"), "µs/call", 0.0))
         log.close()
+        rows.append(cold_to_arrow_row(os.path.join(root, "cold-0"), chunks, len(stamps), repeat))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return rows
+
+
+_COLD_CHILD = """import sys, time
+import kvlog
+log = kvlog.Log.open(sys.argv[1], read_only=True)
+t = time.perf_counter(); n = log.to_arrow().num_rows; first = time.perf_counter() - t
+warm = []
+for _ in range(3):
+    t = time.perf_counter(); log.to_arrow(); warm.append(time.perf_counter() - t)
+print(n, first, min(warm))
+"""
+
+
+def cold_to_arrow_row(path, chunks, n, repeat):
+    """The first ``Log.to_arrow()`` of a new process (a one-shot job: fresh memory, nothing cached but
+    the file pages) beside the same call once the process is warm; only the calls are timed."""
+    from kvlog.log import Log
+
+    log = Log.open(path, kvlog.LogConfig())
+    for c in chunks:
+        log.append(c)
+    log.close()
+    first = warm = float("inf")
+    for _ in range(max(3, repeat // 3)):
+        out = subprocess.run([sys.executable, "-c", _COLD_CHILD, path], check=True, capture_output=True, text=True)
+        rows, f, w = out.stdout.split()
+        assert int(rows) == n
+        first, warm = min(first, float(f)), min(warm, float(w))
+    return ("Log.to_arrow, first in a process", "same call, warm process", n / first / 1e6, n / warm / 1e6,
+            "M rec/s", 0.0)
 
 
 def cleaner_rows(repeat):
