@@ -635,3 +635,26 @@ def test_concurrent_batches_guarded():
     for th in threads:
         th.join()
     assert len(results) == 2 and all(bool(r.all()) for r in results)
+
+
+@given(st.lists(st.one_of(st.none(), st.binary(max_size=20)), min_size=1, max_size=300),
+       st.sampled_from(["offset", "timestamp"]))
+def test_given_digests_act_as_the_keys(keys, strategy):
+    """A map built and queried with digests computed once (md5_arrow) holds the same bytes and gives
+    the same verdicts as one that hashes the keys itself; digests of another length are refused."""
+    from kvlog.offset_map import md5_arrow
+
+    arr = pa.array(keys, pa.binary())
+    offsets = np.arange(len(keys), dtype=np.int64) * 3
+    versions = np.array([(i * 7919) % 50 for i in range(len(keys))], dtype=np.int64)
+    vers = versions if strategy == "timestamp" else None
+    digests = md5_arrow(arr)
+    assert digests.shape == (len(keys), 16)
+    assert all(bytes(digests[i]) == hashlib.md5(k).digest() for i, k in enumerate(keys) if k is not None)
+    plain, given_ = OffsetMap(1 << 16, strategy=strategy), OffsetMap(1 << 16, strategy=strategy)
+    assert plain.put_arrow(arr, offsets, vers) == given_.put_arrow(arr, offsets, vers, digests)
+    assert bytes(plain.memory_view()) == bytes(given_.memory_view())
+    probe = offsets[::-1].copy()
+    assert plain.retain_arrow(arr, probe, vers).tolist() == given_.retain_arrow(arr, probe, vers, digests).tolist()
+    with pytest.raises(OffsetMapError, match="16 bytes per key"):
+        given_.retain_arrow(arr, probe, vers, digests[:-1])

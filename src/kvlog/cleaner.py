@@ -50,7 +50,7 @@ from kvlog import _files, checkpoint
 from kvlog._core import records as _k
 from kvlog.errors import ConfigError, KvlogError, LogIOError
 from kvlog.log import Log
-from kvlog.offset_map import OffsetMap
+from kvlog.offset_map import OffsetMap, md5_arrow
 from kvlog.records import MemoryRecords, Record, binary_parts, encode_arrays, key_columns
 from kvlog._arrow import int64_array, numpy_of, valid_mask
 from kvlog.segment import LogSegment
@@ -398,6 +398,7 @@ class LogCleaner:
                 skip = aborted_batch_mask(hdrs["producer_id"], hdrs["base_offset"], hdrs["attributes"], aborted,
                                           hdrs["magic"]) if len(aborted) else None
                 if strategy != "header":
+                    digests = None
                     if extras is None:
                         keys, offsets, stamps = key_columns(data)  # no value bytes copied
                         keep = (offsets >= start) & (offsets < upper)
@@ -405,6 +406,7 @@ class LogCleaner:
                         table = extras["table"] = MemoryRecords(data).to_arrow(
                             include_headers=True, check_crc=False, include_control=True)
                         keys = _one(table.column("key"))
+                        digests = extras["digests"] = md5_arrow(keys)  # hashed once for both passes
                         offsets = numpy_of(table.column("offset"))
                         stamps = numpy_of(table.column("timestamp")) // 1000
                         keep = (offsets >= start) & (offsets < upper)
@@ -418,7 +420,8 @@ class LogCleaner:
                     if not keep.all():
                         idx = np.nonzero(keep)[0]
                         keys, offsets, stamps = keys.take(int64_array(idx)), offsets[idx], stamps[idx]
-                    n = omap.put_arrow(keys, offsets, stamps if strategy == "timestamp" else None)
+                        digests = digests[idx] if digests is not None else None
+                    n = omap.put_arrow(keys, offsets, stamps if strategy == "timestamp" else None, digests)
                     if n < len(offsets):
                         stats.map_full = True
                         return int(offsets[n]) if n else max(end, start)
@@ -499,8 +502,7 @@ class LogCleaner:
                 for hdrs, extras, data in self._decode(seg, True):
                     stats.bytes_read += len(data)
                     blob = self._filter_chunk(data, hdrs, omap, now, strategy, header_key, log.config, stats,
-                                              active_producers, range_end, txns,
-                                              None if extras is None else extras.get("table"))
+                                              active_producers, range_end, txns, extras)
                     if blob:
                         out.append(blob, MemoryRecords(blob).batch_headers(check_crc=False))
                         stats.bytes_written += len(blob)
@@ -515,9 +517,12 @@ class LogCleaner:
 
     def _filter_chunk(self, data: memoryview, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
                       header_key: str, cfg: Any, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
-                      range_end: int, txns: "_CleanedTxns", table: pa.Table | None = None) -> bytes:
+                      range_end: int, txns: "_CleanedTxns", extras: dict[str, Any] | None = None) -> bytes:
         """Recopy one chunk of whole batches, deciding on columns (no Python loop per record; one per
-        transactional or control batch for the transaction rules)."""
+        transactional or control batch for the transaction rules). ``extras``: what the map pass left
+        for this chunk (its decoded table and key digests)."""
+        table = None if extras is None else extras.get("table")
+        digests = None if extras is None else extras.get("digests")
         base = int(hdrs["position"][0])
         nb = len(hdrs)
         magic = hdrs["magic"]
@@ -536,7 +541,7 @@ class LogCleaner:
             versions = np.asarray(self._versions(
                 [Record(None, None, None, tuple((h["key"], h["value"]) for h in (hs or ())))
                  for hs in table.column("headers").to_pylist()], strategy, header_key, stats), dtype=np.int64)
-        retain = omap.retain_arrow(keys, offsets, versions).astype(bool)
+        retain = omap.retain_arrow(keys, offsets, versions, digests).astype(bool)
         # Kafka: a record without a key is discarded once the map has passed its offset
         retain &= ~(~valid_mask(keys) & (offsets <= omap.latest_offset))
         hz = np.where((magic == 2) & ((attrs & 0x40) != 0), hdrs["base_timestamp"], -1)

@@ -64,7 +64,8 @@ from kvlog._arrow import valid_mask
 from kvlog._core import offset_map as _k
 from kvlog._core.offset_map import OffsetMapError, OffsetMapFullError
 
-__all__ = ["OffsetMap", "OffsetMapError", "OffsetMapFullError", "STRATEGIES", "md5", "arrow_key_columns"]
+__all__ = ["OffsetMap", "OffsetMapError", "OffsetMapFullError", "STRATEGIES", "md5", "md5_arrow",
+           "arrow_key_columns"]
 
 STRATEGIES: tuple[str, ...] = tuple(_k.STRATEGIES)
 
@@ -102,6 +103,13 @@ def arrow_key_columns(keys: Any) -> tuple[Any, npt.NDArray[Any], Any, bool]:
     return data, key_offsets, valid_mask(keys), False
 
 
+def md5_arrow(keys: Any) -> npt.NDArray[np.uint8]:
+    """The MD5 digest of every key of a pyarrow binary array, one row of 16 bytes each (null keys get
+    the digest of no bytes): computed once, they serve a map build and a recopy of the same rows."""
+    data, koff, _, _ = arrow_key_columns(keys)
+    return np.frombuffer(_k.md5_many(data, koff), dtype=np.uint8).reshape(-1, 16)
+
+
 class OffsetMap(_k.OffsetMap):
     """Kafka's SkimpyOffsetMap: ``OffsetMap(memory, *, strategy="offset", load_factor=0.9)``.
 
@@ -113,17 +121,19 @@ class OffsetMap(_k.OffsetMap):
 
     __slots__ = ()
 
-    def put_arrow(self, keys: Any, offsets: npt.ArrayLike, versions: npt.ArrayLike | None = None) -> int:
-        """:meth:`put_many` over a pyarrow binary array of keys."""
+    def put_arrow(self, keys: Any, offsets: npt.ArrayLike, versions: npt.ArrayLike | None = None,
+                  digests: npt.NDArray[np.uint8] | None = None) -> int:
+        """:meth:`put_many` over a pyarrow binary array of keys (``digests``: from :func:`md5_arrow`)."""
         data, koff, valid, bitmap = arrow_key_columns(keys)
-        return self.put_many(data, koff, valid, offsets, versions, bitmap=bitmap)
+        return self.put_many(data, koff, valid, offsets, versions, bitmap=bitmap, digests=digests)
 
     def retain_arrow(
-        self, keys: Any, offsets: npt.ArrayLike, versions: npt.ArrayLike | None = None
+        self, keys: Any, offsets: npt.ArrayLike, versions: npt.ArrayLike | None = None,
+        digests: npt.NDArray[np.uint8] | None = None,
     ) -> npt.NDArray[np.uint8]:
-        """:meth:`retain_many` over a pyarrow binary array of keys."""
+        """:meth:`retain_many` over a pyarrow binary array of keys (``digests``: from :func:`md5_arrow`)."""
         data, koff, valid, bitmap = arrow_key_columns(keys)
-        return self.retain_many(data, koff, valid, offsets, versions, bitmap=bitmap)
+        return self.retain_many(data, koff, valid, offsets, versions, bitmap=bitmap, digests=digests)
 
     def __repr__(self) -> str:
         return (

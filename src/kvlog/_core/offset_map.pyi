@@ -64,6 +64,7 @@ class OffsetMap:
         versions: _Ints | None = None,
         *,
         bitmap: bool = False,
+        digests: Buffer | npt.NDArray[np.uint8] | None = None,
     ) -> int: ...
     def retain_many(
         self,
@@ -74,6 +75,7 @@ class OffsetMap:
         versions: _Ints | None = None,
         *,
         bitmap: bool = False,
+        digests: Buffer | npt.NDArray[np.uint8] | None = None,
     ) -> npt.NDArray[np.uint8]: ...
     def memory_view(self) -> memoryview: ...
 

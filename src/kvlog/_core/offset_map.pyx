@@ -265,6 +265,7 @@ cdef struct Cols:
     bint bitmap                 # valid is an Arrow bitmap (LSB first) instead of one byte per row
     const int64_t *offsets
     const int64_t *versions     # NULL: no versions (-1)
+    const unsigned char *digests  # NULL: hash the keys; else the rows' 16-byte MD5 digests, given
     int64_t n
 
 
@@ -314,7 +315,10 @@ cdef inline void pipe_hash(const Cols *c, Pipe *p, int64_t k) noexcept nogil:
     cdef int64_t start = k * CHUNK, cnt
     if start < c.n:
         cnt = CHUNK if c.n - start > CHUNK else c.n - start
-        hash_rows(c, start, cnt, p.h + (start & (RING - 1)) * HS)
+        if c.digests != NULL:  # computed once by the caller for a map build and a recopy of the same rows
+            memcpy(p.h + (start & (RING - 1)) * HS, c.digests + start * HS, <size_t>(cnt * HS))
+        else:
+            hash_rows(c, start, cnt, p.h + (start & (RING - 1)) * HS)
 
 
 cdef inline void pipe_first(const Map *m, const Cols *c, Pipe *p, int64_t r) noexcept nogil:
@@ -479,6 +483,20 @@ cdef class _Batch:
             PyBuffer_Release(&self.view)
 
 
+cdef int _given_digests(_Batch b, object digests) except -1:
+    """Point the batch at caller-computed digests (kept alive with it), 16 bytes per row."""
+    cdef const uint8_t[::1] d
+    if digests is None:
+        return 0
+    arr = np.ascontiguousarray(digests, dtype=np.uint8).reshape(-1)
+    if arr.shape[0] != HS * b.c.n:
+        raise OffsetMapError(f"digests must hold {HS} bytes per key ({HS * b.c.n}), not {arr.shape[0]}")
+    d = arr
+    b.keep = (b.keep, arr)
+    b.c.digests = &d[0] if b.c.n else NULL
+    return 0
+
+
 cdef _Batch _batch(object key_data, object key_offsets, object key_valid, object offsets, object versions,
                    bint bitmap, bint need_versions):
     cdef _Batch b = _Batch.__new__(_Batch)
@@ -500,6 +518,7 @@ cdef _Batch _batch(object key_data, object key_offsets, object key_valid, object
     offs = offs_arr
     keep = [koff, offs_arr, key_data]
     b.c.n = n
+    b.c.digests = NULL
     b.c.offsets = &offs[0] if n else NULL
     if key_data is None:
         b.c.data = _NO_BYTES
@@ -792,14 +811,18 @@ cdef class OffsetMap:
         self.st.probes = 0
 
     # --- batches ----------------------------------------------------------------------------------
-    def put_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False):
+    def put_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False,
+                 digests=None):
         """Sequential puts of a binary column of keys (null keys skipped) until ``size >= max_load``;
-        returns the number of records consumed. Releases the GIL. See the module docstring."""
+        returns the number of records consumed. Releases the GIL. See the module docstring.
+        ``digests``: the rows' MD5 digests (16 bytes each, as :func:`md5_many` gives) to use instead of
+        hashing the keys again."""
         cdef _Batch b
         cdef Stats st
         cdef int64_t done
         cdef Pipe pipe
         b = _batch(key_data, key_offsets, key_valid, offsets, versions, bitmap, self.m.versioned)
+        _given_digests(b, digests)
         if not self.m.versioned:
             b.c.versions = NULL
         self._check_write()
@@ -821,14 +844,16 @@ cdef class OffsetMap:
         self.st.probes += st.probes
         return done
 
-    def retain_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False):
+    def retain_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False,
+                    digests=None):
         """``should_retain`` of every record of a binary column of keys as a uint8 array (1 = keep; null
-        keys are kept). Releases the GIL; several may run at once."""
+        keys are kept). Releases the GIL; several may run at once. ``digests`` as for :meth:`put_many`."""
         cdef _Batch b
         cdef Stats st
         cdef Pipe pipe
         cdef cnp.ndarray out
         b = _batch(key_data, key_offsets, key_valid, offsets, versions, bitmap, self.m.versioned)
+        _given_digests(b, digests)
         if not self.m.versioned:
             b.c.versions = NULL
         out = np.empty(b.c.n, dtype=np.uint8)
