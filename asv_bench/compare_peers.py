@@ -443,6 +443,9 @@ def _timed(fn):
     return time.perf_counter() - t
 
 
+#: tiers measured and reported without targets: the portable kernels exist for correctness everywhere
+UNTARGETED_TIERS = ("portable",)
+
 TIER_NEEDS = {"avx2": {"avx2", "pclmul", "sse42"}, "sse4.2+pclmul": {"pclmul", "sse42"}}
 
 
@@ -487,9 +490,12 @@ def print_table(tier, info, rows):
             continue
         ratio = ours / theirs
         mark = "ok" if ratio >= target else "MISSED"
-        if ratio < target:
-            failed.append(f"{what} ({tier})")
-        shown = f"≥ {target:g}x {mark}" if target else "(info)"
+        if tier in UNTARGETED_TIERS and target:
+            shown = f"(≥ {target:g}x elsewhere)"  # measured and reported, no target (issue 14)
+        else:
+            if ratio < target:
+                failed.append(f"{what} ({tier})")
+            shown = f"≥ {target:g}x {mark}" if target else "(info)"
         print(f"| {tier:13} | {what:32} | {peer:22} | {ours:9.2f} | {theirs:9.2f} | {unit:7} | {ratio:5.2f}x "
               f"| {shown} |")
     return failed
