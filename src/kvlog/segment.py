@@ -315,7 +315,10 @@ class LogSegment:
     def _window(self, position: int, size: int) -> bytes:
         """Up to ``size`` bytes from ``position``, never past the readable end (one ``pread``)."""
         end = self._size
-        return self._span(position, min(size, end - position)) if position < end else b""
+        if position >= end:
+            return b""
+        size = min(size, end - position)  # point operations: one call down to the syscall
+        return _io.fs.pread(self._fd, size, position) if size < POOLED_READ else self.pread_block(position, size)
 
     def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
         """The first batch whose last offset ≥ ``offset``, searched from the offset index's hint."""
