@@ -446,7 +446,8 @@ def _timed(fn):
 #: tiers measured and reported without targets: the portable kernels exist for correctness everywhere
 UNTARGETED_TIERS = ("portable",)
 
-TIER_NEEDS = {"avx2": {"avx2", "pclmul", "sse42"}, "sse4.2+pclmul": {"pclmul", "sse42"}}
+TIER_NEEDS = {"avx2+vpclmul": {"avx2", "pclmul", "sse42", "vpclmul"}, "avx2": {"avx2", "pclmul", "sse42"},
+              "sse4.2+pclmul": {"pclmul", "sse42"}}
 
 
 def reachable_tiers():

@@ -24,12 +24,13 @@ X86 = platform.machine() in ("x86_64", "AMD64")
 # the kernels each tier must choose on x86-64 when the CPU offers the tier's features
 X86_KERNELS = {
     "native": None,  # whatever the CPU offers best
+    "avx2+vpclmul": ("vpclmul-avx2", "vpclmul-avx2+sse4.2", "avx2-x16"),
     "avx2": ("pclmul", "pclmul+sse4.2", "avx2-x16"),
     "sse4.2+pclmul": ("pclmul", "pclmul+sse4.2", "sse2-x8"),
     "portable": ("slice8", "slice8", "scalar"),
 }
-NEEDS = {"native": set(), "avx2": {"avx2", "pclmul", "sse42"}, "sse4.2+pclmul": {"pclmul", "sse42"},
-         "portable": set()}
+NEEDS = {"native": set(), "avx2+vpclmul": {"avx2", "pclmul", "sse42", "vpclmul"}, "avx2": {"avx2", "pclmul", "sse42"},
+         "sse4.2+pclmul": {"pclmul", "sse42"}, "portable": set()}
 
 CHECK = r"""
 import hashlib, json, os, zlib

@@ -12,6 +12,7 @@ import os
 CPU_FEATURES = ("sse2", "sse42", "pclmul", "avx2", "avx512", "vpclmul", "arm-crc32", "arm-pmull", "neon")
 CPU_TIERS = {
     "native": "",
+    "avx2+vpclmul": "avx512",
     "avx2": "avx512,vpclmul",
     "sse4.2+pclmul": "avx2,avx512,vpclmul",
     "portable": "all",

@@ -17,6 +17,9 @@
  *            folded by 2048 bits per 256-byte step, then 512-bit steps, the 4
  *            lanes of the last zmm merged with one lane-wise multiply, and the
  *            128-bit PCLMUL finish above.  n < 256 uses the PCLMUL kernel.
+ *   VPCLMUL_AVX2 (AVX2 + VPCLMULQDQ, no AVX-512: Zen 3, Intel client cores)
+ *            4 x 256-bit registers folded by 1024 bits per 128-byte step, merged
+ *            pairwise, then the 128-bit PCLMUL finish.  n < 128 as PCLMUL.
  *   ARMV8    (aarch64 CRC32) three interleaved __crc32d streams over equal
  *            chunks, merged with generated "shift by L bytes" tables.
  * SSE42 has no meaning for IEEE CRC-32 (the x86 crc32 instruction is CRC-32C).
@@ -1166,6 +1169,67 @@ KVLOG_TARGET_VPCLMUL uint32_t kvlog__crc_fold_vpclmul_state(const kvlog_crc_fold
     const unsigned char *z = (const unsigned char *)zstate;
     return fold512_finish(k, LOADU512(z), LOADU512(z + 64), LOADU512(z + 128), LOADU512(z + 192), NULL, 0);
 }
+
+/* 256-bit VPCLMULQDQ under AVX2 (no AVX-512): 4 x 256-bit registers folded by 1024 bits per 128-byte
+   step, merged pairwise into one register and then into one 128-bit lane for fold_finish. */
+#define KVLOG_TARGET_VPCLMUL256 __attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
+#define LOADU256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define BCAST128(p) _mm256_broadcastsi128_si256(LOADU128(p))
+
+KVLOG_TARGET_VPCLMUL256 static inline __m256i fold256(__m256i x, __m256i k, __m256i data)
+{
+    return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00),
+                                             _mm256_clmulepi64_epi128(x, k, 0x11)), data);
+}
+
+/* x0..x3 cover 128 consecutive bytes (x0 first): one 128-bit lane holding all of them */
+KVLOG_TARGET_VPCLMUL256 static inline __m128i fold256_merge(const kvlog_crc_fold_consts *k, __m256i x0, __m256i x1,
+                                                            __m256i x2, __m256i x3)
+{
+    const __m256i k256 = BCAST128(k->k256);
+    __m256i w = fold256(fold256(x0, k256, x1), BCAST128(k->k512), fold256(x2, k256, x3));
+    __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+    const __m128i k128 = LOADU128(k->k128);
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(lo, k128, 0x00), _mm_clmulepi64_si128(lo, k128, 0x11)),
+                         hi);
+}
+
+KVLOG_TARGET_VPCLMUL256 uint32_t kvlog__crc_fold_vpclmul256(const kvlog_crc_fold_consts *k, uint32_t state,
+                                                            const unsigned char *p, size_t n)
+{
+    __m256i x0, x1, x2, x3, kk;
+    __m128i r;
+
+    if (n < 128)
+        return kvlog__crc_fold_pclmul(k, state, p, n);
+    x0 = _mm256_xor_si256(LOADU256(p), _mm256_inserti128_si256(_mm256_setzero_si256(),
+                                                               _mm_cvtsi32_si128((int)state), 0));
+    x1 = LOADU256(p + 32);
+    x2 = LOADU256(p + 64);
+    x3 = LOADU256(p + 96);
+    p += 128;
+    n -= 128;
+    kk = BCAST128(k->k1024);
+    while (n >= 128) {
+        x0 = fold256(x0, kk, LOADU256(p));
+        x1 = fold256(x1, kk, LOADU256(p + 32));
+        x2 = fold256(x2, kk, LOADU256(p + 64));
+        x3 = fold256(x3, kk, LOADU256(p + 96));
+        p += 128;
+        n -= 128;
+    }
+    r = fold256_merge(k, x0, x1, x2, x3);
+    _mm256_zeroupper();
+    return fold_finish(k, r, p, n);
+}
+
+KVLOG_TARGET_VPCLMUL256 uint32_t kvlog__crc_fold_vpclmul256_state(const kvlog_crc_fold_consts *k, const void *ystate)
+{
+    const unsigned char *y = (const unsigned char *)ystate;
+    __m128i r = fold256_merge(k, LOADU256(y), LOADU256(y + 32), LOADU256(y + 64), LOADU256(y + 96));
+    _mm256_zeroupper();
+    return fold_finish(k, r, NULL, 0);
+}
 #endif /* KVLOG_HAVE_X86_AVX512_KERNELS */
 
 /* Below this many bytes the table is faster than setting up the folding. */
@@ -1184,6 +1248,13 @@ static uint32_t crc32_v_vpclmul(uint32_t crc, const unsigned char *p, size_t n)
     if (n < CRC32_FOLD_MIN)
         return ~kvlog__crc_slice8(crc32_slice8, ~crc, p, n);
     return ~kvlog__crc_fold_vpclmul(&crc32_fold, ~crc, p, n);
+}
+
+static uint32_t crc32_v_vpclmul_avx2(uint32_t crc, const unsigned char *p, size_t n)
+{
+    if (n < CRC32_FOLD_MIN)
+        return ~kvlog__crc_slice8(crc32_slice8, ~crc, p, n);
+    return ~kvlog__crc_fold_vpclmul256(&crc32_fold, ~crc, p, n);
 }
 #endif
 #endif /* KVLOG_HAVE_X86_KERNELS */
@@ -1299,6 +1370,11 @@ static kvlog_crc_fn crc32_variant_fn(int v)
             kvlog_cpu_has(KVLOG_CPU_AVX512) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
             return crc32_v_vpclmul;
         return NULL;
+    case KVLOG_CRC_VPCLMUL_AVX2:
+        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL) &&
+            kvlog_cpu_has(KVLOG_CPU_AVX2) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
+            return crc32_v_vpclmul_avx2;
+        return NULL;
 #endif
 #endif
 #if defined(KVLOG_HAVE_ARM_KERNELS)
@@ -1313,7 +1389,7 @@ static kvlog_crc_fn crc32_variant_fn(int v)
 }
 
 static const char *const variant_names[KVLOG_CRC_NVARIANTS] = {
-    "slice8", "sse4.2", "pclmul", "vpclmul-avx512", "armv8-crc"
+    "slice8", "sse4.2", "pclmul", "vpclmul-avx512", "armv8-crc", "vpclmul-avx2"
 };
 
 const char *kvlog_crc_variant_name(int variant)
@@ -1330,7 +1406,8 @@ static volatile int crc_initialized;
 
 void kvlog_crc_init(void)
 {
-    static const int order[] = { KVLOG_CRC_VPCLMUL, KVLOG_CRC_PCLMUL, KVLOG_CRC_ARMV8, KVLOG_CRC_SLICE8 };
+    static const int order[] = { KVLOG_CRC_VPCLMUL, KVLOG_CRC_VPCLMUL_AVX2, KVLOG_CRC_PCLMUL, KVLOG_CRC_ARMV8,
+                                 KVLOG_CRC_SLICE8 };
     size_t i;
     if (crc_initialized)
         return;

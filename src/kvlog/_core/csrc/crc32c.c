@@ -23,6 +23,9 @@
  *            alongside; from 4096: a hybrid loop that folds with VPCLMULQDQ and
  *            runs six crc32 streams at the same time (they use different
  *            execution units), merged as above.
+ *   VPCLMUL_AVX2 "vpclmul-avx2+sse4.2" (VPCLMULQDQ without AVX-512: Zen 3,
+ *            Intel client cores): as PCLMUL below 1 KiB, then the hybrid loop
+ *            with 4 x 256-bit folding beside 4 crc32 streams (crc32c_hybrid256).
  *   ARMV8    "armv8-crc": __crc32cd, three streams merged with shift tables.
  */
 #define KVLOG_CRC_INTERNAL 1
@@ -1468,6 +1471,100 @@ KVLOG_TARGET_SSE42_PCLMUL static uint32_t fold512_sse_tail(uint32_t s, const uns
 #define CRC32C_HYBRID_MIN 4096
 #endif
 
+/* VPCLMULQDQ under AVX2 (no AVX-512: Zen 3, Intel client cores): crc32c_hybrid128 with 4 x 256-bit
+   registers, 128 bytes folded per step beside HX_S crc32 streams of HX2_W words each.
+   Requires n >= 128 + 8*HX_S*HX2_W. */
+#define KVLOG_TARGET_VPCLMUL256 __attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
+#define LOADU256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#ifndef HX2_W
+#define HX2_W 6
+#endif
+
+KVLOG_TARGET_VPCLMUL256 static inline __m256i fold256c(__m256i x, __m256i k, __m256i data)
+{
+    return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00),
+                                             _mm256_clmulepi64_epi128(x, k, 0x11)), data);
+}
+
+KVLOG_TARGET_VPCLMUL256 static uint32_t crc32c_hybrid256(uint32_t s, const unsigned char *p, size_t n)
+{
+    const size_t step = 128 + 8 * HX_S * HX2_W;
+    const size_t iters = n / step, V = 128 * iters;
+    const size_t words = (n - V) / 8, q = words / HX_S, r = words % HX_S;
+    const unsigned char *ps[HX_S], *vp = p + 128;
+    uint64_t c[HX_S], v8;
+    uint32_t kv, kc[HX_S], vstate;
+    __m256i x0, x1, x2, x3, kk;
+    __m128i acc;
+    size_t i, k, off = 0;
+    int j;
+    union { __m256i y[4]; unsigned char b[128]; } st;
+
+    for (j = 0; j < HX_S; j++) {
+        size_t len = q + ((size_t)j < r);
+        ps[j] = p + V + 8 * off;
+        off += len;
+        kc[j] = j < HX_S - 1 ? kget(words - off) : 0;
+        c[j] = 0;
+    }
+    kv = kget(words);
+
+    x0 = _mm256_xor_si256(LOADU256(p), _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_cvtsi32_si128((int)s), 0));
+    x1 = LOADU256(p + 32);
+    x2 = LOADU256(p + 64);
+    x3 = LOADU256(p + 96);
+    kk = _mm256_broadcastsi128_si256(LOADU128(crc32c_fold.k1024));
+    for (i = 1, k = 0; i < iters; i++) {
+        int w;
+        x0 = fold256c(x0, kk, LOADU256(vp));
+        x1 = fold256c(x1, kk, LOADU256(vp + 32));
+        x2 = fold256c(x2, kk, LOADU256(vp + 64));
+        x3 = fold256c(x3, kk, LOADU256(vp + 96));
+        vp += 128;
+        for (w = 0; w < HX2_W; w++, k++) {
+            for (j = 0; j < HX_S; j++) {
+                memcpy(&v8, ps[j] + 8 * k, 8);
+                c[j] = _mm_crc32_u64(c[j], v8);
+            }
+        }
+    }
+    _mm256_storeu_si256((__m256i *)(void *)st.b, x0);
+    _mm256_storeu_si256((__m256i *)(void *)(st.b + 32), x1);
+    _mm256_storeu_si256((__m256i *)(void *)(st.b + 64), x2);
+    _mm256_storeu_si256((__m256i *)(void *)(st.b + 96), x3);
+    _mm256_zeroupper();
+    for (; k < q; k++) {
+        for (j = 0; j < HX_S; j++) {
+            memcpy(&v8, ps[j] + 8 * k, 8);
+            c[j] = _mm_crc32_u64(c[j], v8);
+        }
+    }
+    for (j = 0; (size_t)j < r; j++) {
+        memcpy(&v8, ps[j] + 8 * q, 8);
+        c[j] = _mm_crc32_u64(c[j], v8);
+    }
+    vstate = kvlog__crc_fold_vpclmul256_state(&crc32c_fold, st.b);
+    acc = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kv), 0x00);
+    for (j = 0; j < HX_S - 1; j++)
+        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]),
+                                                      _mm_cvtsi32_si128((int)kc[j]), 0x00));
+    s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)c[HX_S - 1];
+    return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
+}
+
+#ifndef CRC32C_HYBRID256_MIN
+#define CRC32C_HYBRID256_MIN 1024
+#endif
+
+static uint32_t crc32c_v_vpclmul_avx2(uint32_t crc, const unsigned char *p, size_t n)
+{
+    if (n < CRC32C_3WAY_MIN)
+        return ~sse42_1way(~crc, p, n);
+    if (n < CRC32C_HYBRID256_MIN)
+        return ~sse42_clmul_kernel(~crc, p, n);
+    return ~crc32c_hybrid256(~crc, p, n);
+}
+
 static uint32_t crc32c_v_vpclmul(uint32_t crc, const unsigned char *p, size_t n)
 {
     if (n < CRC32C_3WAY_MIN)
@@ -1589,6 +1686,11 @@ static kvlog_crc_fn crc32c_variant_fn(int v)
             kvlog_cpu_has(KVLOG_CPU_AVX512) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
             return crc32c_v_vpclmul;
         return NULL;
+    case KVLOG_CRC_VPCLMUL_AVX2:
+        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL) &&
+            kvlog_cpu_has(KVLOG_CPU_AVX2) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
+            return crc32c_v_vpclmul_avx2;
+        return NULL;
 #endif
 #endif
 #if defined(KVLOG_HAVE_ARM_KERNELS)
@@ -1603,7 +1705,7 @@ static kvlog_crc_fn crc32c_variant_fn(int v)
 }
 
 static const char *const kernel_names[KVLOG_CRC_NVARIANTS] = {
-    "slice8", "sse4.2-3way", "pclmul+sse4.2", "vpclmul-avx512+sse4.2", "armv8-crc"
+    "slice8", "sse4.2-3way", "pclmul+sse4.2", "vpclmul-avx512+sse4.2", "armv8-crc", "vpclmul-avx2+sse4.2"
 };
 
 static uint32_t crc32c_resolve(uint32_t crc, const unsigned char *p, size_t n);
@@ -1612,8 +1714,8 @@ static const char *crc32c_active_name = "slice8";
 
 void kvlog__crc32c_init(void)
 {
-    static const int order[] = { KVLOG_CRC_VPCLMUL, KVLOG_CRC_PCLMUL, KVLOG_CRC_SSE42, KVLOG_CRC_ARMV8,
-                                 KVLOG_CRC_SLICE8 };
+    static const int order[] = { KVLOG_CRC_VPCLMUL, KVLOG_CRC_VPCLMUL_AVX2, KVLOG_CRC_PCLMUL, KVLOG_CRC_SSE42,
+                                 KVLOG_CRC_ARMV8, KVLOG_CRC_SLICE8 };
     size_t i;
     for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
         kvlog_crc_fn f = crc32c_variant_fn(order[i]);

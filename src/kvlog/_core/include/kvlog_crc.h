@@ -21,7 +21,8 @@ const char *kvlog_crc32_kernel(void);      /* name of the active kernel, e.g. "v
 const char *kvlog_crc32c_kernel(void);     /* e.g. "vpclmul-avx512+sse4.2", "sse4.2-3way", "armv8-crc", "slice8" */
 /* Every variant, for tests and benchmarks. variant ids below; returns 0 and sets *out, or -1 if the variant
    is not compiled in or not supported by this CPU. */
-enum { KVLOG_CRC_SLICE8 = 0, KVLOG_CRC_SSE42 = 1, KVLOG_CRC_PCLMUL = 2, KVLOG_CRC_VPCLMUL = 3, KVLOG_CRC_ARMV8 = 4, KVLOG_CRC_NVARIANTS = 5 };
+enum { KVLOG_CRC_SLICE8 = 0, KVLOG_CRC_SSE42 = 1, KVLOG_CRC_PCLMUL = 2, KVLOG_CRC_VPCLMUL = 3, KVLOG_CRC_ARMV8 = 4,
+       KVLOG_CRC_VPCLMUL_AVX2 = 5, KVLOG_CRC_NVARIANTS = 6 };
 int kvlog_crc32_variant(int variant, uint32_t crc, const unsigned char *p, size_t n, uint32_t *out);
 int kvlog_crc32c_variant(int variant, uint32_t crc, const unsigned char *p, size_t n, uint32_t *out);
 const char *kvlog_crc_variant_name(int variant);
@@ -51,6 +52,10 @@ uint32_t kvlog__crc_fold_vpclmul(const kvlog_crc_fold_consts *k, uint32_t state,
 /* Reduce a VPCLMUL folding state (4 x 64 bytes: the folded registers for 256
    consecutive bytes, in message order) to the 32-bit internal state. */
 uint32_t kvlog__crc_fold_vpclmul_state(const kvlog_crc_fold_consts *k, const void *zstate);
+/* The same with 256-bit registers (VPCLMULQDQ with AVX2, no AVX-512: AMD Zen 3, Intel client cores):
+   fold, and reduce a state of 4 x 32 bytes (the folded registers for 128 consecutive bytes). */
+uint32_t kvlog__crc_fold_vpclmul256(const kvlog_crc_fold_consts *k, uint32_t state, const unsigned char *p, size_t n);
+uint32_t kvlog__crc_fold_vpclmul256_state(const kvlog_crc_fold_consts *k, const void *ystate);
 #endif
 #endif
 
