@@ -248,7 +248,7 @@ class LogSegment:
         return 12 + int.from_bytes(head[8:12], "big", signed=True)
 
     def _locate(self, offset: int, extra: int = 0, stop_offset: int = LONG_MAX, limit: int | None = None,
-                max_bytes: int | None = None) -> tuple[tuple[int, ...], bytes, int] | None:
+                max_bytes: int | None = None) -> tuple[tuple[int, ...], bytes | memoryview, int] | None:
         """The first batch whose last offset ≥ ``offset``: ``(kernel answer, window, window position)``.
 
         One small ``pread`` from the offset index's hint (``index.interval.bytes`` + a header + ``extra``,
@@ -294,7 +294,7 @@ class LogSegment:
                 want = max(min(want * 2, MAX_WINDOW), need + HEADER_ROOM)
             pos = nxt
 
-    def _find(self, data: bytes, position: int, offset: int, max_bytes: int, stop_offset: int = LONG_MAX,
+    def _find(self, data: bytes | memoryview, position: int, offset: int, max_bytes: int, stop_offset: int = LONG_MAX,
               cut_end: int = LONG_MAX) -> tuple[int, ...]:
         """``find_batch`` over ``data`` read from ``position``, its errors located in this file."""
         try:
@@ -312,7 +312,7 @@ class LogSegment:
             return 0, True
         return pos, False
 
-    def _window(self, position: int, size: int) -> bytes:
+    def _window(self, position: int, size: int) -> bytes | memoryview:
         """Up to ``size`` bytes from ``position``, never past the readable end (one ``pread``)."""
         end = self._size
         if position >= end:
