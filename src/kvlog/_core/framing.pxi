@@ -16,6 +16,7 @@ cdef extern from "kvlog_bytes.h" nogil:
     void kv_store_be16(uint8_t *p, uint16_t v)
     void kv_store_be32(uint8_t *p, uint32_t v)
     void kv_store_be64(uint8_t *p, uint64_t v)
+    void kv_copy(uint8_t *d, const uint8_t *s, size_t n)
 
 cdef extern from "kvlog_varint.h" nogil:
     int kv_read_varint(const uint8_t **pp, const uint8_t *end, int32_t *out)

@@ -19,7 +19,6 @@ from cpython.object cimport PyObject
 from cpython.list cimport PyList_GET_ITEM
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport INT64_MAX, INT64_MIN
-from libc.string cimport memcpy
 
 from kvlog.errors import CorruptRecordError, RecordTooLargeError, UnsupportedCodecError
 
@@ -551,11 +550,11 @@ def encode_records(list records, int64_t now, int64_t producer_id=-1, int produc
             w = kv_write_varint(w, <int32_t>i)
             w = kv_write_varint(w, <int32_t>x.klen)
             if x.klen > 0:
-                memcpy(w, x.key, <size_t>x.klen)
+                kv_copy(w, <const uint8_t *>x.key, <size_t>x.klen)
                 w += x.klen
             w = kv_write_varint(w, <int32_t>x.vlen)
             if x.vlen > 0:
-                memcpy(w, x.value, <size_t>x.vlen)
+                kv_copy(w, <const uint8_t *>x.value, <size_t>x.vlen)
                 w += x.vlen
             w[0] = 0
             w += 1

@@ -227,8 +227,7 @@ cdef inline int gb_append(GrowBuf *g, const uint8_t *src, size_t n) noexcept nog
     if g.len + n > g.cap:
         if gb_grow(g, g.len + n) < 0:
             return -1
-    if n:
-        memcpy(g.data + g.len, src, n)
+    kv_copy(g.data + g.len, src, n)
     g.len += n
     return 0
 
@@ -1091,14 +1090,14 @@ cdef inline uint8_t *v2_write_record(uint8_t *p, const EncIn *x, int64_t i, int6
         p = kv_write_varint(p, -1)
     else:
         p = kv_write_varint(p, <int32_t>k)
-        memcpy(p, x.kp[i], <size_t>k)
+        kv_copy(p, x.kp[i], <size_t>k)
         p += k
     v = x.vl[i]
     if v < 0:
         p = kv_write_varint(p, -1)
     else:
         p = kv_write_varint(p, <int32_t>v)
-        memcpy(p, x.vp[i], <size_t>v)
+        kv_copy(p, x.vp[i], <size_t>v)
         p += v
     if x.hoff == NULL:
         p = kv_write_varint(p, 0)
@@ -1106,14 +1105,14 @@ cdef inline uint8_t *v2_write_record(uint8_t *p, const EncIn *x, int64_t i, int6
     p = kv_write_varint(p, <int32_t>(x.hoff[i + 1] - x.hoff[i]))
     for h in range(x.hoff[i], x.hoff[i + 1]):
         p = kv_write_varint(p, <int32_t>x.hkl[h])
-        memcpy(p, x.hkp[h], <size_t>x.hkl[h])
+        kv_copy(p, x.hkp[h], <size_t>x.hkl[h])
         p += x.hkl[h]
         v = x.hvl[h]
         if v < 0:
             p = kv_write_varint(p, -1)
         else:
             p = kv_write_varint(p, <int32_t>v)
-            memcpy(p, x.hvp[h], <size_t>v)
+            kv_copy(p, x.hvp[h], <size_t>v)
             p += v
     return p
 
