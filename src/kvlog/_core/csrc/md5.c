@@ -501,7 +501,9 @@ static void md5_many(md5_lanes_fn fn, int lanes, const unsigned char *data, cons
     uint32_t st[4 * MAX_LANES];
 #endif
     size_t idx[MAX_LANES];
+#if defined(HAVE_MD5_X86)
     size_t end_all = n ? (o32 ? (size_t)o32[n] : (size_t)o64[n]) : 0;
+#endif
     int fill = 0, l;
     size_t i;
     for (i = 0; i < n; i++) {
