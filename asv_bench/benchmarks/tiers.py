@@ -1,4 +1,5 @@
-"""The headline figures on the AVX2 tier (issue 14), tracked beside the native ones in headline.py.
+"""The headline figures on the AVX2 tier (issue 14), and the CRC-bound ones on AVX2 with VPCLMULQDQ, tracked
+beside the native ones in headline.py.
 
 Each figure runs the same workload as ``headline.TrackHeadline`` in a child interpreter with
 ``KVLOG_CPU_DISABLE=avx512,vpclmul`` (the dispatcher reads it once, at import), so an AVX-512 machine
@@ -15,8 +16,11 @@ from kvlog._core import CPU_TIERS, build_info
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+_NEEDS = {"avx2": {"avx2", "pclmul", "sse42"}, "avx2+vpclmul": {"avx2", "pclmul", "sse42", "vpclmul"}}
+
+
 def _on_tier(tier, method):
-    if tier != "native" and not {"avx2", "pclmul", "sse42"} <= set(build_info()["cpu_features"]):
+    if not _NEEDS.get(tier, set()) <= set(build_info()["cpu_features"]):
         raise NotImplementedError(f"the {tier} tier is not reachable on this CPU")
     code = f"from benchmarks.headline import TrackHeadline\nprint(TrackHeadline().{method}())\n"
     env = dict(os.environ, KVLOG_CPU_DISABLE=CPU_TIERS[tier],
@@ -48,3 +52,20 @@ class TrackAvx2Tier:
         return _on_tier("avx2", "track_compaction_mb_per_s")
 
     track_compaction_mb_per_s.unit = "MB/s"
+
+
+class TrackAvx2VpclmulTier:
+    """VPCLMULQDQ without AVX-512 (Zen 3, Intel client cores): only the CRC kernels differ from the AVX2
+    tier, so only the figures that checksum are tracked."""
+
+    timeout = 1800
+
+    def track_decode_records_per_s(self):
+        return _on_tier("avx2+vpclmul", "track_decode_records_per_s")
+
+    track_decode_records_per_s.unit = "records/s"
+
+    def track_crc32c_gb_per_s(self):
+        return _on_tier("avx2+vpclmul", "track_crc32c_gb_per_s")
+
+    track_crc32c_gb_per_s.unit = "GB/s"
