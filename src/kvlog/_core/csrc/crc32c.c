@@ -1267,6 +1267,66 @@ KVLOG_TARGET_SSE42_PCLMUL static uint32_t sse42_clmul_kernel(uint32_t s, const u
 
 #define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 
+/* The crc32 side of a hybrid loop: ns contiguous streams over the whole words that follow the folded
+   part, each from state 0, merged at the end by one carry-less multiply by x^(64 * words after it).
+   ns is a compile-time constant at every call site, so the arrays stay in registers. */
+#define HY_STREAMS_MAX 6
+
+typedef struct {
+    const unsigned char *p[HY_STREAMS_MAX];
+    uint64_t c[HY_STREAMS_MAX];
+    uint32_t k[HY_STREAMS_MAX];     /* shift of stream j over the words after it */
+    uint32_t kv;                    /* shift of the folded part over all the words */
+    size_t q, r;                    /* words per stream; the first r streams take one more */
+} hy_streams;
+
+KVLOG_TARGET_SSE42_PCLMUL static inline void hy_open(hy_streams *h, const unsigned char *base, size_t words,
+                                                     const int ns)
+{
+    size_t off = 0;
+    int j;
+    h->q = words / (size_t)ns;
+    h->r = words % (size_t)ns;
+    for (j = 0; j < ns; j++) {
+        h->p[j] = base + 8 * off;
+        off += h->q + ((size_t)j < h->r);
+        h->k[j] = j < ns - 1 ? kget(words - off) : 0;
+        h->c[j] = 0;
+    }
+    h->kv = kget(words);
+}
+
+/* word k of every stream */
+KVLOG_TARGET_SSE42 static inline void hy_word(hy_streams *h, size_t k, const int ns)
+{
+    uint64_t v8;
+    int j;
+    for (j = 0; j < ns; j++) {
+        memcpy(&v8, h->p[j] + 8 * k, 8);
+        h->c[j] = _mm_crc32_u64(h->c[j], v8);
+    }
+}
+
+/* Finish the streams from word k on and merge them after vstate, the state of the folded part. */
+KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t hy_close(hy_streams *h, size_t k, uint32_t vstate, const int ns)
+{
+    uint64_t v8;
+    __m128i acc;
+    int j;
+    for (; k < h->q; k++)
+        hy_word(h, k, ns);
+    for (j = 0; (size_t)j < h->r; j++) {
+        memcpy(&v8, h->p[j] + 8 * h->q, 8);
+        h->c[j] = _mm_crc32_u64(h->c[j], v8);
+    }
+    acc = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)h->kv), 0x00);
+    for (j = 0; j < ns - 1; j++)
+        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)h->c[j]),
+                                                      _mm_cvtsi32_si128((int)h->k[j]), 0x00));
+    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)h->c[ns - 1];
+}
+
+
 /* x (rev128 of A) -> x * x^D folded into 128 bits (k = {rev33(x^(D+32)), rev33(x^(D-32))}) */
 KVLOG_TARGET_SSE42_PCLMUL static inline __m128i fold128c(__m128i x, __m128i k, __m128i data)
 {
@@ -1290,64 +1350,34 @@ KVLOG_TARGET_SSE42_PCLMUL static inline __m128i fold128c(__m128i x, __m128i k, _
 KVLOG_TARGET_SSE42_PCLMUL static uint32_t crc32c_hybrid128(uint32_t s, const unsigned char *p, size_t n)
 {
     const size_t step = 64 + 8 * HX_S * HX_W;
-    const size_t iters = n / step, V = 64 * iters;
-    const size_t words = (n - V) / 8, q = words / HX_S, r = words % HX_S;
-    const unsigned char *ps[HX_S], *vp = p + 64;
-    uint64_t c[HX_S], v8;
-    uint32_t kv, kc[HX_S], vstate;
-    __m128i x0, x1, x2, x3, kk, acc;
-    size_t i, k, off = 0;
-    int j;
+    const size_t iters = n / step, V = 64 * iters, words = (n - V) / 8;
+    const unsigned char *vp = p + 64;
+    hy_streams h;
+    __m128i x0, x1, x2, x3, kk;
+    size_t i, k;
+    int w;
 
-    for (j = 0; j < HX_S; j++) {
-        size_t len = q + ((size_t)j < r);
-        ps[j] = p + V + 8 * off;
-        off += len;
-        kc[j] = j < HX_S - 1 ? kget(words - off) : 0;
-        c[j] = 0;
-    }
-    kv = kget(words);
-
+    hy_open(&h, p + V, words, HX_S);
     x0 = _mm_xor_si128(LOADU128(p), _mm_cvtsi32_si128((int)s));
     x1 = LOADU128(p + 16);
     x2 = LOADU128(p + 32);
     x3 = LOADU128(p + 48);
     kk = LOADU128(crc32c_fold.k512);
     for (i = 1, k = 0; i < iters; i++) {
-        int w;
         x0 = fold128c(x0, kk, LOADU128(vp));
         x1 = fold128c(x1, kk, LOADU128(vp + 16));
         x2 = fold128c(x2, kk, LOADU128(vp + 32));
         x3 = fold128c(x3, kk, LOADU128(vp + 48));
         vp += 64;
-        for (w = 0; w < HX_W; w++, k++) {
-            for (j = 0; j < HX_S; j++) {
-                memcpy(&v8, ps[j] + 8 * k, 8);
-                c[j] = _mm_crc32_u64(c[j], v8);
-            }
-        }
+        for (w = 0; w < HX_W; w++, k++)
+            hy_word(&h, k, HX_S);
     }
     /* x0, x1, x2 are 48, 32, 16 bytes before x3 */
     x0 = fold128c(x0, LOADU128(crc32c_fold.k384), fold128c(x1, LOADU128(crc32c_fold.k256),
                                                            fold128c(x2, LOADU128(crc32c_fold.k128), x3)));
-    for (; k < q; k++) {
-        for (j = 0; j < HX_S; j++) {
-            memcpy(&v8, ps[j] + 8 * k, 8);
-            c[j] = _mm_crc32_u64(c[j], v8);
-        }
-    }
-    for (j = 0; (size_t)j < r; j++) {
-        memcpy(&v8, ps[j] + 8 * q, 8);
-        c[j] = _mm_crc32_u64(c[j], v8);
-    }
     /* crc32_u64(c, d) = c*x^64 + d*x^32 mod P: two of them reduce the 128 folded bits */
-    vstate = (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x0)),
-                                     (uint64_t)_mm_extract_epi64(x0, 1));
-    acc = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kv), 0x00);
-    for (j = 0; j < HX_S - 1; j++)
-        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]),
-                                                      _mm_cvtsi32_si128((int)kc[j]), 0x00));
-    s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)c[HX_S - 1];
+    s = hy_close(&h, k, (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x0)),
+                                                (uint64_t)_mm_extract_epi64(x0, 1)), HX_S);
     return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
 }
 
@@ -1391,67 +1421,35 @@ KVLOG_TARGET_VPCLMUL static inline __m512i fold512c(__m512i x, __m512i k, __m512
 KVLOG_TARGET_VPCLMUL static uint32_t crc32c_hybrid(uint32_t s, const unsigned char *p, size_t n)
 {
     const size_t step = 256 + 8 * HY_S * HY_W;
-    const size_t iters = n / step, V = 256 * iters;
-    const size_t words = (n - V) / 8, q = words / HY_S, r = words % HY_S;
-    const unsigned char *ps[HY_S], *vp = p + 256;
-    uint64_t c[HY_S], v8;
-    uint32_t kv, kc[HY_S], vstate;
+    const size_t iters = n / step, V = 256 * iters, words = (n - V) / 8;
+    const unsigned char *vp = p + 256;
+    hy_streams h;
     __m512i x0, x1, x2, x3, kk;
-    __m128i acc;
-    size_t i, k, off = 0;
-    int j;
+    size_t i, k;
+    int w;
     union { __m512i z[4]; unsigned char b[256]; } st;
 
-    for (j = 0; j < HY_S; j++) {
-        size_t len = q + ((size_t)j < r);
-        ps[j] = p + V + 8 * off;
-        off += len;
-        kc[j] = j < HY_S - 1 ? kget(words - off) : 0;
-        c[j] = 0;
-    }
-    kv = kget(words);
-
+    hy_open(&h, p + V, words, HY_S);
     x0 = _mm512_xor_si512(LOADU512(p), _mm512_inserti32x4(_mm512_setzero_si512(), _mm_cvtsi32_si128((int)s), 0));
     x1 = LOADU512(p + 64);
     x2 = LOADU512(p + 128);
     x3 = LOADU512(p + 192);
     kk = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)crc32c_fold.k2048));
     for (i = 1, k = 0; i < iters; i++) {
-        int w;
         x0 = fold512c(x0, kk, LOADU512(vp));
         x1 = fold512c(x1, kk, LOADU512(vp + 64));
         x2 = fold512c(x2, kk, LOADU512(vp + 128));
         x3 = fold512c(x3, kk, LOADU512(vp + 192));
         vp += 256;
-        for (w = 0; w < HY_W; w++, k++) {
-            for (j = 0; j < HY_S; j++) {
-                memcpy(&v8, ps[j] + 8 * k, 8);
-                c[j] = _mm_crc32_u64(c[j], v8);
-            }
-        }
+        for (w = 0; w < HY_W; w++, k++)
+            hy_word(&h, k, HY_S);
     }
     _mm512_storeu_si512((void *)st.b, x0);
     _mm512_storeu_si512((void *)(st.b + 64), x1);
     _mm512_storeu_si512((void *)(st.b + 128), x2);
     _mm512_storeu_si512((void *)(st.b + 192), x3);
     _mm256_zeroupper();
-    for (; k < q; k++) {
-        for (j = 0; j < HY_S; j++) {
-            memcpy(&v8, ps[j] + 8 * k, 8);
-            c[j] = _mm_crc32_u64(c[j], v8);
-        }
-    }
-    for (j = 0; (size_t)j < r; j++) {
-        memcpy(&v8, ps[j] + 8 * q, 8);
-        c[j] = _mm_crc32_u64(c[j], v8);
-    }
-    vstate = kvlog__crc_fold_vpclmul_state(&crc32c_fold, st.b);
-
-    acc = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kv), 0x00);
-    for (j = 0; j < HY_S - 1; j++)
-        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]),
-                                                      _mm_cvtsi32_si128((int)kc[j]), 0x00));
-    s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)c[HY_S - 1];
+    s = hy_close(&h, k, kvlog__crc_fold_vpclmul_state(&crc32c_fold, st.b), HY_S);
     return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
 }
 
@@ -1489,66 +1487,35 @@ KVLOG_TARGET_VPCLMUL256 static inline __m256i fold256c(__m256i x, __m256i k, __m
 KVLOG_TARGET_VPCLMUL256 static uint32_t crc32c_hybrid256(uint32_t s, const unsigned char *p, size_t n)
 {
     const size_t step = 128 + 8 * HX_S * HX2_W;
-    const size_t iters = n / step, V = 128 * iters;
-    const size_t words = (n - V) / 8, q = words / HX_S, r = words % HX_S;
-    const unsigned char *ps[HX_S], *vp = p + 128;
-    uint64_t c[HX_S], v8;
-    uint32_t kv, kc[HX_S], vstate;
+    const size_t iters = n / step, V = 128 * iters, words = (n - V) / 8;
+    const unsigned char *vp = p + 128;
+    hy_streams h;
     __m256i x0, x1, x2, x3, kk;
-    __m128i acc;
-    size_t i, k, off = 0;
-    int j;
+    size_t i, k;
+    int w;
     union { __m256i y[4]; unsigned char b[128]; } st;
 
-    for (j = 0; j < HX_S; j++) {
-        size_t len = q + ((size_t)j < r);
-        ps[j] = p + V + 8 * off;
-        off += len;
-        kc[j] = j < HX_S - 1 ? kget(words - off) : 0;
-        c[j] = 0;
-    }
-    kv = kget(words);
-
+    hy_open(&h, p + V, words, HX_S);
     x0 = _mm256_xor_si256(LOADU256(p), _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_cvtsi32_si128((int)s), 0));
     x1 = LOADU256(p + 32);
     x2 = LOADU256(p + 64);
     x3 = LOADU256(p + 96);
     kk = _mm256_broadcastsi128_si256(LOADU128(crc32c_fold.k1024));
     for (i = 1, k = 0; i < iters; i++) {
-        int w;
         x0 = fold256c(x0, kk, LOADU256(vp));
         x1 = fold256c(x1, kk, LOADU256(vp + 32));
         x2 = fold256c(x2, kk, LOADU256(vp + 64));
         x3 = fold256c(x3, kk, LOADU256(vp + 96));
         vp += 128;
-        for (w = 0; w < HX2_W; w++, k++) {
-            for (j = 0; j < HX_S; j++) {
-                memcpy(&v8, ps[j] + 8 * k, 8);
-                c[j] = _mm_crc32_u64(c[j], v8);
-            }
-        }
+        for (w = 0; w < HX2_W; w++, k++)
+            hy_word(&h, k, HX_S);
     }
     _mm256_storeu_si256((__m256i *)(void *)st.b, x0);
     _mm256_storeu_si256((__m256i *)(void *)(st.b + 32), x1);
     _mm256_storeu_si256((__m256i *)(void *)(st.b + 64), x2);
     _mm256_storeu_si256((__m256i *)(void *)(st.b + 96), x3);
     _mm256_zeroupper();
-    for (; k < q; k++) {
-        for (j = 0; j < HX_S; j++) {
-            memcpy(&v8, ps[j] + 8 * k, 8);
-            c[j] = _mm_crc32_u64(c[j], v8);
-        }
-    }
-    for (j = 0; (size_t)j < r; j++) {
-        memcpy(&v8, ps[j] + 8 * q, 8);
-        c[j] = _mm_crc32_u64(c[j], v8);
-    }
-    vstate = kvlog__crc_fold_vpclmul256_state(&crc32c_fold, st.b);
-    acc = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)vstate), _mm_cvtsi32_si128((int)kv), 0x00);
-    for (j = 0; j < HX_S - 1; j++)
-        acc = _mm_xor_si128(acc, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[j]),
-                                                      _mm_cvtsi32_si128((int)kc[j]), 0x00));
-    s = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(acc)) ^ (uint32_t)c[HX_S - 1];
+    s = hy_close(&h, k, kvlog__crc_fold_vpclmul256_state(&crc32c_fold, st.b), HX_S);
     return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
 }
 
