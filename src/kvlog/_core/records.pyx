@@ -227,7 +227,8 @@ cdef inline int gb_append(GrowBuf *g, const uint8_t *src, size_t n) noexcept nog
     if g.len + n > g.cap:
         if gb_grow(g, g.len + n) < 0:
             return -1
-    kv_copy(g.data + g.len, src, n)
+    if n:  # (g.data may still be NULL: no pointer arithmetic on it)
+        kv_copy(g.data + g.len, src, n)
     g.len += n
     return 0
 
