@@ -446,18 +446,16 @@ def _timed(fn):
 #: tiers measured and reported without targets: the portable kernels exist for correctness everywhere
 UNTARGETED_TIERS = ("portable",)
 
-TIER_NEEDS = {"avx2+vpclmul": {"avx2", "pclmul", "sse42", "vpclmul"}, "avx2": {"avx2", "pclmul", "sse42"},
-              "sse4.2+pclmul": {"pclmul", "sse42"}}
 
 
 def reachable_tiers():
     """The tiers this machine can run, each with what its kernels are (x86: every tier whose features the
     CPU offers; elsewhere native and portable)."""
-    from kvlog._core import CPU_TIERS
+    from kvlog._core import CPU_TIER_NEEDS, CPU_TIERS
 
     found = set(build_info()["cpu_features"])
     x86 = "sse2" in found
-    return [t for t in CPU_TIERS if t in ("native", "portable") or (x86 and TIER_NEEDS[t] <= found)]
+    return [t for t in CPU_TIERS if t in ("native", "portable") or (x86 and CPU_TIER_NEEDS[t] <= found)]
 
 
 def measure(args):
@@ -515,7 +513,7 @@ def main(argv=None):
         rows = measure(args)
         print("\nROWS " + json.dumps({"build": build_info(), "rows": rows}, default=str))
         return 0
-    from kvlog._core import CPU_TIERS
+    from kvlog._core import CPU_TIER_NEEDS, CPU_TIERS
 
     print(describe_machine())
     print(f"records: {N_RECORDS} x ({len(b'key-00000000')} B key, {VALUE_BYTES} B value), "
@@ -528,7 +526,7 @@ def main(argv=None):
     results, failed = {}, []
     for tier in wanted:
         if tier not in reachable:
-            print(f"\n### tier {tier}: not reachable on this CPU (it lacks {', '.join(sorted(TIER_NEEDS[tier]))})")
+            print(f"\n### tier {tier}: not reachable on this CPU (it lacks {', '.join(sorted(CPU_TIER_NEEDS[tier]))})")
             continue
         cmd = [sys.executable, os.path.abspath(__file__), "--child", tier]
         cmd += ["--quick"] * args.quick + ["--no-spark"] * args.no_spark + ["--native"] * (tier == "native")

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from kvlog._core import CPU_FEATURES, CPU_TIERS, build_info
+from kvlog._core import CPU_FEATURES, CPU_TIER_NEEDS, CPU_TIERS, build_info
 
 FOUND = set(build_info()["cpu_features"])
 X86 = platform.machine() in ("x86_64", "AMD64")
@@ -29,8 +29,6 @@ X86_KERNELS = {
     "sse4.2+pclmul": ("pclmul", "pclmul+sse4.2", "sse2-x8"),
     "portable": ("slice8", "slice8", "scalar"),
 }
-NEEDS = {"native": set(), "avx2+vpclmul": {"avx2", "pclmul", "sse42", "vpclmul"}, "avx2": {"avx2", "pclmul", "sse42"},
-         "sse4.2+pclmul": {"pclmul", "sse42"}, "portable": set()}
 
 CHECK = r"""
 import hashlib, json, os, zlib
@@ -80,8 +78,8 @@ def run_tier(disable: str) -> dict:
 
 @pytest.mark.parametrize("tier", list(CPU_TIERS))
 def test_every_reachable_tier_dispatches_and_matches_the_peers(tier):
-    if X86 and not NEEDS[tier] <= FOUND:
-        pytest.skip(f"this CPU lacks {sorted(NEEDS[tier] - FOUND)}: the {tier} tier is not reachable here")
+    if X86 and not CPU_TIER_NEEDS[tier] <= FOUND:
+        pytest.skip(f"this CPU lacks {sorted(CPU_TIER_NEEDS[tier] - FOUND)}: the {tier} tier is not reachable here")
     got = run_tier(CPU_TIERS[tier])
     assert got["bad"] == []
     if tier == "native":

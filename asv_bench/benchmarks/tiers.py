@@ -16,11 +16,20 @@ from kvlog._core import CPU_TIERS, build_info
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-_NEEDS = {"avx2": {"avx2", "pclmul", "sse42"}, "avx2+vpclmul": {"avx2", "pclmul", "sse42", "vpclmul"}}
+def _needs(tier):
+    """What ``tier`` needs from the CPU (``CPU_TIER_NEEDS``; builds older than it knew only the AVX2 tier)."""
+    import kvlog._core as core
+
+    table = getattr(core, "CPU_TIER_NEEDS", None)
+    if table is None:
+        if tier != "avx2":
+            raise NotImplementedError(f"this build has no {tier} tier")
+        return {"avx2", "pclmul", "sse42"}
+    return table[tier]
 
 
 def _on_tier(tier, method):
-    if not _NEEDS.get(tier, set()) <= set(build_info()["cpu_features"]):
+    if not _needs(tier) <= set(build_info()["cpu_features"]):
         raise NotImplementedError(f"the {tier} tier is not reachable on this CPU")
     code = f"from benchmarks.headline import TrackHeadline\nprint(TrackHeadline().{method}())\n"
     env = dict(os.environ, KVLOG_CPU_DISABLE=CPU_TIERS[tier],

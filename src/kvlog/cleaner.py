@@ -410,7 +410,7 @@ class LogCleaner:
                         offsets = numpy_of(table.column("offset"))
                         stamps = numpy_of(table.column("timestamp")) // 1000
                         keep = (offsets >= start) & (offsets < upper)
-                        control = (hdrs["magic"] == 2) & ((hdrs["attributes"].astype(np.int64) & 0x20) != 0)
+                        control = _control_batches(hdrs)
                         if control.any():  # control records never enter the map
                             keep &= ~control[np.searchsorted(hdrs["last_offset"], offsets, side="left")]
                     if skip is not None and skip.any():  # aborted transactions never enter the map
@@ -527,7 +527,7 @@ class LogCleaner:
         nb = len(hdrs)
         magic = hdrs["magic"]
         attrs = hdrs["attributes"].astype(np.int64)
-        control = (magic == 2) & ((attrs & 0x20) != 0)
+        control = _control_batches(hdrs)
         if table is None:
             table = MemoryRecords(data).to_arrow(include_headers=True, check_crc=False, include_control=True)
         offsets = numpy_of(table.column("offset"))
@@ -667,8 +667,8 @@ class LogCleaner:
 
 class _RebuildColumns:
     """The retained rows of a chunk's rebuilt batches, gathered per run as row pointers into the decoded
-    columns (no bytes copied, and no pyarrow.compute: its import alone costs a one-shot compaction about
-    0.15 s)."""
+    columns: no key, value or header bytes are copied before the encoder writes them (a take per column
+    copied every retained row once more)."""
 
     __slots__ = ("rows", "keys", "values", "timestamps", "offsets", "hstart", "hcount", "hkeys", "hvals")
 
@@ -703,6 +703,12 @@ class _RebuildColumns:
         items = np.arange(total, dtype=np.int64) + np.repeat(starts - (ends - counts), counts)
         offs = np.concatenate([[0], ends]).astype(np.int64)
         return keys, values, (_k.Column.from_rows(*self.hkeys, items), _k.Column.from_rows(*self.hvals, items), offs)
+
+
+def _control_batches(hdrs: np.ndarray) -> np.ndarray:
+    """Per batch header: a v2 control batch (transaction markers)."""
+    control: np.ndarray = (hdrs["magic"] == 2) & ((hdrs["attributes"].astype(np.int64) & 0x20) != 0)
+    return control
 
 
 def _one(col: Any) -> Any:

@@ -17,6 +17,14 @@ CPU_TIERS = {
     "sse4.2+pclmul": "avx2,avx512,vpclmul",
     "portable": "all",
 }
+#: what the CPU must offer for each tier to be reachable on x86-64 (native and portable always are)
+CPU_TIER_NEEDS = {
+    "native": frozenset(),
+    "avx2+vpclmul": frozenset({"avx2", "pclmul", "sse42", "vpclmul"}),
+    "avx2": frozenset({"avx2", "pclmul", "sse42"}),
+    "sse4.2+pclmul": frozenset({"pclmul", "sse42"}),
+    "portable": frozenset(),
+}
 
 
 def _check_cpu_disable() -> None:
@@ -40,7 +48,7 @@ except ImportError as exc:  # pragma: no cover - exercised only by broken instal
         f"Original error: {exc}"
     ) from exc
 
-__all__ = ["CPU_FEATURES", "CPU_TIERS", "build_info", "crc", "index", "offset_map", "point", "records"]
+__all__ = ["CPU_FEATURES", "CPU_TIER_NEEDS", "CPU_TIERS", "build_info", "crc", "index", "offset_map", "point", "records"]
 
 
 def build_info() -> dict[str, object]:

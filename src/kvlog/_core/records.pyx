@@ -977,57 +977,12 @@ cdef class Column:
     def from_rows(data, const int64_t[::1] offsets, const uint8_t[::1] valid, const int64_t[::1] rows):
         """Rows ``rows`` of an Arrow-style column (``data``, ``offsets``, ``valid`` as in
         :meth:`from_buffers`), in that order: a gather that copies no bytes."""
-        cdef Column col = Column.__new__(Column)
-        cdef Py_ssize_t i, r, n = rows.shape[0], m = offsets.shape[0] - 1
-        cdef _Pinned pin = _Pinned(data)
-        cdef const uint8_t *base = <const uint8_t *>pin.view.buf
-        cdef int64_t size = pin.view.len
-        if m < 0:
-            raise ValueError("offsets must have at least one entry")
-        if valid is not None and valid.shape[0] < m:
-            raise ValueError("validity shorter than the column")
-        col._alloc(n)
-        for i in range(n):
-            r = rows[i]
-            if r < 0 or r >= m:
-                raise ValueError(f"row {r} outside a column of {m} rows")
-            if offsets[r] < 0 or offsets[r + 1] < offsets[r] or offsets[r + 1] > size:
-                raise ValueError(f"row {r}: offsets {offsets[r]}..{offsets[r + 1]} outside {size} data bytes")
-            if valid is not None and not valid[r]:
-                col.ptr[i] = NULL
-                col.len[i] = -1
-            else:
-                col.ptr[i] = base + offsets[r]
-                col.len[i] = offsets[r + 1] - offsets[r]
-        col.keep.append(pin)
-        col.keep.append(data)
-        return col
+        return _gather(data, offsets, valid, &rows[0] if rows.shape[0] else NULL, rows.shape[0])
 
     @staticmethod
     def from_buffers(data, const int64_t[::1] offsets, const uint8_t[::1] valid=None):
         """Arrow-style columns: ``data[offsets[i]:offsets[i+1]]``, null where ``valid[i] == 0``."""
-        cdef Column col = Column.__new__(Column)
-        cdef Py_ssize_t i, n = offsets.shape[0] - 1
-        cdef _Pinned pin = _Pinned(data)
-        cdef const uint8_t *base = <const uint8_t *>pin.view.buf
-        cdef int64_t size = pin.view.len
-        if n < 0:
-            raise ValueError("offsets must have at least one entry")
-        if valid is not None and valid.shape[0] < n:
-            raise ValueError("validity shorter than the column")
-        col._alloc(n)
-        for i in range(n):
-            if offsets[i] < 0 or offsets[i + 1] < offsets[i] or offsets[i + 1] > size:
-                raise ValueError(f"row {i}: offsets {offsets[i]}..{offsets[i + 1]} outside {size} data bytes")
-            if valid is not None and not valid[i]:
-                col.ptr[i] = NULL
-                col.len[i] = -1
-            else:
-                col.ptr[i] = base + offsets[i]
-                col.len[i] = offsets[i + 1] - offsets[i]
-        col.keep.append(pin)
-        col.keep.append(data)
-        return col
+        return _gather(data, offsets, valid, NULL, offsets.shape[0] - 1)
 
     @staticmethod
     def nulls(Py_ssize_t n):
@@ -1038,6 +993,37 @@ cdef class Column:
             col.ptr[i] = NULL
             col.len[i] = -1
         return col
+
+
+cdef Column _gather(data, const int64_t[::1] offsets, const uint8_t[::1] valid, const int64_t *rows,
+                    Py_ssize_t n):
+    """A column of ``n`` rows of an Arrow-style column: row ``rows[i]`` (``i`` itself where ``rows`` is
+    NULL) as a pointer into ``data``, every offset checked against the data; no bytes copied."""
+    cdef Column col = Column.__new__(Column)
+    cdef Py_ssize_t i, r, m = offsets.shape[0] - 1
+    cdef _Pinned pin = _Pinned(data)
+    cdef const uint8_t *base = <const uint8_t *>pin.view.buf
+    cdef int64_t size = pin.view.len
+    if m < 0:
+        raise ValueError("offsets must have at least one entry")
+    if valid is not None and valid.shape[0] < m:
+        raise ValueError("validity shorter than the column")
+    col._alloc(n)
+    for i in range(n):
+        r = rows[i] if rows != NULL else i
+        if r < 0 or r >= m:
+            raise ValueError(f"row {r} outside a column of {m} rows")
+        if offsets[r] < 0 or offsets[r + 1] < offsets[r] or offsets[r + 1] > size:
+            raise ValueError(f"row {r}: offsets {offsets[r]}..{offsets[r + 1]} outside {size} data bytes")
+        if valid is not None and not valid[r]:
+            col.ptr[i] = NULL
+            col.len[i] = -1
+        else:
+            col.ptr[i] = base + offsets[r]
+            col.len[i] = offsets[r + 1] - offsets[r]
+    col.keep.append(pin)
+    col.keep.append(data)
+    return col
 
 
 cdef struct EncIn:
