@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from kvlog import _io
 from kvlog._core import records as _k
 from kvlog.checksum import crc32c
-from kvlog.errors import CorruptRecordError, KvlogError
+from kvlog.errors import CorruptRecordError, KvlogError, StorageError
 
 if TYPE_CHECKING:
     from kvlog.segment import LogSegment
@@ -127,12 +128,13 @@ def snapshot_producers(directory: str) -> list[ProducerLast]:
     from kvlog.producer_state import read_snapshot
 
     seen: dict[tuple[int, int, int], ProducerLast | None] = {}
-    for name in sorted(os.listdir(directory)):
+    for name in sorted(_io.fs.listdir(directory)):
         if not (name.endswith((_files.SNAPSHOT, _files.SNAPSHOT + _files.QUARANTINED)) and _files.is_offset_name(name)):
             continue
         try:
-            with open(os.path.join(directory, name), "rb") as f:
-                entries = read_snapshot(f.read(), name)
+            entries = read_snapshot(_io.fs.read_file(os.path.join(directory, name)), name)
+        except StorageError:
+            raise  # the store failed: not evidence about the snapshot
         except (KvlogError, OSError):
             continue
         for e in entries:

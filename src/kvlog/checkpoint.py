@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from kvlog import _io
-from kvlog.errors import KvlogError
+from kvlog.errors import KvlogError, StorageError
 
 __all__ = ["CorruptCheckpointError", "read_offsets", "write_offsets", "update_offsets",
            "RECOVERY_POINT", "LOG_START_OFFSET", "CLEANER_OFFSET", "REPLICATION_OFFSET"]
@@ -35,10 +35,11 @@ def read_offsets(path: str) -> dict[tuple[str, int], int]:
     of a broker that never cleaned); a version line without a count is still malformed.
     """
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = _io.fs.read_file(path).decode("utf-8")
     except FileNotFoundError:
         return {}
+    except StorageError:
+        raise  # an object store's failure is not a damaged checkpoint
     except (OSError, UnicodeDecodeError) as exc:
         raise CorruptCheckpointError(f"cannot read checkpoint {path}: {exc}") from None
     if not text:
@@ -89,4 +90,4 @@ def update_offsets(path: str, changes: dict[tuple[str, int], int | None]) -> Non
 
 
 def exists(path: str) -> bool:
-    return os.path.exists(path)
+    return _io.fs.exists(path)

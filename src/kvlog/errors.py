@@ -119,6 +119,35 @@ class ConfigError(KvlogError, ValueError):
     """An invalid configuration name or value."""
 
 
+class StorageError(LogIOError):
+    """Reading an object of a remote log directory failed (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``).
+
+    ``path`` names the object and ``position`` the byte where the read started (-1: not a ranged read).
+    Transient failures (throttling, 5xx, timeouts) have already been retried a bounded number of times.
+    """
+
+    def __init__(self, message: str, *, path: str = "", position: int = -1) -> None:
+        super().__init__(message)
+        self.path = path
+        self.position = position
+
+
+class ObjectNotFoundError(StorageError, FileNotFoundError):
+    """A remote object or directory that should be there is not."""
+
+
+class StorageAccessError(StorageError, PermissionError):
+    """The object store refused the credentials or the request (401/403)."""
+
+
+class StorageUnavailableError(StorageError):
+    """The object store kept failing (throttling, 5xx, timeouts) after every retry."""
+
+
+class ReadOnlyStorageError(KvlogError, ValueError):
+    """A write was asked of a remote log directory: kvlog reads object stores, it writes only local logs."""
+
+
 class InvalidRecordError(KvlogError, ValueError):
     """A batch that is well formed but not allowed here (Kafka's InvalidRecordException), e.g. a
     producer id without a sequence number."""

@@ -155,12 +155,7 @@ def _private_copy(fd: int, length: int) -> Any:
     """
     if length <= 0:
         return _EMPTY
-    data_end = length
-    if length >= _SPARSE_COPY_MIN and hasattr(os, "SEEK_HOLE"):
-        try:
-            data_end = min(length, os.lseek(fd, 0, os.SEEK_HOLE))
-        except OSError:
-            data_end = length
+    data_end = _io.fs.data_end(fd, length) if length >= _SPARSE_COPY_MIN else length
     if data_end >= length:
         return _io.fs.pread(fd, length, 0)
     copy = mmap.mmap(-1, length)  # anonymous and private: zero-filled until written
@@ -245,7 +240,7 @@ class _AbstractIndex:
         return created
 
     def _map(self, fd: int) -> None:
-        length = os.fstat(fd).st_size
+        length = _io.fs.size(fd)
         if not self._writable:
             data = _private_copy(fd, length)
             length = len(data)

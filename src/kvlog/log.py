@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kvlog import _files, _io, checkpoint
+from kvlog import _files, _io, checkpoint, storage
 from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog.batch_audit import ProducerLast, audit_segment, dense_history, snapshot_producers
@@ -210,8 +210,10 @@ class Log:
 
         ``time`` is a zero-argument callable returning epoch milliseconds (tests inject a clock).
         """
+        if not read_only:
+            storage.refuse_remote_writer(path, "Log.open without read_only=True")
         self = object.__new__(cls)
-        self.dir = os.path.abspath(os.fspath(path))
+        self.dir = storage.normalize(path)
         self.config = config if config is not None else LogConfig()
         self.read_only = read_only
         self._time = time or now_ms
@@ -232,7 +234,7 @@ class Log:
         self._rows_raw = self._rows.view(np.uint8)
         self._roll_probe = (-1, "")
         self._rules = None
-        if not os.path.isdir(self.dir):
+        if not _io.fs.isdir(self.dir):
             if read_only or not create:
                 raise FileNotFoundError(f"no log directory at {self.dir}")
             os.makedirs(os.path.dirname(self.dir), mode=_io.DIR_MODE, exist_ok=True)
@@ -272,7 +274,7 @@ class Log:
             preallocate_bytes=cfg.segment_bytes if cfg.preallocate else 0)
 
     def _load(self, clean_shutdown: bool) -> None:
-        names = sorted(os.listdir(self.dir))
+        names = sorted(_io.fs.listdir(self.dir))
         if not self.read_only:
             names = self._resolve_temporary_files(names)
             for n in names:  # an interrupted snapshot write (the snapshot itself is replaced atomically)
@@ -291,7 +293,7 @@ class Log:
         needs_recovery: set[int] = set()
         for n in logs:
             base = _files.offset_from_name(n)
-            missing_index = not os.path.exists(_files.segment_path(self.dir, base, _files.INDEX))
+            missing_index = not _io.fs.exists(_files.segment_path(self.dir, base, _files.INDEX))
             seg = self._new_segment(base)
             if missing_index or seg.offset_index.untrusted_tail() or seg.time_index.untrusted_tail():
                 needs_recovery.add(base)
@@ -305,7 +307,8 @@ class Log:
         if self.read_only:
             self._add_swapped_segments(names)
         txn_from = self._audit_segments(recovery_point, clean_shutdown, needs_recovery)
-        self.quarantined = sorted(os.path.join(self.dir, n) for n in os.listdir(self.dir)
+        after = names if self.read_only else _io.fs.listdir(self.dir)  # recovery may have set bytes aside
+        self.quarantined = sorted(os.path.join(self.dir, n) for n in after
                                   if n.endswith(_files.QUARANTINED) and _files.is_offset_name(n)
                                   and n.split(".", 2)[1] == "log")
         if self.read_only:
@@ -416,7 +419,7 @@ class Log:
             probe = self._roll_probe
             if probe[0] != nxt:  # the name a segment rolled at this end would have
                 probe = self._roll_probe = (nxt, _files.segment_path(self.dir, nxt, _files.LOG))
-            if nxt <= self._bases[-1] or not os.path.exists(probe[1]):
+            if nxt <= self._bases[-1] or not _io.fs.exists(probe[1]):
                 break
             try:
                 seg = self._new_segment(nxt)
@@ -594,6 +597,9 @@ class Log:
         """
         import time as _t
 
+        if storage.is_remote(self.dir):
+            self._load(clean_shutdown)  # an object store has no renames to race with: one listing
+            return
         for attempt in range(20):
             before = sorted(os.listdir(self.dir))
             try:
@@ -1519,7 +1525,7 @@ class _RootCheckpoints:
         with _RootLock(self.root):
             for name in (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET, checkpoint.CLEANER_OFFSET):
                 path = os.path.join(self.root, name)
-                if os.path.exists(path):
+                if _io.fs.exists(path):
                     checkpoint.update_offsets(path, {(topic, partition): None})
 
 

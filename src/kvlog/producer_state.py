@@ -262,7 +262,7 @@ class ProducerStateManager:
 
     def _list_snapshots(self) -> dict[int, str]:
         out = {}
-        for n in os.listdir(self.directory):
+        for n in _io.fs.listdir(self.directory):
             if n.endswith(_files.SNAPSHOT) and _files.is_offset_name(n):
                 out[_files.offset_from_name(n)] = os.path.join(self.directory, n)
         return out
@@ -334,8 +334,7 @@ class ProducerStateManager:
         for off in sorted((o for o in self.snapshots if o <= max_offset), reverse=True):
             path = self.snapshots[off]
             try:
-                with open(path, "rb") as f:
-                    entries = read_snapshot(f.read(), path)
+                entries = read_snapshot(_io.fs.read_file(path), path)
             except FileNotFoundError:
                 self.snapshots.pop(off, None)
                 continue

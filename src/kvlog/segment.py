@@ -81,7 +81,7 @@ class LogSegment:
         self.log_path = _files.segment_path(directory, base_offset, _files.LOG + suffix)
         flags = os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT
         self._fd = _io.fs.open(self.log_path, flags)
-        self._size = os.fstat(self._fd).st_size
+        self._size = _io.fs.size(self._fd)
         if preallocate_bytes and self._size == 0 and not read_only and hasattr(os, "posix_fallocate"):
             # Kafka's preallocate=true: the file gets its full length, the logical size stays 0
             os.posix_fallocate(self._fd, 0, preallocate_bytes)
@@ -140,7 +140,7 @@ class LogSegment:
         ts = self.max_timestamp
         if ts >= 0:
             return ts
-        return int(os.fstat(self._fd).st_mtime * 1000)
+        return _io.fs.mtime_ms(self._fd)
 
     def verified_max_timestamp(self) -> int:
         """The max timestamp recomputed from CRC-checked batch headers (never from an index)."""
@@ -440,7 +440,7 @@ class LogSegment:
         index copies are refreshed later, when a search first needs them. Returns the last offset now
         visible when the view grew, else None."""
         old = self._size
-        size = os.fstat(self._fd).st_size
+        size = _io.fs.size(self._fd)
         if size <= old:
             return None
         cur = self._max_timestamp_and_offset()

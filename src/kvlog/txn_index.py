@@ -95,7 +95,7 @@ class TransactionIndex:
                 self._entries = np.empty(0, ENTRY_DTYPE)
                 return self._entries
             try:
-                size = os.fstat(fd).st_size
+                size = _io.fs.size(fd)
                 data = _io.fs.pread(fd, size, 0) if size else b""
             finally:
                 _io.fs.close(fd)
@@ -133,7 +133,7 @@ class TransactionIndex:
     def sanity_check(self) -> None:
         """Kafka's check (every lastOffset ≥ the segment base), plus whole entries and increasing
         last offsets, which a torn or zero-filled tail breaks."""
-        if os.path.exists(self.path) and os.path.getsize(self.path) % ENTRY_SIZE:
+        if _io.fs.exists(self.path) and _io.fs.getsize(self.path) % ENTRY_SIZE:
             raise CorruptIndexError(f"transaction index {self.path} is not a whole number of {ENTRY_SIZE}-byte entries")
         e = self._load()
         if len(e) and int(e["last_offset"].min()) < self.start_offset:
@@ -165,10 +165,10 @@ class TransactionIndex:
         self._dirty = True
 
     def _cut(self, keep: int) -> None:
-        if not os.path.exists(self.path):
+        if not _io.fs.exists(self.path):
             self._entries = np.empty(0, ENTRY_DTYPE)
             return
-        if os.path.getsize(self.path) != keep * ENTRY_SIZE:
+        if _io.fs.getsize(self.path) != keep * ENTRY_SIZE:
             fd = _io.fs.open(self.path, os.O_WRONLY)
             try:
                 _io.fs.truncate(fd, keep * ENTRY_SIZE)
@@ -202,7 +202,7 @@ class TransactionIndex:
         e = self._load()
         want = b"".join(t.to_bytes() for t in txns)
         if keep * ENTRY_SIZE + len(want) == len(e) * ENTRY_SIZE and e[keep:].tobytes() == want \
-                and (not os.path.exists(self.path) or os.path.getsize(self.path) == len(e) * ENTRY_SIZE):
+                and (not _io.fs.exists(self.path) or _io.fs.getsize(self.path) == len(e) * ENTRY_SIZE):
             return False
         self._cut(keep)
         for t in txns:
@@ -213,7 +213,7 @@ class TransactionIndex:
         self._cut(0)
 
     def flush(self) -> None:
-        if not self._dirty or not os.path.exists(self.path):
+        if not self._dirty or not _io.fs.exists(self.path):
             return
         fd = _io.fs.open(self.path, os.O_RDONLY)
         try:
@@ -223,7 +223,7 @@ class TransactionIndex:
         self._dirty = False
 
     def rename_to(self, path: str) -> None:
-        if os.path.exists(self.path):
+        if _io.fs.exists(self.path):
             _io.fs.rename(self.path, path)
         self.path = path
 
@@ -235,7 +235,7 @@ class TransactionIndex:
         self._entries = np.empty(0, ENTRY_DTYPE)
 
     def exists(self) -> bool:
-        return os.path.exists(self.path)
+        return _io.fs.exists(self.path)
 
 
 # ------------------------------------------------------------------------------- column helpers

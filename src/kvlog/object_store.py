@@ -1,0 +1,332 @@
+"""Log files in an object store (S3, GCS, Azure Blob/ADLS, HDFS, any fsspec store) read through
+``pyarrow.fs``, with reads shaped for object stores.
+
+An object store answers a request in milliseconds whatever its size, so the reads a local disk
+serves well (a 4 KiB index probe, a 1 MiB chunk at a time) become the cost. Here:
+
+- a directory is listed once per open (one LIST); sizes come from the listing, and an object is opened
+  (one HEAD on S3) only when it is first read;
+- a scan reads block-aligned ranges of ``block_size`` (4 MiB), and while the caller decodes one block
+  the next ``prefetch`` blocks are already being fetched by a small thread pool;
+- a point read (an index hint, a batch header) fetches one ``point_block`` (256 KiB) around it, kept
+  for the reads that follow (a fetch after ``offset_for_timestamp`` lands in it);
+- small files (indexes, checkpoints, snapshots) fit one request and are read whole;
+- transient failures (throttling, 5xx, timeouts, dropped connections) are retried ``retries`` times
+  with exponential backoff; then, and for every other failure, a typed ``StorageError`` names the
+  object and the position.
+
+:class:`ReadStats` counts the requests so benchmarks and tests can hold the budget
+(≤ 2 GETs per MiB scanned, a handful per point operation).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
+
+from kvlog.errors import (
+    ObjectNotFoundError,
+    StorageAccessError,
+    StorageError,
+    StorageUnavailableError,
+)
+
+__all__ = ["ObjectStore", "ObjectFile", "ReadStats"]
+
+_T = TypeVar("_T")
+_ACCESS = ("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "HTTP status 403", "HTTP status 401",
+           "Forbidden", "Unauthorized", "ExpiredToken", "InvalidToken")
+_TRANSIENT = ("HTTP status 5", "SlowDown", "Throttl", "TooManyRequests", "HTTP status 429", "timed out",
+              "Timeout", "timeout", "curlCode", "Connection", "connection", "RequestTimeout",
+              "ServiceUnavailable", "InternalError", "Broken pipe", "reset by peer")
+
+
+@dataclass
+class ReadStats:
+    """What one store asked of the object store (all threads together)."""
+
+    gets: int = 0
+    get_bytes: int = 0
+    lists: int = 0
+    heads: int = 0
+    retries: int = 0
+
+    @property
+    def requests(self) -> int:
+        return self.gets + self.lists + self.heads
+
+    def as_dict(self) -> dict[str, int]:
+        return {"requests": self.requests, "gets": self.gets, "get_bytes": self.get_bytes, "lists": self.lists,
+                "heads": self.heads, "retries": self.retries}
+
+
+def _classify(exc: BaseException, what: str, path: str, position: int) -> StorageError:
+    text = str(exc)
+    where = f" at position {position}" if position >= 0 else ""
+    if isinstance(exc, FileNotFoundError) or "NoSuchKey" in text or "NoSuchBucket" in text or "HTTP status 404" in text:
+        return ObjectNotFoundError(f"{what} {path}{where}: not found ({text})", path=path, position=position)
+    if isinstance(exc, PermissionError) or any(t in text for t in _ACCESS):
+        return StorageAccessError(f"{what} {path}{where}: access denied — check the credentials and the "
+                                  f"bucket policy ({text})", path=path, position=position)
+    return StorageError(f"{what} {path}{where} failed: {text}", path=path, position=position)
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, (FileNotFoundError, PermissionError)):
+        return False
+    text = str(exc)
+    return isinstance(exc, (TimeoutError, ConnectionError)) or (
+        isinstance(exc, OSError) and any(t in text for t in _TRANSIENT) and not any(t in text for t in _ACCESS))
+
+
+class ObjectStore:
+    """The read side of one object-store filesystem (``kvlog.storage.Storage``), with request counts."""
+
+    def __init__(self, filesystem: Any, *, strip: int, block_size: int = 4 << 20, point_block: int = 256 << 10,
+                 prefetch: int = 2, cache_blocks: int = 6, retries: int = 4, backoff_s: float = 0.05,
+                 workers: int = 4) -> None:
+        if block_size < 64 << 10 or point_block < 4 << 10 or prefetch < 0 or cache_blocks < prefetch + 2:
+            raise ValueError("block_size ≥ 64 KiB, point_block ≥ 4 KiB, prefetch ≥ 0, cache_blocks ≥ prefetch + 2")
+        self.fs = filesystem
+        self.strip = strip  # characters of a URI before the filesystem's own path ("s3://" for S3)
+        self.block_size = block_size
+        self.point_block = point_block
+        self.prefetch = prefetch
+        self.cache_blocks = cache_blocks
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.stats = ReadStats()
+        self._stats_lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._workers = workers
+        self._listings: dict[str, dict[str, Any]] = {}  # directory URI → {name: FileInfo}
+
+    @classmethod
+    def from_uri(cls, uri: str, canonical: str, **options: Any) -> "ObjectStore":
+        """A store for the filesystem ``pyarrow.fs.FileSystem.from_uri`` makes of ``uri`` (its query
+        string, credentials and the environment configure it); ``canonical`` is the URI as kvlog names it."""
+        import pyarrow.fs as pafs
+
+        try:
+            fs, inner = pafs.FileSystem.from_uri(uri)
+        except (OSError, ValueError, TypeError) as exc:
+            raise _classify(exc, "opening the filesystem of", canonical, -1) from exc
+        inner = inner.rstrip("/")
+        if inner and canonical.endswith(inner):
+            strip = len(canonical) - len(inner)
+        else:
+            strip = len(canonical.split("://", 1)[0]) + 3
+        return cls(fs, strip=strip, **options)
+
+    # ------------------------------------------------------------------------------- bookkeeping
+    def fs_path(self, uri: str) -> str:
+        return uri[self.strip:]
+
+    def _count(self, **inc: int) -> None:
+        with self._stats_lock:
+            for k, v in inc.items():
+                setattr(self.stats, k, getattr(self.stats, k) + v)
+
+    def reset_stats(self) -> ReadStats:
+        """The counts so far; counting starts again from zero."""
+        with self._stats_lock:
+            old, self.stats = self.stats, ReadStats()
+        return old
+
+    def call(self, what: str, path: str, position: int, fn: Callable[[], _T], **count: int) -> _T:
+        """``fn()`` with bounded retries of transient failures; every failure becomes a typed error."""
+        for attempt in range(self.retries + 1):
+            self._count(**count)
+            try:
+                return fn()
+            except (OSError, ValueError) as exc:  # pyarrow raises OSError for every I/O failure
+                if attempt < self.retries and _transient(exc):
+                    self._count(retries=1)
+                    time.sleep(self.backoff_s * (2**attempt))
+                    continue
+                err = _classify(exc, what, path, position)
+                if _transient(exc):
+                    err = StorageUnavailableError(f"{err} (gave up after {attempt + 1} attempts)", path=path,
+                                                  position=position)
+                raise err from exc
+        raise AssertionError("unreachable")
+
+    def pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="kvlog-prefetch")
+        return self._pool
+
+    # ------------------------------------------------------------------------------- directories
+    def listdir(self, path: str) -> list[str]:
+        """Names in a directory (one LIST); the answer also serves ``exists``/``getsize`` of its entries
+        until the directory is listed again."""
+        import pyarrow.fs as pafs
+
+        sel = pafs.FileSelector(self.fs_path(path), allow_not_found=False, recursive=False)
+        infos = self.call("listing", path, -1, lambda: self.fs.get_file_info(sel), lists=1)
+        entries = {info.base_name: info for info in infos}
+        self._listings[path.rstrip("/")] = entries
+        return sorted(entries)
+
+    def _info(self, path: str) -> Any | None:
+        """The listing's entry for ``path``; the parent is listed (one LIST) if it has not been yet: a
+        reader asks about several names in a directory (checkpoints, indexes), and one LIST answers all."""
+        parent, _, name = path.rstrip("/").rpartition("/")
+        listing = self._listings.get(parent)
+        if listing is None:
+            if "/" not in parent.split("://", 1)[-1]:  # the bucket itself: look the name up directly
+                import pyarrow.fs as pafs
+
+                info = self.call("looking up", path, -1, lambda: self.fs.get_file_info(self.fs_path(path)), heads=1)
+                return None if info.type == pafs.FileType.NotFound else info
+            try:
+                self.listdir(parent)
+            except ObjectNotFoundError:
+                self._listings[parent] = {}
+            listing = self._listings[parent]
+        return listing.get(name)
+
+    def exists(self, path: str) -> bool:
+        return self._info(path) is not None
+
+    def isdir(self, path: str) -> bool:
+        import pyarrow.fs as pafs
+
+        info = self._info(path)
+        return info is not None and info.type == pafs.FileType.Directory
+
+    def getsize(self, path: str) -> int:
+        info = self._info(path)
+        if info is None:
+            raise ObjectNotFoundError(f"no object {path}", path=path)
+        return int(info.size or 0)
+
+    def open_ranged(self, path: str) -> "ObjectFile":
+        import pyarrow.fs as pafs
+
+        info = self._info(path)
+        if info is None or info.type != pafs.FileType.File:
+            raise ObjectNotFoundError(f"no object {path}", path=path)
+        return ObjectFile(self, path, info)
+
+    def read_all(self, path: str) -> bytes:
+        f = self.open_ranged(path)
+        try:
+            return f.pread(f.size, 0)
+        finally:
+            f.close()
+
+
+class ObjectFile:
+    """One object opened for ranged reads through the store's block cache and prefetch."""
+
+    def __init__(self, store: ObjectStore, path: str, info: Any) -> None:
+        self.store = store
+        self.path = path
+        self.size = int(info.size or 0)
+        self.mtime_ms = int(info.mtime_ns // 1_000_000) if info.mtime_ns is not None else 0
+        self._info = info
+        self._raw: Any = None
+        self._lock = threading.Lock()
+        self._blocks: OrderedDict[int, bytes | Future[bytes]] = OrderedDict()  # block start → data
+        self._point: tuple[int, bytes] | None = None  # the last point read's range
+        self._next = -1  # where the previous read ended: a read starting there is a scan
+
+    def _file(self) -> Any:
+        if self._raw is None:
+            # pyarrow's Python binding takes a path, not the listing's FileInfo: S3 asks a HEAD here
+            path = self.store.fs_path(self.path)
+            self._raw = self.store.call("opening", self.path, -1, lambda: self.store.fs.open_input_file(path),
+                                        heads=1)
+        return self._raw
+
+    def _get(self, start: int, size: int) -> bytes:
+        raw = self._file()
+        data = self.store.call("reading", self.path, start, lambda: raw.read_at(size, start), gets=1)
+        got = len(data)
+        self.store._count(get_bytes=got)
+        if got != size:
+            raise StorageError(f"reading {self.path} at position {start}: the object ended after {got} of "
+                               f"{size} bytes; it is shorter than its listing said ({self.size} bytes): "
+                               "truncated or replaced while being read", path=self.path, position=start + got)
+        return bytes(data)
+
+    def _block(self, start: int) -> bytes:
+        entry = self._blocks.get(start)
+        if entry is None:
+            entry = self._blocks[start] = self._get(start, min(self.store.block_size, self.size - start))
+        elif isinstance(entry, Future):
+            entry = self._blocks[start] = entry.result()
+        self._blocks.move_to_end(start)
+        while len(self._blocks) > self.store.cache_blocks:
+            _, old = self._blocks.popitem(last=False)
+            if isinstance(old, Future):
+                old.cancel()
+        return entry
+
+    def pread(self, size: int, offset: int) -> bytes:
+        end = min(offset + size, self.size)
+        if offset >= end:
+            return b""
+        with self._lock:
+            point = self._point
+            if point is not None and point[0] <= offset and end <= point[0] + len(point[1]):
+                self._next = end
+                return point[1][offset - point[0] : end - point[0]]
+            bs = self.store.block_size
+            first = offset // bs * bs
+            cached = first in self._blocks
+            if not cached and offset != self._next and end - offset < self.store.point_block:
+                # a point read: one small request, kept for the reads that follow it
+                start = max(0, min(offset, self.size - self.store.point_block))
+                data = self._get(start, min(self.store.point_block, self.size - start))
+                self._point = (start, data)
+                self._next = end
+                return data[offset - start : end - start]
+            self._next = end
+            last = (end - 1) // bs * bs
+            if (last - first) // bs + 1 > self.store.cache_blocks - self.store.prefetch:
+                return self._direct(offset, end)  # larger than the cache: straight to the caller
+            self._prefetch_range(first, last + bs)  # the blocks of this read not cached yet, in parallel
+            parts = [self._block(s) for s in range(first, last + bs, bs)]
+            self._prefetch_range(last + bs, last + bs * (self.store.prefetch + 1))
+        if len(parts) == 1:
+            return parts[0][offset - first : end - first]
+        return b"".join(parts)[offset - first : end - first]
+
+    def _direct(self, offset: int, end: int) -> bytes:
+        """A read of many blocks: block-sized requests in parallel, joined, not cached."""
+        bs = self.store.block_size
+        starts = range(offset, end, bs)
+        futures = [self.store.pool().submit(self._get, s, min(bs, end - s)) for s in starts[1:]]
+        head = self._get(offset, min(bs, end - offset))
+        return b"".join([head, *(f.result() for f in futures)])
+
+    def _prefetch_range(self, start: int, stop: int) -> None:
+        bs = self.store.block_size
+        for s in range(start, min(stop, self.size), bs):
+            if s not in self._blocks:
+                self._blocks[s] = self.store.pool().submit(self._get, s, min(bs, self.size - s))
+
+    def readinto(self, view: memoryview, offset: int) -> int:
+        data = self.pread(len(view), offset)
+        view[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        with self._lock:
+            for entry in self._blocks.values():
+                if isinstance(entry, Future):
+                    entry.cancel()
+            self._blocks.clear()
+            self._point = None
+            raw, self._raw = self._raw, None
+        if raw is not None:
+            try:
+                raw.close()
+            except OSError:
+                pass
