@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from kvlog import _files, checkpoint
+from kvlog import _files, _io, checkpoint, storage
 from kvlog.batch_audit import REPAIRABLE, ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.repair import REPAIRED, repair_partition
 from kvlog.compression import Compression, decompress
@@ -71,6 +71,14 @@ class _DumpState:
     failed: bool = False
 
 
+def _open_read(path: str) -> int:
+    """A descriptor to read ``path``: a local file as named (a symlink is followed, as Kafka's tool
+    does), an object of a remote URI through kvlog's storage seam."""
+    if storage.is_remote(path):
+        return _io.fs.open(storage.normalize(path), os.O_RDONLY)
+    return os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+
+
 def _base_offset_of(path: str) -> int:
     head = os.path.basename(path).split(".")[0]
     try:
@@ -89,7 +97,7 @@ def _iter_file_batches(fd: int, limit: int, start: int = 0, chunk: int = DUMP_CH
     pos = start
     while pos < limit:
         want = min(chunk, limit - pos)
-        data = os.pread(fd, want, pos)
+        data = _io.fs.pread(fd, want, pos)
         if not data:
             return
         consumed = 0
@@ -104,12 +112,12 @@ def _iter_file_batches(fd: int, limit: int, start: int = 0, chunk: int = DUMP_CH
             continue
         if len(data) >= limit - pos:
             return  # what is left is an incomplete batch
-        head = os.pread(fd, 12, pos)
+        head = _io.fs.pread(fd, 12, pos)
         need = 12 + int.from_bytes(head[8:12], "big", signed=True) if len(head) == 12 else 0
         if need <= len(data) or pos + need > limit:
             return
         # one batch larger than the chunk: read it whole
-        data = os.pread(fd, need, pos)
+        data = _io.fs.pread(fd, need, pos)
         try:
             for b in MemoryRecords(data).batches():
                 yield pos + b.position, b
@@ -219,13 +227,13 @@ def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, ski
         if m is None:
             raise KvlogError(f"cannot read a snapshot id from the file name {name!r}")
         _out(f"Snapshot end offset: {int(m.group(1))}, epoch: {int(m.group(2))}")
-    fd = os.open(path, os.O_RDONLY)
+    fd = _open_read(path)
     try:
-        limit = min(os.fstat(fd).st_size, max_bytes)
+        limit = min(_io.fs.size(fd), max_bytes)
         valid = 0
         last_offset = -1
         pairs = state.non_consecutive
-        key = os.path.abspath(path)
+        key = storage.normalize(path)
         try:
             for _, b in _iter_file_batches(fd, limit, path=path):
                 _out(_batch_line(b, valid))
@@ -254,20 +262,20 @@ def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, ski
         if trailing > 0 and max_bytes == INT32_MAX:
             _out(f"Found {trailing} invalid bytes at the end of {name}")
     finally:
-        os.close(fd)
+        _io.fs.close(fd)
 
 
 def _first_batch_last_offset(fd: int, size: int, position: int, max_message_size: int) -> int:
     """Last offset of the batch starting at ``position`` if it fits ``max_message_size`` bytes, else -1."""
     end = min(size, position + max_message_size)
-    head = os.pread(fd, 12, position) if position + 12 <= end else b""
+    head = _io.fs.pread(fd, 12, position) if position + 12 <= end else b""
     if len(head) < 12:
         return -1
     need = 12 + int.from_bytes(head[8:12], "big", signed=True)
     if need < 12 or position + need > end:
         return -1
     try:
-        for b in MemoryRecords(os.pread(fd, need, position)).batches():
+        for b in MemoryRecords(_io.fs.pread(fd, need, position)).batches():
             return b.last_offset
     except CorruptRecordError:
         return -1
@@ -284,8 +292,7 @@ def _read_entries(path: str, dtype: np.dtype) -> tuple[np.ndarray, int]:
     Read with plain reads, never mapped: a broker or kvlog writer may trim the file of an active segment
     at any moment, and a mapped page past the new end would kill this read-only tool with SIGBUS.
     """
-    with open(path, "rb") as f:
-        data = f.read()
+    data = _io.fs.read_file(path)
     whole = len(data) - len(data) % dtype.itemsize
     return np.frombuffer(data[:whole], dtype=dtype), len(data)
 
@@ -312,7 +319,7 @@ def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only:
                 max_message_size: int) -> None:
     base = _base_offset_of(path)
     prefix = os.path.basename(path).split(".")[0]
-    fd = os.open(os.path.join(os.path.dirname(os.path.abspath(path)), prefix + _files.LOG), os.O_RDONLY)
+    fd = _open_read(os.path.join(os.path.dirname(storage.normalize(path)), prefix + _files.LOG))
     try:
         offsets, positions, _ = read_offset_index(path, base)
         if len(offsets) == 0:
@@ -323,8 +330,8 @@ def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only:
                 index.sanity_check()
             _out(f"{path} passed sanity check.")
             return
-        size = os.fstat(fd).st_size
-        key = os.path.abspath(path)
+        size = _io.fs.size(fd)
+        key = storage.normalize(path)
         for i, (off, pos) in enumerate(zip(offsets.tolist(), positions.tolist())):
             if off == base and i > 0:
                 return  # the zero-filled (preallocated) tail
@@ -334,7 +341,7 @@ def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only:
             if not verify_only:
                 _out(f"offset: {off} position: {pos}")
     finally:
-        os.close(fd)
+        _io.fs.close(fd)
 
 
 def _batch_at_or_after(fd: int, size: int, position: int, offset: int) -> RecordBatch | None:
@@ -348,8 +355,8 @@ def _batch_at_or_after(fd: int, size: int, position: int, offset: int) -> Record
 def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only: bool) -> None:
     base = _base_offset_of(path)
     prefix = os.path.basename(path).split(".")[0]
-    directory = os.path.dirname(os.path.abspath(path))
-    fd = os.open(os.path.join(directory, prefix + _files.LOG), os.O_RDONLY)
+    directory = os.path.dirname(storage.normalize(path))
+    fd = _open_read(os.path.join(directory, prefix + _files.LOG))
     try:
         if sanity_only:
             with TimeIndex(path, base, writable=False, trust_tail=True) as index:
@@ -357,15 +364,15 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
             _out(f"{path} passed sanity check.")
             return
         index_path = os.path.join(directory, prefix + _files.INDEX)
-        if os.path.exists(index_path):
+        if _io.fs.exists(index_path):
             hint_offsets, hint_positions, _ = read_offset_index(index_path, base)
             cut = _index_cut(hint_offsets, base)
             hint_offsets, hint_positions = hint_offsets[:cut], hint_positions[:cut]
         else:
             hint_offsets = hint_positions = np.empty(0, np.int64)
         stamps, offsets, _ = read_time_index(path, base)
-        size = os.fstat(fd).st_size
-        key = os.path.abspath(path)
+        size = _io.fs.size(fd)
+        key = storage.normalize(path)
         prev = -1
         for i, (ts, off) in enumerate(zip(stamps.tolist(), offsets.tolist())):
             if off == base and i > 0:
@@ -390,12 +397,11 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
                 _out(f"timestamp: {ts} offset: {off}")
             prev = ts
     finally:
-        os.close(fd)
+        _io.fs.close(fd)
 
 
 def _dump_txn_index(path: str, state: _DumpState) -> None:
-    with open(path, "rb") as f:
-        data = f.read()
+    data = _io.fs.read_file(path)
     whole = len(data) - len(data) % 34
     for _, pid, first, last, lso in struct.iter_unpack(">hqqqq", data[:whole]):
         version = struct.unpack_from(">b", data, 0)[0]  # AbortedTxn.version() reads the first byte only
@@ -410,8 +416,7 @@ def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
     """DumpLogSegments.dumpProducerIdSnapshot: one line per producer, its last batch when it has one."""
     from kvlog.producer_state import read_snapshot
 
-    with open(path, "rb") as f:
-        data = f.read()
+    data = _io.fs.read_file(path)
     try:
         entries = read_snapshot(data, path)
     except KvlogError as exc:
@@ -435,6 +440,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
     for path in args.files.split(","):
         if not path:
             continue
+        if storage.is_remote(path):
+            path = storage.normalize(path)  # the object's name without the query or credentials
         _out(f"Dumping {path}")
         name = os.path.basename(path)
         suffix = name[name.rfind("."):] if "." in name else ""
@@ -549,10 +556,10 @@ class PartitionReport:
 
 
 def _is_partition_dir(path: str) -> bool:
-    names = os.listdir(path)
+    names = _io.fs.listdir(path)
     if any(n.endswith(_files.LOG) and _files.is_offset_name(n) for n in names):
         return True
-    if any(_files.parse_partition_dir(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names):
+    if any(_files.parse_partition_dir(n) is not None and _io.fs.isdir(os.path.join(path, n)) for n in names):
         return False
     if _files.parse_partition_dir(path) is not None:
         return True
@@ -561,17 +568,17 @@ def _is_partition_dir(path: str) -> bool:
 
 def _partitions(path: str) -> tuple[bool, list[tuple[str, str | None, int | None]]]:
     """(is one partition, [(path, topic, partition)]) for a partition directory or a data directory."""
-    path = os.path.abspath(path)
-    if not os.path.isdir(path):
+    path = storage.normalize(path)
+    if not _io.fs.isdir(path):
         raise FileNotFoundError(f"no such directory: {path}")
     if _is_partition_dir(path):
         tp = _files.parse_partition_dir(path)
         return True, [(path, tp[0] if tp else None, tp[1] if tp else None)]
     out: list[tuple[str, str | None, int | None]] = []
-    for name in sorted(os.listdir(path)):
+    for name in sorted(_io.fs.listdir(path)):
         tp = _files.parse_partition_dir(name)
         full = os.path.join(path, name)
-        if tp is not None and os.path.isdir(full):
+        if tp is not None and _io.fs.isdir(full):
             out.append((full, tp[0], tp[1]))
     out.sort(key=lambda t: (t[1] or "", t[2] or 0))
     return False, out
@@ -579,8 +586,7 @@ def _partitions(path: str) -> tuple[bool, list[tuple[str, str | None, int | None
 
 def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> None:
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
+        lines = _io.fs.read_file(path).decode("utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         report.error(name, f"cannot read: {exc}")
         return
@@ -617,8 +623,8 @@ def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> None:
 
 def _check_partition_metadata(report: PartitionReport, path: str, name: str) -> None:
     try:
-        with open(path, encoding="utf-8") as f:
-            fields = dict(line.split(":", 1) for line in f.read().splitlines() if line.strip())
+        fields = dict(line.split(":", 1) for line in _io.fs.read_file(path).decode("utf-8").splitlines()
+                      if line.strip())
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         report.error(name, f"cannot parse: {exc}")
         return
@@ -630,7 +636,7 @@ def _check_partition_metadata(report: PartitionReport, path: str, name: str) -> 
 def _sane_offset_index(directory: str, base: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The offset index's entries as evidence for the audit, when the file passes Kafka's own checks."""
     path = _files.segment_path(directory, base, _files.INDEX)
-    if not os.path.exists(path):
+    if not _io.fs.exists(path):
         return None
     offsets, pos, length = read_offset_index(path, base)
     cut = _index_cut(offsets, base)
@@ -681,8 +687,8 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
             _verify_offset_index(report, directory, base, log_name, pos_a, last_a)
             _verify_time_index(report, directory, base, log_name, pos_a, last_a, max_a, last_segment)
         txn = _files.segment_path(directory, base, _files.TXN_INDEX)
-        if os.path.exists(txn) and os.path.getsize(txn) % 34:
-            report.error(os.path.basename(txn), f"size {os.path.getsize(txn)} is not a multiple of the "
+        if _io.fs.exists(txn) and _io.fs.getsize(txn) % 34:
+            report.error(os.path.basename(txn), f"size {_io.fs.getsize(txn)} is not a multiple of the "
                                                 "34-byte aborted-transaction entry")
         return prev_last
     finally:
@@ -710,7 +716,7 @@ def _verify_offset_index(report: PartitionReport, directory: str, base: int, log
                          positions: np.ndarray, lasts: np.ndarray) -> None:
     path = _files.segment_path(directory, base, _files.INDEX)
     name = os.path.basename(path)
-    if not os.path.exists(path):
+    if not _io.fs.exists(path):
         report.warn(name, "missing offset index (Kafka rebuilds it when it loads the log)")
         return
     offsets, pos, length = read_offset_index(path, base)
@@ -742,7 +748,7 @@ def _verify_time_index(report: PartitionReport, directory: str, base: int, log_n
                        last_segment: bool) -> None:
     path = _files.segment_path(directory, base, _files.TIME_INDEX)
     name = os.path.basename(path)
-    if not os.path.exists(path):
+    if not _io.fs.exists(path):
         report.warn(name, "missing time index (Kafka creates an empty one when it loads the log)")
         return
     stamps, offsets, length = read_time_index(path, base)
@@ -781,13 +787,13 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
     from kvlog.mirror import CHECKPOINT_FILE, read_checkpoint
 
     report = PartitionReport(path, topic, partition)
-    names = sorted(os.listdir(path))
+    names = sorted(_io.fs.listdir(path))
     bases = sorted(_files.offset_from_name(n) for n in names
                    if _files.is_offset_name(n) and n.split(".", 1)[1] == "log")
     have = set(bases)
     for n in names:
         full = os.path.join(path, n)
-        if os.path.isdir(full):
+        if _io.fs.isdir(full):
             report.warn(n, "unexpected directory in a partition directory")
         elif _files.is_offset_name(n):
             ext = "." + n.split(".", 1)[1]
@@ -863,11 +869,11 @@ def verify_path(path: str) -> tuple[list[PartitionReport], list[Problem]]:
     reports = [verify_partition(p, t, n) for p, t, n in parts]
     root_problems: list[Problem] = []
     if not single:
-        root = os.path.abspath(path)
+        root = storage.normalize(path)
         by_tp = {(r.topic, r.partition): r for r in reports}
         for name in _ROOT_CHECKPOINTS:
             full = os.path.join(root, name)
-            if not os.path.exists(full):
+            if not _io.fs.exists(full):
                 continue
             try:
                 table = checkpoint.read_offsets(full)
@@ -881,10 +887,9 @@ def verify_path(path: str) -> tuple[list[PartitionReport], list[Problem]]:
                         r.error(name, f"log start offset {off} of {t}-{p} is past its log end offset "
                                       f"{r.next_offset}: loading the log would delete every segment")
         topics = os.path.join(root, "kvlog-topics.json")
-        if os.path.exists(topics):
+        if _io.fs.exists(topics):
             try:
-                with open(topics, encoding="utf-8") as f:
-                    json.load(f)
+                json.loads(_io.fs.read_file(topics).decode("utf-8"))
             except (OSError, ValueError) as exc:
                 root_problems.append(Problem("error", "kvlog-topics.json", f"cannot parse: {exc}"))
     return reports, root_problems
@@ -895,7 +900,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     bad = [r for r in reports if r.errors]
     ok = not bad and not any(p.severity == "error" for p in root_problems)
     if args.json:
-        _out(json.dumps({"ok": ok, "path": os.path.abspath(args.path),
+        _out(json.dumps({"ok": ok, "path": storage.normalize(args.path),
                          "partitions": [r.as_dict() for r in reports],
                          "problems": [p.as_dict() for p in root_problems]}, indent=1))
         return 0 if ok else 1
@@ -995,11 +1000,10 @@ def _topic_config(partition_dir: str, overrides: dict[str, str]) -> LogConfig:
     """The partition's topic configuration (kvlog's topic table in the parent, if any) plus overrides."""
     props: dict[str, object] = {}
     tp = _files.parse_partition_dir(partition_dir)
-    table = os.path.join(os.path.dirname(os.path.abspath(partition_dir)), "kvlog-topics.json")
-    if tp is not None and os.path.exists(table):
+    table = os.path.join(os.path.dirname(storage.normalize(partition_dir)), "kvlog-topics.json")
+    if tp is not None and _io.fs.exists(table):
         try:
-            with open(table, encoding="utf-8") as f:
-                entry = json.load(f).get(tp[0]) or {}
+            entry = json.loads(_io.fs.read_file(table).decode("utf-8")).get(tp[0]) or {}
             props.update(entry.get("config") or {})
         except (OSError, ValueError, AttributeError) as exc:
             raise KvlogError(f"cannot read {table}: {exc}") from None
@@ -1187,8 +1191,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     topic_map = dict(args.topic_map or [])
     from_ts = args.from_timestamp
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
-    source = os.path.abspath(args.source)
-    if not os.path.isdir(source):
+    source = storage.normalize(args.source)
+    if not _io.fs.isdir(source):
         raise FileNotFoundError(f"no such directory: {source}")
     try:
         if _is_partition_dir(source):

@@ -15,9 +15,9 @@ import shutil
 import uuid
 from collections.abc import Callable
 
-from kvlog import _files, _io
+from kvlog import _files, _io, storage
 from kvlog.config import LogConfig
-from kvlog.errors import ConfigError, KvlogError
+from kvlog.errors import ConfigError, KvlogError, StorageError
 from kvlog.log import Log, _RootCheckpoints
 
 __all__ = ["LogManager", "validate_topic_name", "MAX_TOPIC_LENGTH"]
@@ -64,14 +64,16 @@ class LogManager:
 
     def __init__(self, root: str | os.PathLike[str], config: LogConfig | None = None, *,
                  read_only: bool = False, time: Callable[[], int] | None = None):
-        self.root = os.path.abspath(os.fspath(root))
+        if not read_only:
+            storage.refuse_remote_writer(root, "LogManager without read_only=True")
+        self.root = storage.normalize(root)
         self.default_config = config or LogConfig()
         self.read_only = read_only
         self._time = time
         self._logs: dict[tuple[str, int], Log] = {}
         self._lock_fd = -1
         self._closed = False
-        if not os.path.isdir(self.root):
+        if not _io.fs.isdir(self.root):
             if read_only:
                 raise FileNotFoundError(f"no data directory at {self.root}")
             os.makedirs(self.root, mode=_io.DIR_MODE, exist_ok=True)
@@ -100,17 +102,18 @@ class LogManager:
     def _read_topics(self) -> dict[str, dict[str, object]]:
         path = os.path.join(self.root, TOPICS_FILE)
         table: dict[str, dict[str, object]] = {}
-        if os.path.exists(path):
+        if _io.fs.exists(path):
             try:
-                with open(path, encoding="utf-8") as f:
-                    table = json.load(f)
+                table = json.loads(_io.fs.read_file(path).decode("utf-8"))
+            except StorageError:
+                raise
             except (OSError, ValueError) as exc:
                 raise ConfigError(f"cannot read {path}: {exc}") from None
             table = _checked_topics(table, path)
         # directories written by a broker (or another tool) count too
-        for name in os.listdir(self.root):
+        for name in _io.fs.listdir(self.root):
             tp = _files.parse_partition_dir(name)
-            if tp is None or not os.path.isdir(os.path.join(self.root, name)) or "." in name.rsplit("-", 1)[-1]:
+            if tp is None or not _io.fs.isdir(os.path.join(self.root, name)) or "." in name.rsplit("-", 1)[-1]:
                 continue
             topic, partition = tp
             entry = table.setdefault(topic, {"partitions": 0, "config": {}})
@@ -164,7 +167,7 @@ class LogManager:
             raise KeyError(f"no partition {topic}-{partition} in {self.root}")
         path = os.path.join(self.root, f"{topic}-{partition}")
         real_root = os.path.realpath(self.root)
-        if os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
+        if not storage.is_remote(path) and os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
             raise KvlogError(f"{path} resolves outside the data directory {self.root} (a symlink?); refusing it")
         log = Log.open(path, self.topic_config(topic), read_only=self.read_only, time=self._time,
                        _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints)

@@ -46,7 +46,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kvlog import _files, _io
+from kvlog import _files, _io, storage
 from kvlog.config import LogConfig
 from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
@@ -270,7 +270,7 @@ def mirror_log(
     src = source if isinstance(source, Log) else Log.open(source, read_only=True)
     t0 = time.monotonic()
     try:
-        key = os.path.realpath(src.dir)
+        key = src.dir if storage.is_remote(src.dir) else os.path.realpath(src.dir)
         stats = MirrorStats(source=src.dir, target=target.dir)
         table = read_checkpoint(target.dir) if checkpoint else {}
         entry = table.get(key)
@@ -420,9 +420,9 @@ def _append_groups(data: bytes, src_offsets: np.ndarray, target: Log, cfg: LogCo
 def _partition_dirs(root: str) -> dict[str, list[int]]:
     """``{topic: [partitions]}`` for the ``<topic>-<partition>`` directories under ``root``."""
     out: dict[str, list[int]] = {}
-    for name in sorted(os.listdir(root)):
+    for name in sorted(_io.fs.listdir(root)):
         tp = _files.parse_partition_dir(name)
-        if tp is None or not os.path.isdir(os.path.join(root, name)):
+        if tp is None or not _io.fs.isdir(os.path.join(root, name)):
             continue
         out.setdefault(tp[0], []).append(tp[1])
     for parts in out.values():
@@ -462,8 +462,8 @@ def mirror_directory(
     to those source topics. Each partition goes through :func:`mirror_log` (resumable, read-only source).
     Returns ``{(source topic, partition): MirrorStats}``.
     """
-    src_root = os.path.abspath(os.fspath(source_root))
-    if not os.path.isdir(src_root):
+    src_root = storage.normalize(source_root)  # a local directory or a backup in an object store
+    if not _io.fs.isdir(src_root):
         raise FileNotFoundError(f"no data directory at {src_root}")
     mapping = dict(topic_map or {})
     found = _partition_dirs(src_root)

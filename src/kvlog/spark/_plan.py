@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
-from kvlog import _files
+from kvlog import _files, _io, storage
 from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
 from kvlog.records import record_schema
@@ -278,21 +278,26 @@ def discover(paths: list[str]) -> dict[tuple[str, int], str]:
     """Partition directories under each path; a path may itself be one ``topic-N`` directory."""
     found: dict[tuple[str, int], str] = {}
     for raw in paths:
-        path = os.path.abspath(raw)
-        if not os.path.isdir(path):
+        path = storage.normalize(raw)
+        remote = storage.is_remote(path)
+        if not _io.fs.isdir(path):
             raise ConfigError(f"no directory at {path}")
-        names = sorted(os.listdir(path))
-        children = [n for n in names if _is_partition_dir_name(n) and os.path.isdir(os.path.join(path, n))]
+        names = sorted(_io.fs.listdir(path))
+        children = [n for n in names if _is_partition_dir_name(n) and _io.fs.isdir(os.path.join(path, n))]
         own_segments = any(_files.is_offset_name(n.split(".", 1)[0]) and n.endswith(".log") for n in names)
+        # a remote partition keeps the URI as given (its query and credentials configure the executors)
         if _is_partition_dir_name(os.path.basename(path)) and (own_segments or not children):
             tp = _files.parse_partition_dir(os.path.basename(path))
             assert tp is not None
-            candidates = {tp: path}
+            candidates = {tp: raw if remote else path}
         else:
             real_root = os.path.realpath(path)
             candidates = {}
             for n in children:
                 full = os.path.join(path, n)
+                if remote:
+                    candidates[_files.parse_partition_dir(n)] = storage.join(raw, n)  # type: ignore[index]
+                    continue
                 if os.path.commonpath([os.path.realpath(full), real_root]) != real_root:
                     raise KvlogError(f"{full} resolves outside {path} (a symlink?); refusing it")
                 tp = _files.parse_partition_dir(n)
@@ -557,7 +562,7 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
         while pos < hi:
             want = min(len(buf), hi - pos)
             view = memoryview(buf)[:want]
-            got = os.preadv(seg._fd, [view], pos)
+            got = _io.fs.preadinto(seg._fd, view, pos)
             if got <= 0:
                 break
             res = _decode(view, 0, got, include_headers=include_headers, check_crc=True, include_control=False,

@@ -18,6 +18,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType, StructField, StructType
 
+from kvlog import storage
 from kvlog.cleaner import LogCleaner
 from kvlog.config import LogConfig
 from kvlog.errors import KvlogError
@@ -52,7 +53,8 @@ def _configs(root: str, tps: Sequence[tuple[str, int]]) -> dict[str, dict[str, s
         return {t: (mgr.topic_config(t) if t in known else LogConfig()).to_properties() for t in topics}
 
 
-def _plan_work(options: dict[str, str]) -> list[InputPartition]:
+def _plan_rows(options: dict[str, str]) -> list[tuple[float, tuple[str, int], str, dict[str, str]]]:
+    """(dirty ratio or size, partition, path, topic properties) per partition to work on, most work first."""
     root = options["path"]
     action = options["action"]
     wanted = json.loads(options.get("topics", "null"))
@@ -79,7 +81,28 @@ def _plan_work(options: dict[str, str]) -> list[InputPartition]:
             ratio = float("inf")  # let the task report what is wrong with it
         work.append((ratio, tp, found[tp], props))
     work.sort(key=lambda w: (-w[0], w[1]))
-    return [InputPartition((tp, path, props)) for _, tp, path, props in work]
+    return work
+
+
+def _plan_work(options: dict[str, str]) -> list[InputPartition]:
+    return [InputPartition((tp, path, props)) for _, tp, path, props in _plan_rows(options)]
+
+
+def plan(root: str | os.PathLike[str], action: str = "compact", *, topics: Sequence[str] | None = None,
+         force: bool = False, config_overrides: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """What ``compact`` / ``enforce_retention`` would work on, without changing anything: one row per
+    partition (``topic``, ``partition``, ``path`` and ``dirty_ratio`` for compaction or ``size_in_bytes``
+    for retention), most work first. Read-only, so ``root`` may be an object-store URI (a backup)."""
+    if action not in ("compact", "retention"):
+        raise ValueError(f"action must be 'compact' or 'retention', not {action!r}")
+    options = {"path": os.fspath(root), "action": action,
+               "topics": json.dumps(list(topics) if topics is not None else None),
+               "overrides": json.dumps({str(k): str(v) for k, v in (config_overrides or {}).items()}),
+               "force": str(bool(force)).lower()}
+    measure = "dirty_ratio" if action == "compact" else "size_in_bytes"
+    return [{"topic": tp[0], "partition": tp[1], "path": storage.canonical(path) if storage.is_remote(path) else path,
+             measure: value if action == "compact" else int(value) if value != float("inf") else None}
+            for value, tp, path, _ in _plan_rows(options)]
 
 
 def _run(options: dict[str, str], item: tuple[tuple[str, int], str, dict[str, str]]) -> dict[str, Any]:
@@ -146,6 +169,8 @@ class KvlogMaintenanceSource(DataSource):
 
 def _submit(spark: Any, root: str | os.PathLike[str], action: str, topics: Sequence[str] | None,
             options: dict[str, str]) -> Any:
+    storage.refuse_remote_writer(os.fspath(root), f"kvlog.spark.maintenance {action} (use plan() to read a remote "
+                                                  "directory's work)")
     path = os.path.abspath(os.fspath(root))
     if not os.path.isdir(path):
         raise FileNotFoundError(f"no data directory at {path}")

@@ -15,6 +15,7 @@ from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 from pyspark.sql.types import StructType
 
+from kvlog import storage
 from kvlog.errors import ConfigError
 from kvlog.spark import _staging
 from kvlog.spark._plan import lowered
@@ -36,6 +37,7 @@ def _root(options: Mapping[str, str]) -> str:
     root = options.get("path")
     if not root:
         raise ConfigError("give the data directory to save()/start(), e.g. df.write.format('kvlog').save('/data')")
+    storage.refuse_remote_writer(root, "the kvlog Spark sink")
     return os.path.abspath(root)
 
 
