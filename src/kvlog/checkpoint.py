@@ -8,7 +8,6 @@ so callers can fall back the way Kafka does (full recovery from offset 0).
 
 from __future__ import annotations
 
-import os
 
 from kvlog import _io
 from kvlog.errors import KvlogError, StorageError

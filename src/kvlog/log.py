@@ -141,6 +141,13 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+def _located(exc: CorruptRecordError, where: list[Any]) -> CorruptRecordError:
+    """The error with the segment file and its position in it, when the decoder only knew a buffer."""
+    if exc.file is None and where:
+        return exc.with_context(file=where[0], base_position=where[1])
+    return exc
+
+
 def _io_guard(method: Callable[Concatenate[Log, _P], _R]) -> Callable[Concatenate[Log, _P], _R]:
     """File-system failures during a change become ``LogIOError`` and fence the log until reopened."""
     import functools
@@ -1119,9 +1126,10 @@ class Log:
         e = self._next_offset if end is None else min(end, self._next_offset)
         return s, e
 
-    def _chunks(self, start: int, end: int, chunk: int) -> Iterator[Any]:
+    def _chunks(self, start: int, end: int, chunk: int, where: list[Any] | None = None) -> Iterator[Any]:
         """The bytes of offsets [start, end) in pieces of about ``chunk`` bytes, cut on batch boundaries
-        (the batch straddling ``end`` included, for the caller to filter): a fetch loop over segments."""
+        (the batch straddling ``end`` included, for the caller to filter): a fetch loop over segments.
+        ``where`` is set to ``[file, position]`` of the piece being yielded (for errors)."""
         segments = self._segments
         i, offset = self._segment_for(start), start
         stop = end if end < self._next_offset else LONG_MAX
@@ -1130,6 +1138,8 @@ class Log:
             if got is None or not len(got[1]) or got[2] < 0:
                 i += 1
                 continue
+            if where is not None:
+                where[:] = [segments[i].log_path, got[0]]
             yield got[1]
             offset = got[2]
 
@@ -1147,7 +1157,14 @@ class Log:
         if committed:
             end = min(end, self.last_stable_offset)
             extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": self._aborted_array(start, end)}
-        for data in self._chunks(start, end, 4 << 20):
+        where: list[Any] = []
+        try:
+            yield from self._records_in(start, end, where, extra)
+        except CorruptRecordError as exc:
+            raise _located(exc, where) from None
+
+    def _records_in(self, start: int, end: int, where: list[Any], extra: dict[str, Any]) -> Iterator[Record]:
+        for data in self._chunks(start, end, 4 << 20, where):
             for rec in MemoryRecords(data).records(**extra):
                 if rec.offset >= end:
                     return
@@ -1170,12 +1187,16 @@ class Log:
             end = min(end, self.last_stable_offset)
             extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": self._aborted_array(start, end)}
         tables = []
-        for data in self._chunks(start, end, 64 << 20):
-            t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc, **extra)
-            off = t.column("offset")
-            if len(t) and (pc.min(off).as_py() < start or pc.max(off).as_py() >= end):
-                t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
-            tables.append(t)
+        where: list[Any] = []
+        try:
+            for data in self._chunks(start, end, 64 << 20, where):
+                t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc, **extra)
+                off = t.column("offset")
+                if len(t) and (pc.min(off).as_py() < start or pc.max(off).as_py() >= end):
+                    t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
+                tables.append(t)
+        except CorruptRecordError as exc:
+            raise _located(exc, where) from None
         if not tables:
             return pa.Table.from_batches([], schema=record_schema(include_headers))  # (empty_table imports pandas)
         return pa.concat_tables(tables)

@@ -12,8 +12,9 @@ serves well (a 4 KiB index probe, a 1 MiB chunk at a time) become the cost. Here
   for the reads that follow (a fetch after ``offset_for_timestamp`` lands in it);
 - small files (indexes, checkpoints, snapshots) fit one request and are read whole;
 - transient failures (throttling, 5xx, timeouts, dropped connections) are retried ``retries`` times
-  with exponential backoff; then, and for every other failure, a typed ``StorageError`` names the
-  object and the position.
+  with exponential backoff, on top of the filesystem's own retries (the AWS SDK under
+  ``S3FileSystem`` makes 3 attempts by default); then, and for every other failure, a typed
+  ``StorageError`` names the object and the position.
 
 :class:`ReadStats` counts the requests so benchmarks and tests can hold the budget
 (≤ 2 GETs per MiB scanned, a handful per point operation).
@@ -39,10 +40,13 @@ __all__ = ["ObjectStore", "ObjectFile", "ReadStats"]
 
 _T = TypeVar("_T")
 _ACCESS = ("AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "HTTP status 403", "HTTP status 401",
-           "Forbidden", "Unauthorized", "ExpiredToken", "InvalidToken")
+           "Forbidden", "Unauthorized", "ExpiredToken", "InvalidToken", "ACCESS_DENIED", "INVALID_ACCESS_KEY_ID",
+           "SIGNATURE_DOES_NOT_MATCH", "EXPIRED_TOKEN", "INVALID_CLIENT_TOKEN_ID")
 _TRANSIENT = ("HTTP status 5", "SlowDown", "Throttl", "TooManyRequests", "HTTP status 429", "timed out",
               "Timeout", "timeout", "curlCode", "Connection", "connection", "RequestTimeout",
-              "ServiceUnavailable", "InternalError", "Broken pipe", "reset by peer")
+              "ServiceUnavailable", "InternalError", "Broken pipe", "reset by peer", "INTERNAL_FAILURE",
+              "SERVICE_UNAVAILABLE", "SLOW_DOWN", "THROTTLING", "REQUEST_TIMEOUT", "NETWORK_CONNECTION",
+              "REQUEST_TIME_TOO_SKEWED")
 
 
 @dataclass
@@ -87,7 +91,7 @@ class ObjectStore:
     """The read side of one object-store filesystem (``kvlog.storage.Storage``), with request counts."""
 
     def __init__(self, filesystem: Any, *, strip: int, block_size: int = 4 << 20, point_block: int = 256 << 10,
-                 prefetch: int = 2, cache_blocks: int = 6, retries: int = 4, backoff_s: float = 0.05,
+                 prefetch: int = 2, cache_blocks: int = 6, retries: int = 2, backoff_s: float = 0.05,
                  workers: int = 4) -> None:
         if block_size < 64 << 10 or point_block < 4 << 10 or prefetch < 0 or cache_blocks < prefetch + 2:
             raise ValueError("block_size ≥ 64 KiB, point_block ≥ 4 KiB, prefetch ≥ 0, cache_blocks ≥ prefetch + 2")
@@ -161,13 +165,14 @@ class ObjectStore:
         return self._pool
 
     # ------------------------------------------------------------------------------- directories
-    def listdir(self, path: str) -> list[str]:
+    def listdir(self, path: str, *, asked: str = "") -> list[str]:
         """Names in a directory (one LIST); the answer also serves ``exists``/``getsize`` of its entries
-        until the directory is listed again."""
+        until the directory is listed again. ``asked``: the entry the listing is for (named in errors)."""
         import pyarrow.fs as pafs
 
         sel = pafs.FileSelector(self.fs_path(path), allow_not_found=False, recursive=False)
-        infos = self.call("listing", path, -1, lambda: self.fs.get_file_info(sel), lists=1)
+        what = f"looking up {asked}: listing" if asked else "listing"
+        infos = self.call(what, path, -1, lambda: self.fs.get_file_info(sel), lists=1)
         entries = {info.base_name: info for info in infos}
         self._listings[path.rstrip("/")] = entries
         return sorted(entries)
@@ -184,7 +189,7 @@ class ObjectStore:
                 info = self.call("looking up", path, -1, lambda: self.fs.get_file_info(self.fs_path(path)), heads=1)
                 return None if info.type == pafs.FileType.NotFound else info
             try:
-                self.listdir(parent)
+                self.listdir(parent, asked=path)
             except ObjectNotFoundError:
                 self._listings[parent] = {}
             listing = self._listings[parent]

@@ -152,8 +152,7 @@ def _store_of(uri: str) -> tuple[str, "ObjectStore"]:
                 best = prefix
         if best is not None and not configured:
             return base, _stores[best]
-    prefix = base.split("/", 3)
-    bucket = "/".join(prefix[:3])  # scheme://bucket (or the HDFS name node)
+    bucket = "/".join(base.split("/", 3)[:3])  # scheme://bucket (or the HDFS name node)
     key = (bucket, uri.split("://", 1)[1].split("/", 1)[0], query)  # the bucket with its options and credentials
     with _stores_lock:
         store = _configured.get(key)

@@ -565,8 +565,11 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
             got = _io.fs.preadinto(seg._fd, view, pos)
             if got <= 0:
                 break
-            res = _decode(view, 0, got, include_headers=include_headers, check_crc=True, include_control=False,
-                          limit=DEFAULT_MAX_DECOMPRESSED_BYTES)
+            try:
+                res = _decode(view, 0, got, include_headers=include_headers, check_crc=True, include_control=False,
+                              limit=DEFAULT_MAX_DECOMPRESSED_BYTES)
+            except CorruptRecordError as exc:
+                raise exc.with_context(file=seg.log_path, base_position=pos) from None
             if res.stop == 0:  # the next batch is larger than the window (or cut short)
                 size = 12 + int.from_bytes(view[8:12], "big", signed=True) if got >= 12 else 0
                 if got == hi - pos or size <= 12 or size > hi - pos:
