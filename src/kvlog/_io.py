@@ -71,6 +71,17 @@ class FileSystem:
         return os.preadv(fd, [view], offset)
 
     # ------------------------------------------------------------------ the read side of the seam
+    def prefetch_files(self, paths: list[str]) -> None:
+        """These small files will each be read whole soon: an object store fetches them in parallel now."""
+        if paths and is_remote(paths[0]):
+            _storage.store_for(paths[0]).prefetch_small(paths)
+
+    def will_need(self, fd: int, offset: int, size: int) -> None:
+        """A scan will read ``[offset, offset + size)`` next: an object store starts fetching it now.
+        Local files need no hint (the kernel reads ahead)."""
+        if fd >= REMOTE_FD:
+            _storage.handle(fd).will_need(offset, size)
+
     def size(self, fd: int) -> int:
         """The file's current length (``fstat``); a remote object's length as listed."""
         if fd >= REMOTE_FD:

@@ -294,6 +294,15 @@ class Log:
                 if (n.endswith((_files.INDEX, _files.TIME_INDEX, _files.TXN_INDEX)) and _files.is_offset_name(n)
                         and _files.offset_from_name(n) not in have):
                     _io.fs.unlink(os.path.join(self.dir, n))  # orphaned index
+        if storage.is_remote(self.dir):
+            # an object store answers in milliseconds whatever the size: the files this open reads one
+            # after another (indexes, the root's checkpoints) are fetched together now
+            root = os.path.dirname(self.dir)
+            _io.fs.prefetch_files(
+                [os.path.join(root, n) for n in (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET,
+                                                 checkpoint.CLEANER_OFFSET)]
+                + [os.path.join(self.dir, n) for n in names
+                   if n.endswith((_files.INDEX, _files.TIME_INDEX)) and _files.is_offset_name(n)])
         stored = self._checkpoints.read(self.topic, self.partition)
         recovery_point = stored.get("recovery_point", 0) if not clean_shutdown else LONG_MAX
         log_start = stored.get("log_start_offset", 0)
@@ -1133,7 +1142,10 @@ class Log:
         segments = self._segments
         i, offset = self._segment_for(start), start
         stop = end if end < self._next_offset else LONG_MAX
+        ahead = -1
         while offset < end and i < len(segments):
+            if ahead != i:
+                ahead = self._read_ahead(i, offset)
             got = segments[i].read(offset, chunk, None, True, stop)
             if got is None or not len(got[1]) or got[2] < 0:
                 i += 1
@@ -1142,6 +1154,19 @@ class Log:
                 where[:] = [segments[i].log_path, got[0]]
             yield got[1]
             offset = got[2]
+
+    def _read_ahead(self, i: int, offset: int) -> int:
+        """A scan reaches segment ``i`` at ``offset``: the rest of it and the next segment are wanted
+        soon. An object store starts fetching them (in parallel, while this one is decoded); a local
+        file ignores the hint (the kernel reads ahead). Returns ``i``."""
+        segments = self._segments
+        if storage.is_remote(self.dir):
+            seg = segments[i]
+            pos = seg.offset_index.lookup(offset).position if seg.offset_index is not None else 0
+            _io.fs.will_need(seg._fd, pos, seg.size_in_bytes - pos)
+            if i + 1 < len(segments):
+                _io.fs.will_need(segments[i + 1]._fd, 0, segments[i + 1].size_in_bytes)
+        return i
 
     def records(self, start_offset: int | None = None, end_offset: int | None = None, *,
                 include_control: bool = False, isolation_level: str = READ_UNCOMMITTED) -> Iterator[Record]:

@@ -6,8 +6,9 @@ serves well (a 4 KiB index probe, a 1 MiB chunk at a time) become the cost. Here
 
 - a directory is listed once per open (one LIST); sizes come from the listing, and an object is opened
   (one HEAD on S3) only when it is first read;
-- a scan reads block-aligned ranges of ``block_size`` (4 MiB), and while the caller decodes one block
-  the next ``prefetch`` blocks are already being fetched by a small thread pool;
+- a scan reads block-aligned ranges of ``block_size`` (8 MiB, what AWS advises for ranged GETs), and
+  while the caller decodes one block the next ``prefetch`` blocks are already being fetched by a small
+  thread pool; a scan about to reach the next segment asks for its first blocks (``will_need``);
 - a point read (an index hint, a batch header) fetches one ``point_block`` (256 KiB) around it, kept
   for the reads that follow (a fetch after ``offset_for_timestamp`` lands in it);
 - small files (indexes, checkpoints, snapshots) fit one request and are read whole;
@@ -90,7 +91,7 @@ def _transient(exc: BaseException) -> bool:
 class ObjectStore:
     """The read side of one object-store filesystem (``kvlog.storage.Storage``), with request counts."""
 
-    def __init__(self, filesystem: Any, *, strip: int, block_size: int = 4 << 20, point_block: int = 256 << 10,
+    def __init__(self, filesystem: Any, *, strip: int, block_size: int = 8 << 20, point_block: int = 256 << 10,
                  prefetch: int = 2, cache_blocks: int = 6, retries: int = 2, backoff_s: float = 0.05,
                  workers: int = 4) -> None:
         if block_size < 64 << 10 or point_block < 4 << 10 or prefetch < 0 or cache_blocks < prefetch + 2:
@@ -108,6 +109,7 @@ class ObjectStore:
         self._pool: ThreadPoolExecutor | None = None
         self._workers = workers
         self._listings: dict[str, dict[str, Any]] = {}  # directory URI → {name: FileInfo}
+        self._early: dict[str, tuple[int, Future[bytes]]] = {}  # prefetch_small: path → (size, content)
 
     @classmethod
     def from_uri(cls, uri: str, canonical: str, **options: Any) -> "ObjectStore":
@@ -175,6 +177,8 @@ class ObjectStore:
         infos = self.call(what, path, -1, lambda: self.fs.get_file_info(sel), lists=1)
         entries = {info.base_name: info for info in infos}
         self._listings[path.rstrip("/")] = entries
+        for stale in [p for p in self._early if p.rpartition("/")[0] == path.rstrip("/")]:
+            del self._early[stale]  # fetched for an earlier view of this directory
         return sorted(entries)
 
     def _info(self, path: str) -> Any | None:
@@ -216,7 +220,21 @@ class ObjectStore:
         info = self._info(path)
         if info is None or info.type != pafs.FileType.File:
             raise ObjectNotFoundError(f"no object {path}", path=path)
-        return ObjectFile(self, path, info)
+        f = ObjectFile(self, path, info)
+        early = self._early.pop(path, None)
+        if early is not None and early[0] == f.size:
+            f._point = (0, early[1].result())  # fetched whole by prefetch_small (a failure raises here)
+        return f
+
+    def prefetch_small(self, paths: list[str]) -> None:
+        """Fetch these objects whole, in parallel, for their next ``open_ranged``: the index, snapshot and
+        checkpoint files an open reads one after another would each cost a round trip (two on S3)."""
+        for path in paths:
+            info = self._info(path)
+            if info is None or path in self._early or not 0 < (info.size or 0) <= self.point_block:
+                continue
+            f = ObjectFile(self, path, info)
+            self._early[path] = (f.size, self.pool().submit(f.pread, f.size, 0))
 
     def read_all(self, path: str) -> bytes:
         f = self.open_ranged(path)
@@ -260,18 +278,44 @@ class ObjectFile:
                                "truncated or replaced while being read", path=self.path, position=start + got)
         return bytes(data)
 
-    def _block(self, start: int) -> bytes:
+    def _resolve(self, start: int) -> bytes:
+        """Block ``start``'s bytes, fetched now unless cached or already in flight."""
         entry = self._blocks.get(start)
         if entry is None:
             entry = self._blocks[start] = self._get(start, min(self.store.block_size, self.size - start))
         elif isinstance(entry, Future):
             entry = self._blocks[start] = entry.result()
-        self._blocks.move_to_end(start)
-        while len(self._blocks) > self.store.cache_blocks:
-            _, old = self._blocks.popitem(last=False)
+        return entry
+
+    def _prefetch_range(self, start: int, stop: int) -> None:
+        bs = self.store.block_size
+        for s in range(start, min(stop, self.size), bs):
+            if s not in self._blocks:
+                self._blocks[s] = self.store.pool().submit(self._get, s, min(bs, self.size - s))
+
+    def _evict(self, keep_from: int) -> None:
+        """A scan does not come back: blocks before ``keep_from`` go first, then the oldest."""
+        blocks = self._blocks
+        for s in [s for s in blocks if s < keep_from]:
+            if len(blocks) <= self.store.cache_blocks:
+                break
+            old = blocks.pop(s)
             if isinstance(old, Future):
                 old.cancel()
-        return entry
+        while len(blocks) > self.store.cache_blocks:
+            _, old = blocks.popitem(last=False)
+            if isinstance(old, Future):
+                old.cancel()
+
+    def will_need(self, offset: int, size: int) -> None:
+        """Start fetching ``[offset, offset + size)`` in the background (a scan about to reach it)."""
+        if self.size == 0 or offset >= self.size:
+            return
+        bs = self.store.block_size
+        with self._lock:
+            first = offset // bs * bs
+            stop = min(offset + size, first + bs * self.store.cache_blocks)
+            self._prefetch_range(first, stop)
 
     def pread(self, size: int, offset: int) -> bytes:
         end = min(offset + size, self.size)
@@ -284,8 +328,7 @@ class ObjectFile:
                 return point[1][offset - point[0] : end - point[0]]
             bs = self.store.block_size
             first = offset // bs * bs
-            cached = first in self._blocks
-            if not cached and offset != self._next and end - offset < self.store.point_block:
+            if first not in self._blocks and offset != self._next and end - offset < self.store.point_block:
                 # a point read: one small request, kept for the reads that follow it
                 start = max(0, min(offset, self.size - self.store.point_block))
                 data = self._get(start, min(self.store.point_block, self.size - start))
@@ -294,28 +337,15 @@ class ObjectFile:
                 return data[offset - start : end - start]
             self._next = end
             last = (end - 1) // bs * bs
-            if (last - first) // bs + 1 > self.store.cache_blocks - self.store.prefetch:
-                return self._direct(offset, end)  # larger than the cache: straight to the caller
-            self._prefetch_range(first, last + bs)  # the blocks of this read not cached yet, in parallel
-            parts = [self._block(s) for s in range(first, last + bs, bs)]
+            # every block of this read that is neither cached nor in flight, requested in parallel,
+            # and the blocks after it, so that the network works while the caller decodes
+            self._prefetch_range(first, last + bs)
             self._prefetch_range(last + bs, last + bs * (self.store.prefetch + 1))
+            parts = [self._resolve(s) for s in range(first, last + bs, bs)]
+            self._evict(last)
         if len(parts) == 1:
             return parts[0][offset - first : end - first]
         return b"".join(parts)[offset - first : end - first]
-
-    def _direct(self, offset: int, end: int) -> bytes:
-        """A read of many blocks: block-sized requests in parallel, joined, not cached."""
-        bs = self.store.block_size
-        starts = range(offset, end, bs)
-        futures = [self.store.pool().submit(self._get, s, min(bs, end - s)) for s in starts[1:]]
-        head = self._get(offset, min(bs, end - offset))
-        return b"".join([head, *(f.result() for f in futures)])
-
-    def _prefetch_range(self, start: int, stop: int) -> None:
-        bs = self.store.block_size
-        for s in range(start, min(stop, self.size), bs):
-            if s not in self._blocks:
-                self._blocks[s] = self.store.pool().submit(self._get, s, min(bs, self.size - s))
 
     def readinto(self, view: memoryview, offset: int) -> int:
         data = self.pread(len(view), offset)

@@ -558,6 +558,7 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
     buf = bytearray(window)
     schema = record_schema(include_headers)
     for seg, lo, hi in log._ranges(start, end):
+        log._read_ahead(log._segment_for(seg.base_offset), seg.base_offset)  # an object store fetches ahead
         pos = lo
         while pos < hi:
             want = min(len(buf), hi - pos)
