@@ -404,17 +404,28 @@ def test_spark_streaming_from_s3(spark, s3, tmp_path):
     key = s3.new_prefix()
     s3.upload(root, key)
     out = tmp_path / "out"
-    q = (spark.readStream.format("kvlog").option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "100")
-         .load(s3.uri(key))
-         .select("offset", "value").writeStream.format("parquet").option("path", str(out))
-         .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())
-    q.awaitTermination(120)
-    got = spark.read.parquet(str(out))
-    assert got.count() == 12 * 25
-    assert sorted(r.offset for r in got.collect()) == list(range(300))
+
+    def run():
+        q = (spark.readStream.format("kvlog").option("startingOffsets", "earliest")
+             .option("maxOffsetsPerTrigger", "100").load(s3.uri(key))
+             .select("offset", "value").writeStream.format("parquet").option("path", str(out))
+             .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())
+        try:
+            assert q.awaitTermination(120)
+        finally:
+            q.stop()
+        return sorted(r.offset for r in spark.read.parquet(str(out)).collect())
+
+    assert run() == list(range(300))
+    with kvlog.Log.open(str(root / "s-0")) as log:  # the backup grows: new and replaced objects
+        for b in range(30):
+            log.append([Record(b"k", b"late-%d" % b, 2_000_000 + b)])
+    s3.upload(root, key)
+    assert run() == list(range(330))  # exactly once across the restart, the new records included
 
 
 def test_maintenance_plan_reads_a_remote_directory(spark, s3, tmp_path):
+    import kvlog.spark
     from kvlog.spark import maintenance
 
     root = tmp_path / "root"
@@ -425,7 +436,7 @@ def test_maintenance_plan_reads_a_remote_directory(spark, s3, tmp_path):
     key = s3.new_prefix()
     s3.upload(root, key)
     local_plan = maintenance.plan(str(root))
-    remote_plan = maintenance.plan(s3.uri(key))
+    remote_plan = kvlog.spark.plan_maintenance(s3.uri(key))
     assert [(r["topic"], r["partition"], r["dirty_ratio"]) for r in remote_plan] == \
         [(r["topic"], r["partition"], r["dirty_ratio"]) for r in local_plan]
     assert remote_plan[0]["path"] == s3.canonical(f"{key}/c-0") and remote_plan[0]["dirty_ratio"] > 0

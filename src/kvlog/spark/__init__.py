@@ -22,6 +22,7 @@ from typing import Any
 
 from kvlog.spark._staging import recover as recover_writes
 from kvlog.spark.maintenance import compact, enforce_retention
+from kvlog.spark.maintenance import plan as plan_maintenance
 from kvlog.spark.source import KvlogDataSource, KvlogPushdownDataSource, kafka_schema
 from kvlog.spark.udf import decode, decode_batches, decode_udf, decoded_schema
 
@@ -34,6 +35,7 @@ __all__ = [
     "decoded_schema",
     "enforce_retention",
     "kafka_schema",
+    "plan_maintenance",
     "recover_writes",
     "register",
 ]
