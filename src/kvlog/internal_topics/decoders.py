@@ -29,6 +29,7 @@ __all__ = [
     "CoordinatorRecord",
     "InternalTopic",
     "MetadataRecord",
+    "UnknownSchemaError",
     "decode_coordinator_record",
     "decode_metadata_record",
     "encode_coordinator_record",
@@ -37,6 +38,11 @@ __all__ = [
 ]
 
 METADATA_FRAME_VERSION = 1
+
+
+class UnknownSchemaError(CorruptInternalRecordError):
+    """A record type or version the schema tables do not know (a newer broker): reported, and skipped
+    by the replays, never fatal to them."""
 
 
 class InternalTopic(str, Enum):
@@ -126,6 +132,9 @@ def decode_coordinator_record(topic: InternalTopic | str, key: bytes | memoryvie
     if value is None:
         return CoordinatorRecord(record_type, rt.name, key_fields, None, None)
     version = _int16(value, "value.version", partition, offset)
+    if version not in rt.value.valid:
+        raise UnknownSchemaError(f"unknown version {version} of {rt.value.name} (known: {rt.value.valid})",
+                                  field="value.version", partition=partition, offset=offset)
     try:
         fields, _ = codec.decode(rt.value, version, value, offset=2, path="value")
     except codec.SchemaError as exc:
@@ -180,11 +189,11 @@ def decode_metadata_record(value: bytes | memoryview | None, *, partition: str |
     version, pos = _uvarint(value, pos, "version", partition, offset)
     msg = METADATA_RECORDS.get(api_key)
     if msg is None:
-        raise CorruptInternalRecordError(f"unknown metadata record type {api_key}", field="apiKey",
-                                         partition=partition, offset=offset)
-    if version > 0x7FFF:
-        raise CorruptInternalRecordError(f"version {version} is not an int16", field="version",
-                                         partition=partition, offset=offset)
+        raise UnknownSchemaError(f"unknown metadata record type {api_key}", field="apiKey",
+                                 partition=partition, offset=offset)
+    if version not in msg.valid:
+        raise UnknownSchemaError(f"unknown version {version} of {msg.name} (known: {msg.valid})",
+                                  field="version", partition=partition, offset=offset)
     try:
         data, end = codec.decode(msg, version, value, offset=pos, path="data")
     except codec.SchemaError as exc:

@@ -1,0 +1,47 @@
+"""Finding an internal topic's partitions under a root, and reading a partition batch by batch."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from kvlog import _files
+from kvlog.log import Log
+from kvlog.records import RecordBatch
+
+__all__ = ["partition_dirs", "read_batches"]
+
+READ_BYTES = 8 << 20
+
+
+def partition_dirs(root: str | os.PathLike[str], topic: str) -> list[tuple[str, int]]:
+    """``(directory, partition)`` of every ``<topic>-<N>`` directory in a data directory, by partition;
+    ``root`` may also be one partition directory of ``topic`` itself."""
+    path = os.path.abspath(os.fspath(root))
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"no such directory: {path}")
+    tp = _files.parse_partition_dir(path)
+    if tp is not None and tp[0] == topic:
+        return [(path, tp[1])]
+    out = []
+    for name in os.listdir(path):
+        tp = _files.parse_partition_dir(name)
+        full = os.path.join(path, name)
+        if tp is not None and tp[0] == topic and os.path.isdir(full):
+            out.append((full, tp[1]))
+    return sorted(out, key=lambda t: t[1])
+
+
+def read_batches(log: Log) -> Iterator[RecordBatch]:
+    """Every batch of a log from its start offset, read a few MiB at a time through ``Log.read``."""
+    offset = log.log_start_offset
+    while offset < log.log_end_offset:
+        last = None
+        for b in log.read(offset, READ_BYTES).batches():
+            if b.last_offset < offset:
+                continue
+            yield b
+            last = b.last_offset
+        if last is None:
+            return
+        offset = last + 1
