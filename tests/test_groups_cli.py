@@ -89,8 +89,10 @@ def test_cluster_metadata_decoder_on_the_kraft_fixture(kraft_segment, capfd):
     stamps = [1726045943832] + [1726045957397] * 3
     assert lines == [f"| offset: {i} CreateTime: {stamps[i]} keySize: -1 valueSize: {sizes[i]} sequence: -1 "
                      f"headerKeys: [] payload: {FIXTURE_PAYLOADS[i]}" for i in range(4)]
+    # without metadata and without a key the line starts with " payload:" (the 4.0 tool prints the "| "
+    # indent only before a key; the later Java port prints "| payload:")
     rc, out, _ = run(capfd, "dump", "--cluster-metadata-decoder", "--skip-record-metadata", "--files", kraft_segment)
-    assert record_lines(out) == [f"| payload: {p}" for p in FIXTURE_PAYLOADS]
+    assert [ln for ln in out if "payload" in ln] == [f" payload: {p}" for p in FIXTURE_PAYLOADS]
 
 
 def test_transaction_and_share_state_decoders(tmp_path, capfd):

@@ -5,7 +5,6 @@ import datetime
 
 import pytest
 
-import kvlog
 from kvlog import Log, Record
 from kvlog.internal_topics.decoders import encode_coordinator_record
 
@@ -20,6 +19,7 @@ def commit(group, partition, offset, ts):
 
 @pytest.mark.spark
 def test_consumer_offsets_data_source(spark, tmp_path):
+    import kvlog
     import kvlog.spark
 
     for n in range(3):

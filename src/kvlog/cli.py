@@ -208,13 +208,13 @@ def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *
             else:
                 line += f" controlType: {ctype.name}({type_id})"
     if print_data and not b.is_control:
-        key, value = parser(rec) if parser is not None else (
+        key_text, value_text = parser(rec) if parser is not None else (
             None if rec.key is None else _text(rec.key), None if rec.value is None else _text(rec.value))
-        if key is not None:
-            line += f"{prefix}key: {key}"
+        if key_text is not None:
+            line += f"{prefix}key: {key_text}"
             prefix = " "
-        if value is not None:
-            line += f"{prefix}payload: {value}"
+        if value_text is not None:
+            line += f" payload: {value_text}"
     return line
 
 

@@ -64,11 +64,11 @@ class ClusterMetadata:
             self.topic_names[d["topicId"]] = d["name"]
         elif t == "REMOVE_TOPIC_RECORD":
             name = self.topic_names.pop(d["topicId"], None)
-            for key in [k for k in self.partition_state if k[0] == d["topicId"]]:
-                del self.partition_state[key]
+            for pkey in [k for k in self.partition_state if k[0] == d["topicId"]]:
+                del self.partition_state[pkey]
             if name is not None:
-                for key in [k for k in self.config_state if k[0] == 2 and k[1] == name]:
-                    del self.config_state[key]
+                for ckey in [k for k in self.config_state if k[0] == 2 and k[1] == name]:
+                    del self.config_state[ckey]
         elif t == "PARTITION_RECORD":
             self.partition_state[(d["topicId"], d["partitionId"])] = {
                 k: d.get(k) for k in ("replicas", "isr", "removingReplicas", "addingReplicas", "leader",
@@ -77,11 +77,11 @@ class ClusterMetadata:
         elif t == "PARTITION_CHANGE_RECORD":
             self._change_partition(d)
         elif t == "CONFIG_RECORD":
-            key = (d["resourceType"], d["resourceName"], d["name"])
+            config = (d["resourceType"], d["resourceName"], d["name"])
             if d["value"] is None:
-                self.config_state.pop(key, None)
+                self.config_state.pop(config, None)
             else:
-                self.config_state[key] = d["value"]
+                self.config_state[config] = d["value"]
         elif t == "FEATURE_LEVEL_RECORD":
             if d["featureLevel"] == 0:
                 self.features.pop(d["name"], None)

@@ -118,9 +118,9 @@ def decode_coordinator_record(topic: InternalTopic | str, key: bytes | memoryvie
                               offset: int | None = None) -> CoordinatorRecord:
     """The record type, key fields and (unless a tombstone) value version and fields of one record."""
     kind = InternalTopic(topic)
-    where = {"partition": partition, "offset": offset}
     if key is None:
-        raise CorruptInternalRecordError("a coordinator record without a key", field="key", **where)
+        raise CorruptInternalRecordError("a coordinator record without a key", field="key", partition=partition,
+                                         offset=offset)
     record_type = _int16(key, "key.type", partition, offset)
     rt = kind.record_types.get(record_type)
     if rt is None:

@@ -21,7 +21,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType, TimestampType
 
 from kvlog.errors import ConfigError
-from kvlog.internal_topics.consumer_offsets import TOPIC, offsets_schema, replay_partition
+from kvlog.internal_topics.consumer_offsets import TOPIC, replay_partition
 from kvlog.internal_topics.layout import partition_dirs
 
 __all__ = ["ConsumerOffsetsDataSource", "consumer_offsets_schema", "read_consumer_offsets"]
