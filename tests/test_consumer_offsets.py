@@ -222,6 +222,10 @@ def test_cluster_metadata_starts_from_the_newest_snapshot(tmp_path):
     m = kvlog.cluster_metadata(tmp_path)
     assert sorted(m.topics().column("topic").to_pylist()) == ["after", "from-snapshot"]
     assert m.features == {"metadata.version": 20} and m.snapshot.endswith("00000000000000000002-0000000001.checkpoint")
+    (d / f"{2:020d}-{1:010d}.checkpoint").write_bytes(snap + snap[:30])
+    with pytest.raises(CorruptInternalRecordError, match="does not fit") as info:
+        kvlog.cluster_metadata(tmp_path)
+    assert info.value.partition == "__cluster_metadata-0"
 
 
 def test_cluster_metadata_malformed_record(tmp_path):

@@ -17,7 +17,7 @@ import base64
 import os
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,6 +190,23 @@ class _Replay:
                 self.state.apply(r)
 
 
+def _snapshot_records(path: str) -> Iterator[Record]:
+    """The data records of a KRaft snapshot file, one batch in memory at a time (a snapshot is record
+    batches framed like a segment, written whole: a batch running past the end is damage)."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        pos = 0
+        while pos + 12 <= size:
+            head = os.pread(fh.fileno(), 12, pos)
+            length = 12 + int.from_bytes(head[8:12], "big", signed=True)
+            if length < 12 + 14 or pos + length > size:
+                raise CorruptInternalRecordError(f"a batch of {length} bytes at position {pos} does not fit the "
+                                                 f"{size}-byte snapshot {os.path.basename(path)}",
+                                                 partition=os.path.basename(os.path.dirname(path)))
+            yield from MemoryRecords(os.pread(fh.fileno(), length, pos)).records()
+            pos += length
+
+
 def cluster_metadata(root: str | os.PathLike[str], *, errors: str = "raise") -> ClusterMetadata:
     """The cluster metadata in ``root`` (a KRaft data or metadata directory holding
     ``__cluster_metadata-0``, or that directory itself), read-only.
@@ -208,8 +225,7 @@ def cluster_metadata(root: str | os.PathLike[str], *, errors: str = "raise") -> 
     start = 0
     if snapshots:
         state.snapshot = os.path.join(path, snapshots[-1])
-        with open(state.snapshot, "rb") as fh:
-            replay.feed(MemoryRecords(fh.read()).records())
+        replay.feed(_snapshot_records(state.snapshot))
         start = int(snapshots[-1][:20])
     with Log.open(path, read_only=True) as log:
         for batch in read_batches(log):

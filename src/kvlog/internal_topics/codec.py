@@ -123,8 +123,6 @@ class Field:
         """The value a field has when it is not on the wire (Kafka's spec default or the type's zero)."""
         if self.default is not _UNSET:
             return list(self.default) if isinstance(self.default, list) else self.default
-        if version in self.nullable and (self.tag is not None or self.type in ("string", "bytes")):
-            return None
         if self.is_array:
             return []
         return _type_default(self, version)
