@@ -35,6 +35,8 @@ __all__ = [
     "Versions",
     "decode",
     "encode",
+    "read_uvarint",
+    "uvarint_bytes",
     "f",
     "message",
     "to_json_obj",
@@ -313,6 +315,21 @@ def _read_struct(r: _Reader, fields: tuple[Field, ...], version: int, flexible: 
         if unknown:
             out[UNKNOWN_TAGS] = unknown
     return out
+
+
+def read_uvarint(data: bytes | memoryview, pos: int, path: str = "") -> tuple[int, int]:
+    """``(value, next position)`` of an unsigned varint (at most 32 bits) at ``data[pos]``."""
+    r = _Reader(data, pos)
+    if path:
+        r.path.append(path)
+    return r.uvarint(), r.pos
+
+
+def uvarint_bytes(value: int) -> bytes:
+    """The unsigned-varint encoding of ``value`` (0 ≤ value < 2**32)."""
+    w = _Writer()
+    w.uvarint(value)
+    return bytes(w.out)
 
 
 def decode(msg: Message, version: int, data: bytes | memoryview, *, offset: int = 0,

@@ -163,10 +163,8 @@ def encode_coordinator_record(topic: InternalTopic | str, record_type: int, key:
 
 def _uvarint(data: bytes | memoryview, pos: int, what: str, partition: str | None,
              offset: int | None) -> tuple[int, int]:
-    r = codec._Reader(data, pos)
-    r.path.append(what)
     try:
-        return r.uvarint(), r.pos
+        return codec.read_uvarint(data, pos, what)
     except codec.SchemaError as exc:
         raise _fail(exc, what, partition, offset) from None
 
@@ -209,10 +207,8 @@ def encode_metadata_record(api_key: int, version: int, data: dict[str, Any]) -> 
     msg = METADATA_RECORDS.get(api_key)
     if msg is None:
         raise CorruptInternalRecordError(f"unknown metadata record type {api_key}", field="apiKey")
-    w = codec._Writer()
-    for n in (METADATA_FRAME_VERSION, api_key, version):
-        w.uvarint(n)
     try:
-        return bytes(w.out) + codec.encode(msg, version, data)
+        head = b"".join(codec.uvarint_bytes(n) for n in (METADATA_FRAME_VERSION, api_key, version))
+        return head + codec.encode(msg, version, data)
     except codec.SchemaError as exc:
         raise CorruptInternalRecordError(exc.reason, field=exc.path or None) from None
