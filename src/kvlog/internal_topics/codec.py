@@ -23,7 +23,7 @@ import base64
 import math
 import struct
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -156,7 +156,6 @@ class Message:
     flexible: Versions
     fields: tuple[Field, ...]
     api_key: int = -1
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 def f(name: str, type_: str, versions: str = "0+", *, nullable: str = "none", tag: int | None = None,
@@ -167,6 +166,7 @@ def f(name: str, type_: str, versions: str = "0+", *, nullable: str = "none", ta
 
 
 def message(name: str, valid: str, flexible: str, fields: list[Field], api_key: int = -1) -> Message:
+    """A message spec, versions written as in the JSON spec ("0-4", "4+", "none")."""
     return Message(name, Versions.parse(valid), Versions.parse(flexible), tuple(fields), api_key)
 
 
