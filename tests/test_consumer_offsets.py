@@ -5,12 +5,14 @@ import uuid
 
 import pyarrow as pa
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 import kvlog
 from kvlog import Log, Record
 from kvlog.errors import CorruptInternalRecordError
-from kvlog.internal_topics.consumer_offsets import offsets_schema, replay
-from kvlog.internal_topics.decoders import encode_coordinator_record, encode_metadata_record
+from kvlog.internal_topics.consumer_offsets import fast_offset_commit, offsets_schema, replay
+from kvlog.internal_topics.decoders import decode_coordinator_record, encode_coordinator_record, encode_metadata_record
 
 T0 = 1_700_000_000_000
 CO = "__consumer_offsets"
@@ -290,3 +292,39 @@ def test_failover_margin_anchor_as_of_and_topic_map(clusters, tmp_path):
     assert (r.target_topic, r.target_offset) == ("dc2.orders", 6)
     with pytest.raises(kvlog.ConfigError):
         kvlog.failover_offsets(src, "g", dst, anchor="wallclock")
+
+
+# ================================================================ struct fast path vs the schema tables
+
+
+def generic(key, value):
+    r = decode_coordinator_record(CO, key, value)
+    gtp = (r.key["group"], r.key["topic"], r.key["partition"])
+    if r.value is None:
+        return gtp, None
+    v = r.value
+    return gtp, (v["offset"], v.get("leaderEpoch", -1), v["metadata"], v["commitTimestamp"],
+                 v.get("expireTimestamp", -1))
+
+
+@given(st.integers(0, 4), st.sampled_from([0, 1]), st.text(max_size=70), st.text(max_size=5),
+       st.integers(-(2**31), 2**31 - 1), st.integers(-(2**63), 2**63 - 1), st.text(max_size=140),
+       st.booleans(), st.binary(max_size=6), st.integers(0, 40))
+@example(4, 1, "g", "t", 0, 1, "m" * 200, False, b"", 3)
+def test_fast_path_agrees_with_the_schema_tables(version, key_type, group, topic, partition, offset, metadata,
+                                                 tomb, junk, cut):
+    value = {"offset": offset, "leaderEpoch": partition, "metadata": metadata, "commitTimestamp": offset ^ 5,
+             "expireTimestamp": offset ^ 9}
+    k, v = encode_coordinator_record(CO, key_type, {"group": group, "topic": topic, "partition": partition},
+                                     version, None if tomb else value)
+    fast = fast_offset_commit(k, v)
+    if fast is None:  # only a flexible value whose metadata needs a two-byte compact length
+        assert version == 4 and not tomb and len(metadata.encode()) > 126
+    else:
+        assert fast == generic(k, v)
+    # damaged or extended bytes: the fast path declines or agrees with the generic decoder
+    for kk, vv in ((k, None if v is None else v + junk), (k, None if v is None else v[:cut]), (k[:cut], v)):
+        got = fast_offset_commit(kk, vv)
+        if got is None:
+            continue
+        assert got == generic(kk, vv)

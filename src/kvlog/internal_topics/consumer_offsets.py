@@ -16,6 +16,7 @@ had then (what a failover to a mirror taken at that time needs).
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -51,6 +52,74 @@ def offsets_schema() -> pa.Schema:
         pa.field("coordinator_partition", pa.int32(), nullable=False),  # N of __consumer_offsets-N
         pa.field("record_offset", pa.int64(), nullable=False),          # where the commit is in it
     ])
+
+
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+
+
+def _short_string(data: bytes, pos: int) -> tuple[str, int] | None:
+    if pos + 2 > len(data):
+        return None
+    n = _I16.unpack_from(data, pos)[0]
+    if n < 0 or pos + 2 + n > len(data):
+        return None
+    return data[pos + 2:pos + 2 + n].decode("utf-8", "replace"), pos + 2 + n
+
+
+def fast_offset_commit(key: bytes | None, value: bytes | None,
+                       ) -> tuple[GroupTopicPartition, tuple[int, int, str, int, int] | None] | None:
+    """An offset-commit record read with ``struct`` alone (most of ``__consumer_offsets``): ``((group,
+    topic, partition), (offset, leader epoch, metadata, commit ms, expire ms) or None for a tombstone)``.
+
+    None for anything it does not read plainly (other record types, unusual lengths, trailing bytes,
+    tagged fields): the schema-table codec then decodes it, and reports what is wrong.
+    """
+    if key is None or len(key) < 10 or _I16.unpack_from(key, 0)[0] not in _OFFSET_COMMIT_TYPES:
+        return None
+    got = _short_string(key, 2)
+    if got is None:
+        return None
+    group, pos = got
+    got = _short_string(key, pos)
+    if got is None:
+        return None
+    topic, pos = got
+    if pos + 4 != len(key):
+        return None
+    gtp = (group, topic, _I32.unpack_from(key, pos)[0])
+    if value is None:
+        return gtp, None
+    if len(value) < 10:
+        return None
+    version = _I16.unpack_from(value, 0)[0]
+    offset = _I64.unpack_from(value, 2)[0]
+    epoch, pos = -1, 10
+    if version >= 3:
+        if len(value) < 14:
+            return None
+        epoch, pos = _I32.unpack_from(value, 10)[0], 14
+    if version == 4:
+        if pos >= len(value) or value[pos] & 0x80 or value[pos] == 0:
+            return None  # not a one-byte compact length of a non-null string
+        n = value[pos] - 1
+        end = pos + 1 + n
+        if end + 9 != len(value) or value[end + 8] != 0:
+            return None
+        metadata = value[pos + 1:end].decode("utf-8", "replace")
+        return gtp, (offset, epoch, metadata, _I64.unpack_from(value, end)[0], -1)
+    if version not in (0, 1, 2, 3):
+        return None
+    got = _short_string(value, pos)
+    if got is None:
+        return None
+    metadata, pos = got
+    want = pos + (16 if version == 1 else 8)
+    if want != len(value):
+        return None
+    expire = _I64.unpack_from(value, pos + 8)[0] if version == 1 else -1
+    return gtp, (offset, epoch, metadata, _I64.unpack_from(value, pos)[0], expire)
 
 
 @dataclass
@@ -102,6 +171,13 @@ class OffsetsReplay:
         for rec in batch.records(check_crc=True):
             if as_of is not None and (rec.timestamp or 0) > as_of:
                 continue
+            fast = fast_offset_commit(rec.key, rec.value)
+            if fast is not None:
+                gtp, fields = fast
+                if self.group is None or gtp[0] == self.group:
+                    commit = None if fields is None else _Commit(*fields, batch.base_offset, rec.offset)
+                    self._apply(gtp, commit, batch.producer_id if txn else None)
+                continue
             try:
                 r = decode_coordinator_record(TOPIC, rec.key, rec.value, partition=self.label, offset=rec.offset)
             except UnknownSchemaError as exc:
@@ -132,16 +208,20 @@ class OffsetsReplay:
                 v = r.value
                 commit = _Commit(v["offset"], v.get("leaderEpoch", -1), v["metadata"], v["commitTimestamp"],
                                  v.get("expireTimestamp", -1), batch.base_offset, rec.offset)
-            if txn:
-                txn_state = self.pending.setdefault(batch.producer_id, {})
-                if commit is None:
-                    txn_state.pop(gtp, None)
-                else:
-                    txn_state[gtp] = commit
-            elif commit is None:
-                self.offsets.pop(gtp, None)
+            self._apply(gtp, commit, batch.producer_id if txn else None)
+
+    def _apply(self, gtp: GroupTopicPartition, commit: _Commit | None, producer_id: int | None) -> None:
+        """A commit (None: a tombstone), pending under ``producer_id`` when transactional."""
+        if producer_id is not None:
+            txn_state = self.pending.setdefault(producer_id, {})
+            if commit is None:
+                txn_state.pop(gtp, None)
             else:
-                self.offsets[gtp] = commit
+                txn_state[gtp] = commit
+        elif commit is None:
+            self.offsets.pop(gtp, None)
+        else:
+            self.offsets[gtp] = commit
 
     def _commit_pending(self, producer_id: int) -> None:
         for gtp, commit in self.pending.pop(producer_id, {}).items():
