@@ -188,3 +188,21 @@ def test_offsets_failover_lines(tmp_path, capfd):
     assert rc == 1 and "--target" in err[-1]
     rc, _, err = run(capfd, "offsets", root / "orders-0")
     assert rc == 1 and "--timestamp" in err[-1]
+
+
+def test_undecodable_member_bytes_stay_base64_and_a_keyless_record_stops_the_file(tmp_path, capfd):
+    gk, gv = encode_coordinator_record("__consumer_offsets", 2, {"group": "g"}, 1, {
+        "protocolType": "consumer", "generation": 1, "protocol": None, "leader": None, "members": [{
+            "memberId": "m", "clientId": "c", "clientHost": "h", "rebalanceTimeout": 1, "sessionTimeout": 2,
+            "subscription": b"\x00", "assignment": b"\x00\x09abc"}]})
+    log = Log.open(tmp_path / "__consumer_offsets-1")
+    log.append([Record(gk, gv, T0), Record(None, b"v", T0), Record(gk, gv, T0)])
+    log.close()
+    rc, out, err = run(capfd, "dump", "--offsets-decoder", "--skip-record-metadata", "--files",
+                       tmp_path / "__consumer_offsets-1" / SEG0)
+    assert record_lines(out) == [
+        '| key: {"type":"2","data":{"group":"g"}} payload: {"version":"1","data":{"protocolType":"consumer",'
+        '"generation":1,"protocol":null,"leader":null,"members":[{"memberId":"m","clientId":"c","clientHost":"h",'
+        '"rebalanceTimeout":1,"sessionTimeout":2,"subscription":"AA==","assignment":"AAlhYmM="}]}}']
+    assert rc == 1 and "Failed to decode message at offset 1 using the specified decoder (message had a missing key)" \
+        in err[-1]
