@@ -328,3 +328,28 @@ def test_fast_path_agrees_with_the_schema_tables(version, key_type, group, topic
         if got is None:
             continue
         assert got == generic(kk, vv)
+
+
+# =================================================================================== transaction state
+def txn(tid, status, ts, pid=1000, partitions=(("orders", [0, 1]),), *, version=1):
+    k, v = encode_coordinator_record("__transaction_state", 0, {"transactionalId": tid}, version, {
+        "producerId": pid, "previousProducerId": pid - 1, "producerEpoch": 2, "transactionTimeoutMs": 60000,
+        "transactionStatus": status, "transactionPartitions": [{"topic": t, "partitionIds": p} for t, p in partitions],
+        "transactionLastUpdateTimestampMs": ts, "transactionStartTimestampMs": ts - 5})
+    return Record(k, v, ts)
+
+
+def test_transaction_state_latest_per_id_tombstones_and_as_of(tmp_path):
+    log = Log.open(tmp_path / "__transaction_state-2")
+    log.append([txn("a", 1, T0), txn("b", 1, T0, pid=7, version=0)])
+    log.append([txn("a", 2, T0 + 10), txn("a", 4, T0 + 20, partitions=())])
+    k, _ = encode_coordinator_record("__transaction_state", 0, {"transactionalId": "b"})
+    log.append([Record(k, None, T0 + 30)])
+    log.close()
+    rows_now = kvlog.transaction_state(tmp_path).to_pylist()
+    assert [(r["transactional_id"], r["state"], r["partitions"]) for r in rows_now] == [("a", "CompleteCommit", [])]
+    assert rows_now[0]["previous_producer_id"] == 999 and rows_now[0]["coordinator_partition"] == 2
+    early = kvlog.transaction_state(tmp_path, as_of=T0 + 15).to_pylist()
+    assert [(r["transactional_id"], r["state"], r["previous_producer_id"]) for r in early] == [
+        ("a", "PrepareCommit", 999), ("b", "Ongoing", -1)]  # a v0 value has no tagged fields
+    assert early[0]["partitions"] == [{"topic": "orders", "partition": 0}, {"topic": "orders", "partition": 1}]

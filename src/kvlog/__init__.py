@@ -43,6 +43,7 @@ from kvlog.errors import (
 from kvlog.internal_topics.cluster_metadata import ClusterMetadata, cluster_metadata
 from kvlog.internal_topics.consumer_offsets import consumer_offsets
 from kvlog.internal_topics.failover import ResumeOffset, failover_offsets
+from kvlog.internal_topics.transaction_state import transaction_state
 from kvlog.records import (
     ControlRecordType,
     MemoryRecords,
@@ -110,4 +111,5 @@ __all__ = [
     "ClusterMetadata",
     "failover_offsets",
     "ResumeOffset",
+    "transaction_state",
 ]
