@@ -353,3 +353,29 @@ def test_transaction_state_latest_per_id_tombstones_and_as_of(tmp_path):
     assert [(r["transactional_id"], r["state"], r["previous_producer_id"]) for r in early] == [
         ("a", "PrepareCommit", 999), ("b", "Ongoing", -1)]  # a v0 value has no tagged fields
     assert early[0]["partitions"] == [{"topic": "orders", "partition": 0}, {"topic": "orders", "partition": 1}]
+
+
+# ==================================================================== roots in an object store (URIs)
+def test_internal_topics_read_through_an_object_store_uri(tmp_path, kraft_segment, clusters):
+    import pyarrow.fs as pafs
+
+    from kvlog import storage
+
+    src, dst = clusters
+    meta_dir = src / "__cluster_metadata-0"
+    meta_dir.mkdir()
+    (meta_dir / kraft_segment.name).write_bytes(kraft_segment.read_bytes())
+    (meta_dir / f"{0:020d}-{1:010d}.checkpoint").write_bytes(kvlog.encode_batch([
+        meta(12, {"name": "metadata.version", "featureLevel": 19})]))
+    bucket = f"s3://{tmp_path.name}"  # the object store: tmp_path's parent directory, read through pyarrow.fs
+    storage.register_filesystem(bucket, pafs.SubTreeFileSystem(str(tmp_path.parent), pafs.LocalFileSystem()))
+    try:
+        src_uri, dst_uri = f"{bucket}/source", f"{bucket}/mirror"
+        assert kvlog.consumer_offsets(src_uri).equals(kvlog.consumer_offsets(src))
+        assert kvlog.consumer_offsets(f"{src_uri}/{CO}-0").equals(kvlog.consumer_offsets(src / f"{CO}-0"))
+        assert kvlog.failover_offsets(src_uri, "g", dst_uri) == kvlog.failover_offsets(src, "g", dst)
+        remote, local = kvlog.cluster_metadata(src_uri), kvlog.cluster_metadata(src)
+        assert remote.topics().equals(local.topics()) and remote.features == local.features == {"metadata.version": 20}
+        assert remote.snapshot == f"{src_uri}/__cluster_metadata-0/{0:020d}-{1:010d}.checkpoint"
+    finally:
+        storage.unregister_filesystem(bucket)

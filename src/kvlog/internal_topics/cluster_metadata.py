@@ -23,6 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from kvlog import _io, storage
 from kvlog.errors import CorruptInternalRecordError
 from kvlog.internal_topics.decoders import InternalTopic, MetadataRecord, UnknownSchemaError, decode_metadata_record
 from kvlog.internal_topics.layout import partition_dirs, read_batches
@@ -190,21 +191,23 @@ class _Replay:
                 self.state.apply(r)
 
 
-def _snapshot_records(path: str) -> Iterator[Record]:
+def _snapshot_records(path: str, label: str) -> Iterator[Record]:
     """The data records of a KRaft snapshot file, one batch in memory at a time (a snapshot is record
     batches framed like a segment, written whole: a batch running past the end is damage)."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+    fd = _io.fs.open(storage.normalize(path), os.O_RDONLY)
+    try:
+        size = _io.fs.size(fd)
         pos = 0
         while pos + 12 <= size:
-            head = os.pread(fh.fileno(), 12, pos)
+            head = _io.fs.pread(fd, 12, pos)
             length = 12 + int.from_bytes(head[8:12], "big", signed=True)
             if length < 12 + 14 or pos + length > size:
                 raise CorruptInternalRecordError(f"a batch of {length} bytes at position {pos} does not fit the "
-                                                 f"{size}-byte snapshot {os.path.basename(path)}",
-                                                 partition=os.path.basename(os.path.dirname(path)))
-            yield from MemoryRecords(os.pread(fh.fileno(), length, pos)).records()
+                                                 f"{size}-byte snapshot {path.rsplit('/', 1)[-1]}", partition=label)
+            yield from MemoryRecords(_io.fs.pread(fd, length, pos)).records()
             pos += length
+    finally:
+        _io.fs.close(fd)
 
 
 def cluster_metadata(root: str | os.PathLike[str], *, errors: str = "raise") -> ClusterMetadata:
@@ -221,11 +224,11 @@ def cluster_metadata(root: str | os.PathLike[str], *, errors: str = "raise") -> 
     path, n = dirs[0]
     state = ClusterMetadata()
     replay = _Replay(state, f"{TOPIC}-{n}", errors)
-    snapshots = sorted(name for name in os.listdir(path) if _SNAPSHOT.match(name))
+    snapshots = sorted(name for name in _io.fs.listdir(storage.normalize(path)) if _SNAPSHOT.match(name))
     start = 0
     if snapshots:
-        state.snapshot = os.path.join(path, snapshots[-1])
-        replay.feed(_snapshot_records(state.snapshot))
+        state.snapshot = storage.join(path, snapshots[-1])
+        replay.feed(_snapshot_records(state.snapshot, f"{TOPIC}-{n}"))
         start = int(snapshots[-1][:20])
     with Log.open(path, read_only=True) as log:
         for batch in read_batches(log):
