@@ -188,6 +188,8 @@ def test_offsets_failover_lines(tmp_path, capfd):
     assert rc == 1 and "--target" in err[-1]
     rc, _, err = run(capfd, "offsets", root / "orders-0")
     assert rc == 1 and "--timestamp" in err[-1]
+    rc, _, err = run(capfd, "offsets", root / "orders-0", "--timestamp", "earliest", "--target", mirror)
+    assert rc == 1 and "--target only apply with --group" in err[-1]
 
 
 def test_undecodable_member_bytes_stay_base64_and_a_keyless_record_stops_the_file(tmp_path, capfd):

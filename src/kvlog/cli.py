@@ -991,6 +991,7 @@ def parse_timestamp(text: str, *, special: bool = True) -> int:
 def cmd_offsets(args: argparse.Namespace) -> int:
     if args.group is not None:
         return cli_groups.cmd_failover(args)
+    cli_groups.refuse_failover_options(args)
     if args.timestamp is None:
         raise ConfigError("offsets needs --timestamp T (or --group G --target MIRROR_ROOT)")
     target = args.timestamp

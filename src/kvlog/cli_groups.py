@@ -25,7 +25,7 @@ from kvlog.internal_topics.layout import partition_dirs
 from kvlog.log import Log
 
 __all__ = ["add_decoder_options", "add_failover_options", "add_groups_parser", "cmd_failover", "cmd_groups",
-           "dump_parser"]
+           "dump_parser", "refuse_failover_options"]
 
 MAX_WARNINGS = 20
 
@@ -171,6 +171,14 @@ def add_failover_options(o: argparse.ArgumentParser) -> None:
                         "(default; falls back to the commit time) or from the commit time")
     o.add_argument("--topic-map", type=_pair, nargs="+", action="extend", metavar="SRC=DST",
                    help="failover: topic names on the mirror")
+
+
+def refuse_failover_options(args: argparse.Namespace) -> None:
+    """The failover options mean nothing without ``--group``: say so rather than ignore them."""
+    given = [opt for opt, value in (("--target", args.target), ("--as-of", args.as_of),
+                                    ("--topic-map", args.topic_map)) if value is not None]
+    if given:
+        raise ConfigError(f"{', '.join(given)} only apply with --group G (failover offsets)")
 
 
 def cmd_failover(args: argparse.Namespace) -> int:
