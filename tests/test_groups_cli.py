@@ -208,3 +208,17 @@ def test_undecodable_member_bytes_stay_base64_and_a_keyless_record_stops_the_fil
         '"rebalanceTimeout":1,"sessionTimeout":2,"subscription":"AA==","assignment":"AAlhYmM="}]}}']
     assert rc == 1 and "Failed to decode message at offset 1 using the specified decoder (message had a missing key)" \
         in err[-1]
+
+
+def test_cluster_metadata_decoder_on_a_snapshot_file(tmp_path, capfd):
+    import kvlog
+    from kvlog.internal_topics.decoders import encode_metadata_record
+
+    snap = tmp_path / "00000000000000000002-0000000001.checkpoint"
+    snap.write_bytes(kvlog.encode_batch([Record(None, encode_metadata_record(12, 0, {"name": "kraft.version",
+                                                                                      "featureLevel": 1}), T0)]))
+    rc, out, err = run(capfd, "dump", "--cluster-metadata-decoder", "--files", snap)
+    assert rc == 0, err
+    assert out[1] == "Snapshot end offset: 2, epoch: 1"
+    assert out[3].endswith(' payload: {"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"kraft.version",'
+                           '"featureLevel":1}}')
