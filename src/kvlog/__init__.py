@@ -21,6 +21,7 @@ from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
 from kvlog.errors import (
     ConfigError,
     CorruptIndexError,
+    CorruptInternalRecordError,
     CorruptRecordError,
     CorruptSnapshotError,
     DecompressionLimitError,
@@ -39,6 +40,10 @@ from kvlog.errors import (
     TransactionCoordinatorFencedError,
     UnsupportedCodecError,
 )
+from kvlog.internal_topics.cluster_metadata import ClusterMetadata, cluster_metadata
+from kvlog.internal_topics.consumer_offsets import consumer_offsets
+from kvlog.internal_topics.failover import ResumeOffset, failover_offsets
+from kvlog.internal_topics.transaction_state import transaction_state
 from kvlog.records import (
     ControlRecordType,
     MemoryRecords,
@@ -100,4 +105,11 @@ __all__ = [
     "InvalidTxnStateError",
     "TransactionCoordinatorFencedError",
     "CorruptSnapshotError",
+    "CorruptInternalRecordError",
+    "consumer_offsets",
+    "cluster_metadata",
+    "ClusterMetadata",
+    "failover_offsets",
+    "ResumeOffset",
+    "transaction_state",
 ]

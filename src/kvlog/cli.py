@@ -1,4 +1,4 @@
-"""The ``kvlog`` command line: ``dump | verify | repair | offsets | retention | compact | mirror | demo``.
+"""The ``kvlog`` command line: ``dump | verify | repair | offsets | retention | compact | mirror | groups | demo``.
 
 ``kvlog dump`` prints what Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``, 4.0) prints, line for line,
 so its output can be diffed against the broker tool's; every other command is kvlog's own. Exit status:
@@ -24,13 +24,14 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from kvlog import _files, _io, checkpoint, storage
+from kvlog import _files, _io, checkpoint, cli_groups, storage
 from kvlog.batch_audit import REPAIRABLE, ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.repair import REPAIRED, repair_partition
 from kvlog.compression import Compression, decompress
 from kvlog.config import LogConfig
 from kvlog.errors import ConfigError, CorruptRecordError, KvlogError
 from kvlog.index import OffsetIndex, TimeIndex
+from kvlog.internal_topics.dump_format import Parser
 from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, Log
 from kvlog.manager import LogManager
 from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
@@ -182,7 +183,7 @@ def _text(data: bytes) -> str:
 
 
 def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *, print_data: bool,
-                 skip_metadata: bool) -> str:
+                 skip_metadata: bool, parser: Parser | None = None) -> str:
     prefix = "| "
     line = ""
     if not skip_metadata:
@@ -207,16 +208,18 @@ def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *
             else:
                 line += f" controlType: {ctype.name}({type_id})"
     if print_data and not b.is_control:
-        if rec.key is not None:
-            line += f"{prefix}key: {_text(rec.key)}"
+        key_text, value_text = parser(rec) if parser is not None else (
+            None if rec.key is None else _text(rec.key), None if rec.value is None else _text(rec.value))
+        if key_text is not None:
+            line += f"{prefix}key: {key_text}"
             prefix = " "
-        if rec.value is not None:
-            line += f" payload: {_text(rec.value)}"
+        if value_text is not None:
+            line += f" payload: {value_text}"
     return line
 
 
 def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, skip_metadata: bool,
-              max_bytes: int) -> None:
+              max_bytes: int, parser: Parser | None = None) -> None:
     name = os.path.basename(path)
     if name.endswith(_files.LOG):
         _out(f"Log starting offset: {_base_offset_of(path)}")
@@ -252,7 +255,8 @@ def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, ski
                         legacy = None
                         if checks is not None:
                             legacy = checks[i] if i < len(checks) else (0, False)
-                        _out(_record_line(b, rec, legacy, print_data=print_data, skip_metadata=skip_metadata))
+                        _out(_record_line(b, rec, legacy, print_data=print_data, skip_metadata=skip_metadata,
+                                          parser=parser))
                 valid += b.size_in_bytes
         except CorruptRecordError as exc:
             _err(f"kvlog: {exc}")
@@ -436,7 +440,9 @@ def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
 
 def cmd_dump(args: argparse.Namespace) -> int:
     state = _DumpState()
-    deep = args.deep_iteration or args.print_data_log
+    parser = cli_groups.dump_parser(args)
+    print_data = args.print_data_log or parser is not None  # a decoder implies --print-data-log
+    deep = args.deep_iteration or print_data
     for path in args.files.split(","):
         if not path:
             continue
@@ -447,8 +453,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
         suffix = name[name.rfind("."):] if "." in name else ""
         try:
             if suffix in (_files.LOG, ".checkpoint"):
-                _dump_log(path, state, deep=deep, print_data=args.print_data_log,
-                          skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes)
+                _dump_log(path, state, deep=deep, print_data=print_data,
+                          skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes, parser=parser)
             elif suffix == _files.INDEX:
                 _dump_index(path, state, sanity_only=args.index_sanity_check,
                             verify_only=args.verify_index_only, max_message_size=args.max_message_size)
@@ -983,6 +989,11 @@ def parse_timestamp(text: str, *, special: bool = True) -> int:
 
 
 def cmd_offsets(args: argparse.Namespace) -> int:
+    if args.group is not None:
+        return cli_groups.cmd_failover(args)
+    cli_groups.refuse_failover_options(args)
+    if args.timestamp is None:
+        raise ConfigError("offsets needs --timestamp T (or --group G --target MIRROR_ROOT)")
     target = args.timestamp
     if target >= 0:
         target = max(0, target - args.margin)
@@ -1294,6 +1305,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest batch looked at when checking index entries (default %(default)s)")
     d.add_argument("--max-bytes", type=_non_negative, default=INT32_MAX, metavar="N",
                    help="read only the first N bytes of each .log")
+    cli_groups.add_decoder_options(d)
     d.set_defaults(func=cmd_dump)
 
     v = sub.add_parser("verify", help="check every batch, index and checkpoint (read-only)",
@@ -1323,10 +1335,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "its timestamp (-1 -1 when no record is that recent). For a data "
                                    "directory one line per partition: topic partition offset timestamp.")
     o.add_argument("path", help="a partition directory or a data directory")
-    o.add_argument("--timestamp", required=True, metavar="T", type=_timestamp_arg,
+    o.add_argument("--timestamp", metavar="T", type=_timestamp_arg,
                    help="epoch milliseconds, ISO-8601 (2024-05-01T12:00:00Z), earliest, latest or max")
     o.add_argument("--margin", type=_non_negative, default=0, metavar="MS",
                    help="search from T minus this many milliseconds (failover safety margin)")
+    cli_groups.add_failover_options(o)
     o.set_defaults(func=cmd_offsets)
 
     r = sub.add_parser("retention", help="delete segments past retention",
@@ -1372,6 +1385,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--batch-bytes", type=_positive, default=8 << 20, metavar="N",
                    help="bytes read from the source at a time (default %(default)s)")
     m.set_defaults(func=cmd_mirror)
+
+    cli_groups.add_groups_parser(sub)
 
     demo = sub.add_parser("demo", help="a tour of kvlog on generated data")
     demo.set_defaults(func=cmd_demo)

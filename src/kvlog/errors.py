@@ -27,6 +27,7 @@ __all__ = [
     "InvalidTxnStateError",
     "TransactionCoordinatorFencedError",
     "CorruptSnapshotError",
+    "CorruptInternalRecordError",
 ]
 
 
@@ -186,3 +187,33 @@ class TransactionCoordinatorFencedError(ProducerStateError):
 
 class CorruptSnapshotError(KvlogError, ValueError):
     """A producer-state ``.snapshot`` file with a bad version, CRC or layout."""
+
+
+class CorruptInternalRecordError(KvlogError, ValueError):
+    """A key or value of an internal topic (``__consumer_offsets``, ``__cluster_metadata``,
+    ``__transaction_state``, ``__share_group_state``) that does not decode with its schema.
+
+    ``field`` is the dotted path of the field being read (``value.members[2].clientId``); ``partition``
+    (``topic-N``) and ``offset`` say which record, when known. ``reason`` is the bare message.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None, partition: str | None = None,
+                 offset: int | None = None) -> None:
+        self.reason = message
+        self.field = field
+        self.partition = partition
+        self.offset = offset
+        where = []
+        if partition is not None:
+            where.append(f"partition {partition}")
+        if offset is not None:
+            where.append(f"offset {offset}")
+        if field is not None:
+            where.append(f"field {field}")
+        super().__init__(f"{message} ({', '.join(where)})" if where else message)
+
+    def located(self, *, partition: str | None = None, offset: int | None = None) -> "CorruptInternalRecordError":
+        """A copy that also names the partition and record offset."""
+        return type(self)(self.reason, field=self.field,
+                          partition=partition if partition is not None else self.partition,
+                          offset=offset if offset is not None else self.offset)

@@ -21,12 +21,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without pyspark
 from typing import Any
 
 from kvlog.spark._staging import recover as recover_writes
+from kvlog.spark.internal_topics import ConsumerOffsetsDataSource, read_consumer_offsets
 from kvlog.spark.maintenance import compact, enforce_retention
 from kvlog.spark.maintenance import plan as plan_maintenance
 from kvlog.spark.source import KvlogDataSource, KvlogPushdownDataSource, kafka_schema
 from kvlog.spark.udf import decode, decode_batches, decode_udf, decoded_schema
 
 __all__ = [
+    "ConsumerOffsetsDataSource",
     "KvlogDataSource",
     "compact",
     "decode",
@@ -36,6 +38,7 @@ __all__ = [
     "enforce_retention",
     "kafka_schema",
     "plan_maintenance",
+    "read_consumer_offsets",
     "recover_writes",
     "register",
 ]
@@ -47,7 +50,8 @@ def register(spark: Any) -> None:
     When ``spark.sql.python.filterPushdown.enabled`` is on (pyspark ≥ 4.1), the reader registered also
     takes pushed-down filters on topic, partition, offset (applied exactly) and timestamp (narrows the scan
     through the time index); with the conf off Spark refuses readers that take filters, so the plain one
-    is registered.
+    is registered. ``format("kvlog_consumer_offsets")`` (consumer groups' committed offsets) is registered too.
     """
     pushdown = str(spark.conf.get("spark.sql.python.filterPushdown.enabled", "false")).lower() == "true"
     spark.dataSource.register(KvlogPushdownDataSource if pushdown else KvlogDataSource)
+    spark.dataSource.register(ConsumerOffsetsDataSource)

@@ -1,0 +1,204 @@
+"""``kvlog groups``, ``kvlog offsets --group ... --target ...`` and ``kvlog dump``'s decoder options.
+
+``kvlog groups ROOT`` prints where every consumer group is, replayed from ``__consumer_offsets`` (the
+columns of ``kafka-consumer-groups --describe`` that a data directory can answer: the log end offset
+and lag come from the root's own copy of each partition, ``-`` when it has none). ``--as-of`` replays
+the state at a time; the log end offset is then the first offset after that time.
+
+``kvlog offsets SOURCE --group G --target MIRROR`` prints the offset each partition of the group should
+resume from on a mirror (:func:`kvlog.internal_topics.failover.failover_offsets`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import sys
+from typing import Any
+
+from kvlog.errors import ConfigError, KvlogError
+from kvlog.internal_topics.consumer_offsets import replay
+from kvlog.internal_topics.dump_format import DECODER_OPTIONS, Parser, parser_for
+from kvlog.internal_topics.failover import ANCHORS, failover_offsets
+from kvlog.internal_topics.layout import partition_dirs
+from kvlog.log import Log
+
+__all__ = ["add_decoder_options", "add_failover_options", "add_groups_parser", "cmd_failover", "cmd_groups",
+           "dump_parser", "refuse_failover_options"]
+
+MAX_WARNINGS = 20
+
+
+def _time_arg(text: str) -> int:
+    from kvlog.cli import parse_timestamp
+
+    try:
+        return parse_timestamp(text, special=False)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _pair(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"expected SRC=DST, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def iso_ms(ms: int) -> str:
+    """Epoch milliseconds as ISO-8601 UTC with milliseconds (2024-05-01T12:00:00.123Z)."""
+    when = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc) + _dt.timedelta(milliseconds=ms)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+def _out(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+def _warn(problems: list[str]) -> None:
+    for p in problems[:MAX_WARNINGS]:
+        sys.stderr.write(f"kvlog: warning: {p}\n")
+    if len(problems) > MAX_WARNINGS:
+        sys.stderr.write(f"kvlog: warning: {len(problems) - MAX_WARNINGS} more records skipped\n")
+
+
+# ================================================================================================ dump
+def add_decoder_options(d: argparse.ArgumentParser) -> None:
+    """kafka-dump-log.sh's decoder options (each implies --print-data-log)."""
+    g = d.add_mutually_exclusive_group()
+    g.add_argument("--offsets-decoder", action="store_true",
+                   help="decode __consumer_offsets records (offset commits, group metadata)")
+    g.add_argument("--transaction-log-decoder", action="store_true",
+                   help="decode __transaction_state records")
+    g.add_argument("--cluster-metadata-decoder", action="store_true",
+                   help="decode KRaft __cluster_metadata records")
+    g.add_argument("--share-group-state-decoder", action="store_true",
+                   help="decode __share_group_state records")
+
+
+def dump_parser(args: argparse.Namespace) -> Parser | None:
+    """The record decoder ``kvlog dump`` was asked for, or None for plain key/payload text."""
+    for dest, topic in DECODER_OPTIONS.items():
+        if getattr(args, dest, False):
+            return parser_for(topic)
+    return None
+
+
+# ============================================================================================== groups
+def add_groups_parser(sub: Any) -> None:
+    g = sub.add_parser("groups", help="consumer groups' committed offsets, from __consumer_offsets (read-only)",
+                       description="Replay __consumer_offsets the way the group coordinator loads it and "
+                                   "print each group's committed offset per partition, with the log end "
+                                   "offset and lag where the data directory holds the partition.")
+    g.add_argument("root", help="a broker's data directory (or one __consumer_offsets-N directory)")
+    g.add_argument("--group", metavar="G", help="only this consumer group")
+    g.add_argument("--as-of", metavar="TIME", type=_time_arg,
+                   help="the state at this time (epoch ms or ISO-8601) instead of the latest")
+    g.add_argument("--json", action="store_true", help="one JSON object per line")
+    g.set_defaults(func=cmd_groups)
+
+
+def _end_offsets(root: str, as_of: int | None, wanted: set[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    out = {}
+    for topic in sorted({t for t, _ in wanted}):
+        for path, n in partition_dirs(root, topic):
+            if (topic, n) not in wanted:
+                continue
+            with Log.open(path, read_only=True) as log:
+                end = log.log_end_offset
+                if as_of is not None:
+                    hit = log.offset_for_timestamp(as_of + 1)
+                    end = hit.offset if hit is not None else end
+                out[(topic, n)] = end
+    return out
+
+
+def cmd_groups(args: argparse.Namespace) -> int:
+    states = replay(args.root, as_of=args.as_of, group=args.group)
+    problems = [p for s in states for p in s.problems]
+    rows = [row for s in states for row in _rows(s.table())]
+    if not states:
+        raise KvlogError(f"no __consumer_offsets partitions in {args.root}")
+    ends = _end_offsets(args.root, args.as_of, {(r["topic"], r["partition"]) for r in rows})
+    for r in rows:
+        end = ends.get((r["topic"], r["partition"]))
+        r["log_end_offset"] = end
+        r["lag"] = None if end is None else max(0, end - r["committed_offset"])
+    rows.sort(key=lambda r: (r["group"], r["topic"], r["partition"]))
+    if args.json:
+        for r in rows:
+            _out(json.dumps(r, sort_keys=False))
+    elif rows:
+        head = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "LEADER-EPOCH",
+                "COMMIT-TIME", "METADATA"]
+        table = [head] + [[r["group"], r["topic"], str(r["partition"]), str(r["committed_offset"]),
+                           _dash(r["log_end_offset"]), _dash(r["lag"]), _dash(r["leader_epoch"]),
+                           iso_ms(r["commit_timestamp"]), r["metadata"] or "-"] for r in rows]
+        widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+        for row in table:
+            _out(" ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    _warn(problems)
+    if not rows and args.group is not None:
+        sys.stderr.write(f"kvlog: consumer group {args.group!r} has no committed offsets in {args.root}\n")
+        return 1
+    return 0
+
+
+def _dash(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _rows(table: Any) -> list[dict[str, Any]]:
+    ms = {name: table.column(name).cast("int64").to_pylist() for name in ("commit_timestamp", "expire_timestamp")}
+    rows = table.drop_columns(["commit_timestamp", "expire_timestamp"]).to_pylist()
+    for i, r in enumerate(rows):
+        r["commit_timestamp"] = ms["commit_timestamp"][i]
+        r["expire_timestamp"] = ms["expire_timestamp"][i]
+    return list(rows)
+
+
+# ========================================================================================== failover
+def add_failover_options(o: argparse.ArgumentParser) -> None:
+    o.add_argument("--group", metavar="G",
+                   help="failover: the resume offsets of this consumer group (PATH is the source data "
+                        "directory) on the --target mirror, instead of --timestamp")
+    o.add_argument("--as-of", metavar="TIME", type=_time_arg,
+                   help="failover: the group's committed state at this time (default: latest)")
+    o.add_argument("--target", metavar="MIRROR_ROOT", help="failover: the mirror's data directory")
+    o.add_argument("--anchor", choices=ANCHORS, default="record",
+                   help="failover: search the mirror from the timestamp of the record at the committed offset "
+                        "(default; falls back to the commit time) or from the commit time")
+    o.add_argument("--topic-map", type=_pair, nargs="+", action="extend", metavar="SRC=DST",
+                   help="failover: topic names on the mirror")
+
+
+def refuse_failover_options(args: argparse.Namespace) -> None:
+    """The failover options mean nothing without ``--group``: say so rather than ignore them."""
+    given = [opt for opt, value in (("--target", args.target), ("--as-of", args.as_of),
+                                    ("--topic-map", args.topic_map)) if value is not None]
+    if given:
+        raise ConfigError(f"{', '.join(given)} only apply with --group G (failover offsets)")
+
+
+def cmd_failover(args: argparse.Namespace) -> int:
+    """``kvlog offsets SOURCE --group G --target MIRROR``: one line per partition,
+    ``topic partition offset timestamp`` on the mirror, then how it was found."""
+    if args.target is None:
+        raise ConfigError("--group needs --target MIRROR_ROOT (the mirror to resume on)")
+    if args.timestamp is not None:
+        raise ConfigError("--group and --timestamp exclude each other (the group's commits give the time)")
+    found = failover_offsets(args.path, args.group, args.target, as_of=args.as_of, margin_ms=args.margin,
+                             anchor=args.anchor, topic_map=dict(args.topic_map or []))
+    if not found:
+        sys.stderr.write(f"kvlog: consumer group {args.group!r} has no committed offsets in {args.path}\n")
+        return 1
+    missing = 0
+    for r in found:
+        if r.target_offset is None:
+            missing += 1
+            sys.stderr.write(f"kvlog: {r.target_topic}-{r.partition} is not in {args.target}\n")
+            continue
+        _out(f"{r.target_topic} {r.partition} {r.target_offset} {r.target_timestamp} "
+             f"committed={r.committed_offset} anchor={r.anchor}:{r.anchor_timestamp}")
+    return 1 if missing else 0

@@ -1,0 +1,1 @@
+"""Kafka's internal topics as data: consumer-group offsets, cluster metadata, transaction and share state."""
