@@ -110,15 +110,9 @@ def raw_ceiling(fs: pafs.S3FileSystem, key: str, block: int, in_flight: int) -> 
     return time.perf_counter() - t, got
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--gb", type=float, default=1.0)
-    ap.add_argument("--segment-mib", type=int, default=16)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--no-spark", action="store_true")
-    ap.add_argument("--json")
-    args = ap.parse_args()
-
+def measure(gb: float, segment_mib: int, repeat: int, with_spark: bool) -> dict[str, object]:
+    """Every figure of this benchmark (see the module docstring) as a dict."""
+    args = argparse.Namespace(gb=gb, segment_mib=segment_mib, repeat=repeat, no_spark=not with_spark)
     work = tempfile.mkdtemp(prefix="kvlog-remote-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     proc, port = start_moto()
     out: dict[str, object] = {"build_info": build_info(), "gb": args.gb, "segment_mib": args.segment_mib}
@@ -208,6 +202,18 @@ def main() -> None:
         proc.terminate()
         proc.wait()
         shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gb", type=float, default=1.0)
+    ap.add_argument("--segment-mib", type=int, default=16)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-spark", action="store_true")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    out = measure(args.gb, args.segment_mib, args.repeat, not args.no_spark)
     print(json.dumps(out, indent=1))
     if args.json:
         with open(args.json, "w") as f:
