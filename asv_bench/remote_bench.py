@@ -5,20 +5,25 @@
     python asv_bench/remote_bench.py --gb 0.25 --no-spark --repeat 2
     python asv_bench/remote_bench.py --json out.json
 
-The S3 endpoint is moto's server (``python -m moto.server``) in its own process on 127.0.0.1, so it
-does not share this process's interpreter lock. The topic has 4 partitions of 12 B keys and 100 B
-random values (v2, uncompressed, 1 000 records per batch), written on tmpfs and uploaded. Figures:
+Two S3 endpoints on 127.0.0.1, each in its own process (so neither shares this process's interpreter
+lock), serve the same topic: 4 partitions of 12 B keys and 100 B random values (v2, uncompressed, 1 000
+records per batch), written on tmpfs.
+
+* ``moto``: moto's server, the S3 the tests run against, with the topic uploaded to it. moto keeps
+  each object in memory and copies the whole object for every ranged GET: a GET costs about 0.6 ms per
+  MiB of the object, so segments are 16 MiB here (``--segment-mib``); Kafka's default 1 GiB segments
+  would measure moto, not kvlog.
+* ``static``: ``s3_static.py``, a read-only S3 front over the same tmpfs files that sends bodies with
+  ``sendfile``: what a fast object store looks like to the client.
+
+Per server:
 
 * scan: every partition read whole with ``Log.open(..., read_only=True).to_arrow()`` (the open
   included), local against ``s3://``, alternately, best of ``--repeat``; GETs per MiB of log read;
-* the server's ceiling: the same ``.log`` objects read with pyarrow ``read_at`` in the same 4 MiB
-  ranges and with the same 3 requests in flight, decoding nothing: what any client gets from this server;
-* open: requests of a read-only open; point: requests and latency of ``offset_for_timestamp`` after it;
+* the server's ceiling: the same ``.log`` objects read with pyarrow ``read_at`` in the same 8 MiB
+  ranges and with the same 3 requests in flight, decoding nothing: what any client gets from it;
+* open: requests and time of a read-only open; point: requests and latency of ``offset_for_timestamp``;
 * Spark: ``sum(offset), sum(length(value))`` through ``format("kvlog")`` on the two roots.
-
-moto keeps each object in memory and copies the whole object for every ranged GET, so a GET costs
-about 0.6 ms per MiB of the object it reads from: segments are 16 MiB here (``--segment-mib``);
-Kafka's default 1 GiB segments would measure moto, not kvlog.
 """
 
 from __future__ import annotations
@@ -110,97 +115,136 @@ def raw_ceiling(fs: pafs.S3FileSystem, key: str, block: int, in_flight: int) -> 
     return time.perf_counter() - t, got
 
 
-def measure(gb: float, segment_mib: int, repeat: int, with_spark: bool) -> dict[str, object]:
-    """Every figure of this benchmark (see the module docstring) as a dict."""
-    args = argparse.Namespace(gb=gb, segment_mib=segment_mib, repeat=repeat, no_spark=not with_spark)
-    work = tempfile.mkdtemp(prefix="kvlog-remote-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-    proc, port = start_moto()
-    out: dict[str, object] = {"build_info": build_info(), "gb": args.gb, "segment_mib": args.segment_mib}
-    try:
-        root = os.path.join(work, "kafka")
+def start_static(root: str) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "s3_static.py"),
+                             root, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/{BUCKET}", method="HEAD"),
+                                   timeout=1).read()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("the static S3 server did not start")
+
+
+def against(uri: str, fs: pafs.S3FileSystem, root: str, rows: int, size: int, repeat: int,
+            spark: object | None) -> dict[str, object]:
+    """The figures of one S3 endpoint holding ``root``'s files under ``uri``."""
+    store = storage.store_for(uri)
+    mib = size / (1 << 20)
+    scan(root), scan(uri)  # warm: imports, the page cache of tmpfs, the server's first touches
+    best_local = best_remote = float("inf")
+    gets = 0
+    for _ in range(repeat):
         t = time.perf_counter()
-        rows = build(root, args.gb, args.segment_mib)
+        assert scan(root) == rows
+        best_local = min(best_local, time.perf_counter() - t)
+        store.reset_stats()
+        t = time.perf_counter()
+        assert scan(uri) == rows
+        best_remote = min(best_remote, time.perf_counter() - t)
+        gets = store.stats.gets
+    ceiling_s, got = min((raw_ceiling(fs, "kafka", store.block_size, store.prefetch + 1) for _ in range(repeat)),
+                         key=lambda x: x[0])
+    out: dict[str, object] = {"scan": {
+        "local_MBps": size / best_local / 1e6, "s3_MBps": size / best_remote / 1e6,
+        "ratio": best_local / best_remote, "gets": gets, "gets_per_MiB": gets / mib,
+        "server_ceiling_MBps": got / ceiling_s / 1e6, "s3_vs_ceiling": (size / best_remote) / (got / ceiling_s),
+    }}
+
+    # the open and point searches on partition 0
+    p0 = storage.join(uri, "bench-0")
+    store.reset_stats()
+    t = time.perf_counter()
+    log = kvlog.Log.open(p0, read_only=True)
+    open_s = time.perf_counter() - t
+    opened = store.reset_stats()
+    segments = len(log.segments)
+    per = rows // PARTITIONS
+    mid = T0 + per // 2
+    t = time.perf_counter()
+    found = log.offset_for_timestamp(mid)
+    first_call = time.perf_counter() - t
+    point = store.reset_stats()
+    t = time.perf_counter()
+    for k in range(100):
+        log.offset_for_timestamp(T0 + (k * 7919) % per)
+    many = store.reset_stats()
+    per_call = (time.perf_counter() - t) / 100
+    log.close()
+    assert found is not None and found.timestamp == mid
+    out["open"] = {"segments": segments, "ms": open_s * 1e3, **opened.as_dict()}
+    out["offset_for_timestamp"] = {"requests_first": point.requests, "first_call_ms": first_call * 1e3,
+                                   "requests_per_call_100_random": many.requests / 100,
+                                   "mean_call_ms_100_random": per_call * 1e3}
+    if spark is not None:
+        from pyspark.sql import functions as F
+
+        def spark_scan(path: str) -> float:
+            t = time.perf_counter()
+            r = spark.read.format("kvlog").load(path).agg(F.sum("offset"), F.sum(F.length("value"))).collect()  # type: ignore[attr-defined]
+            assert r[0][0] is not None
+            return time.perf_counter() - t
+
+        spark_scan(root), spark_scan(uri)
+        sl = sr = float("inf")
+        for _ in range(repeat):
+            sl = min(sl, spark_scan(root))
+            sr = min(sr, spark_scan(uri))
+        out["spark_scan"] = {"local_Mrows_s": rows / sl / 1e6, "s3_Mrows_s": rows / sr / 1e6, "ratio": sl / sr}
+    return out
+
+
+def measure(gb: float, segment_mib: int, repeat: int, with_spark: bool,
+            servers: tuple[str, ...] = ("moto", "static")) -> dict[str, object]:
+    """Every figure of this benchmark (see the module docstring) as a dict, one entry per server."""
+    work = tempfile.mkdtemp(prefix="kvlog-remote-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    out: dict[str, object] = {"build_info": build_info(), "gb": gb, "segment_mib": segment_mib}
+    spark = None
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        served = os.path.join(work, "served")
+        root = os.path.join(served, BUCKET, "kafka")
+        t = time.perf_counter()
+        rows = build(root, gb, segment_mib)
         size = log_bytes(root)
         print(f"built {rows:,} records, {size / 1e9:.2f} GB of .log in {time.perf_counter() - t:.1f} s")
-        fs = pafs.S3FileSystem(access_key="bench", secret_key="bench", region="us-east-1",
-                               endpoint_override=f"127.0.0.1:{port}", scheme="http", allow_bucket_creation=True)
-        fs.create_dir(BUCKET)
-        t = time.perf_counter()
-        pafs.copy_files(root, f"{BUCKET}/kafka", destination_filesystem=fs, source_filesystem=pafs.LocalFileSystem())
-        print(f"uploaded in {time.perf_counter() - t:.1f} s")
-        uri = (f"s3://bench:bench@{BUCKET}/kafka?endpoint_override=127.0.0.1:{port}&scheme=http"
-               "&region=us-east-1")
-        store = storage.store_for(uri)
-        mib = size / (1 << 20)
-
-        scan(root), scan(uri)  # warm: imports, the page cache of tmpfs, moto's first touches
-        best_local = best_remote = float("inf")
-        gets = 0
-        for _ in range(args.repeat):
-            t = time.perf_counter()
-            assert scan(root) == rows
-            best_local = min(best_local, time.perf_counter() - t)
-            store.reset_stats()
-            t = time.perf_counter()
-            assert scan(uri) == rows
-            best_remote = min(best_remote, time.perf_counter() - t)
-            gets = store.stats.gets
-        ceiling_s, got = min((raw_ceiling(fs, "kafka", store.block_size, store.prefetch + 1)
-                              for _ in range(args.repeat)), key=lambda x: x[0])
-        out["scan"] = {
-            "local_MBps": size / best_local / 1e6, "s3_MBps": size / best_remote / 1e6,
-            "ratio": best_local / best_remote, "gets": gets, "gets_per_MiB": gets / mib,
-            "server_ceiling_MBps": got / ceiling_s / 1e6,
-            "s3_vs_ceiling": (size / best_remote) / (got / ceiling_s),
-        }
-
-        # the open and one point search on partition 0
-        p0 = storage.join(uri, "bench-0")
-        store.reset_stats()
-        log = kvlog.Log.open(p0, read_only=True)
-        opened = store.reset_stats()
-        segments = len(log.segments)
-        mid = T0 + rows // PARTITIONS // 2
-        t = time.perf_counter()
-        found = log.offset_for_timestamp(mid)
-        first_call = time.perf_counter() - t
-        point = store.reset_stats()
-        t = time.perf_counter()
-        for k in range(100):
-            log.offset_for_timestamp(T0 + (k * 7919) % (rows // PARTITIONS))
-        many = store.reset_stats()
-        per_call = (time.perf_counter() - t) / 100
-        log.close()
-        assert found is not None and found.timestamp == mid
-        out["open"] = {"segments": segments, **opened.as_dict()}
-        out["offset_for_timestamp"] = {"requests_first": point.requests, "first_call_ms": first_call * 1e3,
-                                       "requests_per_call_100_random": many.requests / 100,
-                                       "mean_call_ms_100_random": per_call * 1e3}
-
-        if not args.no_spark:
+        if with_spark:
             here = os.path.dirname(os.path.abspath(__file__))
             sys.path.insert(0, here)
             from spark_bench import session  # noqa: E402
 
             spark = session()
-            from pyspark.sql import functions as F
-
-            def spark_scan(path: str) -> float:
+        for name in servers:
+            if name == "moto":
+                proc, port = start_moto()
+            else:
+                proc, port = start_static(served)
+            procs.append(proc)
+            fs = pafs.S3FileSystem(access_key="bench", secret_key="bench", region="us-east-1",
+                                   endpoint_override=f"127.0.0.1:{port}", scheme="http",
+                                   allow_bucket_creation=True)
+            if name == "moto":
+                fs.create_dir(BUCKET)
                 t = time.perf_counter()
-                r = spark.read.format("kvlog").load(path).agg(F.sum("offset"), F.sum(F.length("value"))).collect()
-                assert r[0][0] is not None
-                return time.perf_counter() - t
-
-            spark_scan(root), spark_scan(uri)
-            sl = sr = float("inf")
-            for _ in range(args.repeat):
-                sl = min(sl, spark_scan(root))
-                sr = min(sr, spark_scan(uri))
-            out["spark_scan"] = {"local_Mrows_s": rows / sl / 1e6, "s3_Mrows_s": rows / sr / 1e6, "ratio": sl / sr}
-            spark.stop()
+                pafs.copy_files(root, f"{BUCKET}/kafka", destination_filesystem=fs,
+                                source_filesystem=pafs.LocalFileSystem())
+                print(f"uploaded to moto in {time.perf_counter() - t:.1f} s")
+            uri = (f"s3://bench:bench@{BUCKET}/kafka?endpoint_override=127.0.0.1:{port}&scheme=http"
+                   "&region=us-east-1")
+            out[name] = against(uri, fs, root, rows, size, repeat, spark)
+            print(name, json.dumps(out[name]))
+            proc.terminate()
+            proc.wait()
     finally:
-        proc.terminate()
-        proc.wait()
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        if spark is not None:
+            spark.stop()  # type: ignore[attr-defined]
         shutil.rmtree(work, ignore_errors=True)
     return out
 

@@ -59,7 +59,7 @@ class FileSystem:
         """A large read (MiBs) into pooled memory: a read-only buffer, not ``bytes`` (see
         ``kvlog._core.records.pread_owned``). For passes that read whole segments."""
         if fd >= REMOTE_FD:
-            return _storage.handle(fd).pread(size, offset)
+            return _storage.handle(fd).read_block(size, offset)
         from kvlog._core.records import pread_owned
 
         return pread_owned(fd, size, offset)

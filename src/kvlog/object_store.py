@@ -318,6 +318,21 @@ class ObjectFile:
             self._prefetch_range(first, stop)
 
     def pread(self, size: int, offset: int) -> bytes:
+        """``size`` bytes from ``offset`` (fewer only at the end of the object), as ``bytes``."""
+        got = self._read(size, offset)
+        return got if isinstance(got, bytes) else bytes(got)
+
+    def read_block(self, size: int, offset: int) -> memoryview:
+        """The same as a read-only buffer: a view of the cached block when the range lies in one."""
+        got = self._read(size, offset)
+        return memoryview(got)
+
+    def readinto(self, view: memoryview, offset: int) -> int:
+        got = self._read(len(view), offset)
+        view[: len(got)] = got
+        return len(got)
+
+    def _read(self, size: int, offset: int) -> bytes | bytearray | memoryview:
         end = min(offset + size, self.size)
         if offset >= end:
             return b""
@@ -325,7 +340,7 @@ class ObjectFile:
             point = self._point
             if point is not None and point[0] <= offset and end <= point[0] + len(point[1]):
                 self._next = end
-                return point[1][offset - point[0] : end - point[0]]
+                return memoryview(point[1])[offset - point[0] : end - point[0]]
             bs = self.store.block_size
             first = offset // bs * bs
             if first not in self._blocks and offset != self._next and end - offset < self.store.point_block:
@@ -334,7 +349,7 @@ class ObjectFile:
                 data = self._get(start, min(self.store.point_block, self.size - start))
                 self._point = (start, data)
                 self._next = end
-                return data[offset - start : end - start]
+                return memoryview(data)[offset - start : end - start]
             self._next = end
             last = (end - 1) // bs * bs
             # every block of this read that is neither cached nor in flight, requested in parallel,
@@ -344,13 +359,11 @@ class ObjectFile:
             parts = [self._resolve(s) for s in range(first, last + bs, bs)]
             self._evict(last)
         if len(parts) == 1:
-            return parts[0][offset - first : end - first]
-        return b"".join(parts)[offset - first : end - first]
-
-    def readinto(self, view: memoryview, offset: int) -> int:
-        data = self.pread(len(view), offset)
-        view[: len(data)] = data
-        return len(data)
+            return memoryview(parts[0])[offset - first : end - first]
+        # one copy of each piece, straight into place (no zero-filled buffer first)
+        pieces = [memoryview(part)[offset - first if k == 0 else 0 : min(len(part), end - (first + k * bs))]
+                  for k, part in enumerate(parts)]
+        return b"".join(pieces)
 
     def close(self) -> None:
         with self._lock:
