@@ -378,6 +378,12 @@ def test_spark_source_reads_s3_as_local(spark, s3, tmp_path):
     write_log(str(root / "orders-0"), codec="zstd", batches=30)
     write_log(str(root / "orders-1"), codec="snappy", batches=20)
     write_log(str(root / "audit-0"), magic=1, codec="gzip", batches=10)
+    with kvlog.Log.open(str(root / "tx-0")) as log:  # transactions: committed, aborted, one left open
+        for i in range(9):
+            log.append([Record(b"t", b"tx-%d-%d" % (i, j), 1_000_000 + i) for j in range(3)], producer_id=5,
+                       producer_epoch=0, base_sequence=3 * i, is_transactional=True)
+            if i < 8:
+                log.end_transaction(5, 0, commit=i % 2 == 0)
     key = s3.new_prefix()
     s3.upload(root, key)
     cols = ["topic", "partition", "offset", "key", "value", "timestamp"]
@@ -385,7 +391,11 @@ def test_spark_source_reads_s3_as_local(spark, s3, tmp_path):
                          "endingOffsets": json.dumps({"orders": {"0": 500, "1": -1}})},
                     {"subscribePattern": "a.*", "includeHeaders": "true"},
                     {"assign": json.dumps({"orders": [1]}), "minPartitions": "4"},
-                    {"startingTimestamp": "1000150", "subscribe": "orders"}):
+                    {"startingTimestamp": "1000150", "subscribe": "orders"},
+                    {"endingTimestamp": "1000200", "maxRecordsPerPartition": "90", "subscribe": "orders"},
+                    {"subscribe": "tx", "kafka.isolation.level": "read_committed"},
+                    {"subscribe": "audit", "failOnDataLoss": "false",
+                     "startingOffsets": json.dumps({"audit": {"0": 0}})}):
         def read(path, options=options):
             reader = spark.read.format("kvlog")
             for k, v in options.items():
