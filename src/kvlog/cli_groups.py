@@ -31,12 +31,9 @@ MAX_WARNINGS = 20
 
 
 def _time_arg(text: str) -> int:
-    from kvlog.cli import parse_timestamp
+    from kvlog.cli import _plain_timestamp_arg  # cli imports this module: import at call time
 
-    try:
-        return parse_timestamp(text, special=False)
-    except ConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return _plain_timestamp_arg(text)
 
 
 def _pair(text: str) -> tuple[str, str]:
