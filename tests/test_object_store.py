@@ -119,3 +119,25 @@ def test_an_fsspec_filesystem_through_pyarrow(tmp_path):
             assert remote.to_arrow().equals(want.to_arrow())
     finally:
         storage.unregister_filesystem(prefix)
+
+
+def test_cached_bytes_stay_within_the_stores_budget(tmp_path):
+    """A scan over many objects keeps at most ``cache_bytes`` in all of them together."""
+    (tmp_path / "bkt").mkdir()
+    files = []
+    for i in range(12):
+        (tmp_path / "bkt" / f"o{i}").write_bytes(os.urandom(300 << 10))
+    store = ObjectStore(pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem()), strip=len("x://"),
+                        block_size=64 << 10, point_block=4 << 10, prefetch=1, cache_blocks=3, cache_bytes=512 << 10)
+    store.listdir("x://bkt")
+    for i in range(12):
+        f = store.open_ranged(f"x://bkt/o{i}")
+        files.append(f)
+        data = (tmp_path / "bkt" / f"o{i}").read_bytes()
+        assert b"".join(f.pread(50_000, pos) for pos in range(0, len(data), 50_000)) == data
+        assert store._kept_bytes <= 512 << 10
+    held = sum(len(b) for f in files for b in f._blocks.values() if isinstance(b, bytes))
+    assert held <= (512 << 10) + 12 * 2 * (64 << 10)  # the budget, and blocks still in flight at the end
+    for f in files:
+        f.close()
+    assert store._kept_bytes == 0 and not store._kept

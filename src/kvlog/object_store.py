@@ -93,7 +93,7 @@ class ObjectStore:
 
     def __init__(self, filesystem: Any, *, strip: int, block_size: int = 8 << 20, point_block: int = 256 << 10,
                  prefetch: int = 2, cache_blocks: int = 6, retries: int = 2, backoff_s: float = 0.05,
-                 workers: int = 4) -> None:
+                 workers: int = 4, cache_bytes: int = 128 << 20) -> None:
         if block_size < 64 << 10 or point_block < 4 << 10 or prefetch < 0 or cache_blocks < prefetch + 2:
             raise ValueError("block_size ≥ 64 KiB, point_block ≥ 4 KiB, prefetch ≥ 0, cache_blocks ≥ prefetch + 2")
         self.fs = filesystem
@@ -102,6 +102,11 @@ class ObjectStore:
         self.point_block = point_block
         self.prefetch = prefetch
         self.cache_blocks = cache_blocks
+        # what every open object of this store keeps, together: a scan over many segments (or a reader
+        # of many logs) holds at most this much, the least recently used going first
+        self.cache_bytes = cache_bytes
+        self._kept: OrderedDict[tuple[int, int], tuple[ObjectFile, int]] = OrderedDict()  # (file, start) → size
+        self._kept_bytes = 0
         self.retries = retries
         self.backoff_s = backoff_s
         self.stats = ReadStats()
@@ -160,6 +165,29 @@ class ObjectStore:
                                                   position=position)
                 raise err from exc
         raise AssertionError("unreachable")
+
+    def _keep(self, f: "ObjectFile", start: int, size: int) -> None:
+        """Count a cached range against ``cache_bytes``; evict the least recently used beyond it."""
+        with self._stats_lock:
+            key = (id(f), start)
+            old = self._kept.pop(key, None)
+            self._kept_bytes += size - (old[1] if old is not None else 0)
+            self._kept[key] = (f, size)
+            while self._kept_bytes > self.cache_bytes and len(self._kept) > 1:
+                (_, s), (owner, n) = self._kept.popitem(last=False)
+                self._kept_bytes -= n
+                owner._forget(s)
+
+    def _unkeep(self, f: "ObjectFile", start: int) -> None:
+        with self._stats_lock:
+            old = self._kept.pop((id(f), start), None)
+            if old is not None:
+                self._kept_bytes -= old[1]
+
+    def _release(self, f: "ObjectFile") -> None:
+        with self._stats_lock:
+            for key in [k for k in self._kept if k[0] == id(f)]:
+                self._kept_bytes -= self._kept.pop(key)[1]
 
     def pool(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -224,6 +252,7 @@ class ObjectStore:
         early = self._early.pop(path, None)
         if early is not None and early[0] == f.size:
             f._point = (0, early[1].result())  # fetched whole by prefetch_small (a failure raises here)
+            self._keep(f, -1, f.size)
         return f
 
     def prefetch_small(self, paths: list[str]) -> None:
@@ -285,7 +314,15 @@ class ObjectFile:
             entry = self._blocks[start] = self._get(start, min(self.store.block_size, self.size - start))
         elif isinstance(entry, Future):
             entry = self._blocks[start] = entry.result()
+        self.store._keep(self, start, len(entry))
         return entry
+
+    def _forget(self, start: int) -> None:
+        """The store's budget evicts a block (or, ``start == -1``, the point range)."""
+        if start < 0:
+            self._point = None
+        else:
+            self._blocks.pop(start, None)
 
     def _prefetch_range(self, start: int, stop: int) -> None:
         bs = self.store.block_size
@@ -300,10 +337,12 @@ class ObjectFile:
             if len(blocks) <= self.store.cache_blocks:
                 break
             old = blocks.pop(s)
+            self.store._unkeep(self, s)
             if isinstance(old, Future):
                 old.cancel()
         while len(blocks) > self.store.cache_blocks:
-            _, old = blocks.popitem(last=False)
+            s, old = blocks.popitem(last=False)
+            self.store._unkeep(self, s)
             if isinstance(old, Future):
                 old.cancel()
 
@@ -348,6 +387,7 @@ class ObjectFile:
                 start = max(0, min(offset, self.size - self.store.point_block))
                 data = self._get(start, min(self.store.point_block, self.size - start))
                 self._point = (start, data)
+                self.store._keep(self, -1, len(data))
                 self._next = end
                 return memoryview(data)[offset - start : end - start]
             self._next = end
@@ -366,6 +406,7 @@ class ObjectFile:
         return b"".join(pieces)
 
     def close(self) -> None:
+        self.store._release(self)
         with self._lock:
             for entry in self._blocks.values():
                 if isinstance(entry, Future):
