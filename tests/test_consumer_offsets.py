@@ -148,13 +148,13 @@ def test_unknown_types_and_versions_are_noted_and_skipped(tmp_path):
     log = offsets_dir(tmp_path)
     good = commit("g", "t", 0, 5, T0)
     newer = Record(good.key, b"\x00\x07" + good.value[2:], T0 + 1)   # value version 7
-    streams = Record(b"\x00\x11\x00\x01g", b"\x00\x00", T0 + 2)       # a streams-group record (type 17)
-    log.append([good, newer, streams])
+    gone = Record(b"\x00\x12\x00\x01g", b"\x00\x00", T0 + 2)   # type 18: early-access streams record, gone upstream
+    log.append([good, newer, gone])
     log.close()
     (state,) = replay(tmp_path)
     assert rows(state.table()) == [("g", "t", 0, 5)]
     assert any("unknown version 7" in p and "offset 1" in p for p in state.problems)
-    assert any("unknown record type 17" in p for p in state.problems)
+    assert any("unknown record type 18" in p for p in state.problems)
 
 
 # ====================================================================================== cluster metadata

@@ -46,7 +46,7 @@ def test_offsets_decoder_prints_kafkas_key_and_payload_texts(tmp_path, capfd):
             "rebalanceTimeout": 300000, "sessionTimeout": 45000, "subscription": sub, "assignment": asg}]})
     log = Log.open(tmp_path / "__consumer_offsets-0")
     log.append([Record(key, value, T0), Record(gk, gv, T0), Record(key, None, T0),
-                Record(b"\x00\x11\x00\x01g", b"\x00\x00", T0), Record(key, value[:-3], T0)])
+                Record(b"\x00\x12\x00\x01g", b"\x00\x00", T0), Record(key, value[:-3], T0)])
     log.close()
     seg = tmp_path / "__consumer_offsets-0" / SEG0
     rc, out, err = run(capfd, "dump", "--offsets-decoder", "--files", seg)
@@ -65,7 +65,7 @@ def test_offsets_decoder_prints_kafkas_key_and_payload_texts(tmp_path, capfd):
                         '"userData":"dWQ="}}]}}')
     assert lines[2] == ("| offset: 2 " + meta.format(12, -1) + ' key: {"type":"1","data":{"group":"g","topic":"t",'
                         '"partition":0}} payload: <DELETE>')
-    assert lines[3] == "| offset: 3 " + meta.format(5, 2) + " key: Unknown record type 17 at offset 3, skipping."
+    assert lines[3] == "| offset: 3 " + meta.format(5, 2) + " key: Unknown record type 18 at offset 3, skipping."
     assert lines[4].startswith("| offset: 4 " + meta.format(12, 22) + " key: Error at offset 4, skipping. ")
     assert "commitTimestamp" in lines[4] and "payload" not in lines[4]
     rc, out, _ = run(capfd, "dump", "--offsets-decoder", "--skip-record-metadata", "--files", seg)
