@@ -186,6 +186,19 @@ def test_nullable_tagged_struct_uses_a_presence_varint():
     assert raw.endswith(b"\x01\x00\x07" + b"\x01" + struct.pack(">i", 5) + b"\x01" + b"\x00")
 
 
+def test_array_bound_counts_an_inner_array_by_its_length_prefix():
+    # element bound of a struct holding an array: the array's length (1 byte when flexible, 4 when not),
+    # not one element of it; a last element with an empty []int32 must fit in what is left
+    value = {"memberEpoch": 1, "previousMemberEpoch": 0, "state": 0, "assignedPartitions": [],
+             "partitionsPendingRevocation": [{"topicId": U1, "partitions": [], "assignmentEpochs": None}]}
+    key, raw = encode_coordinator_record("__consumer_offsets", 8, {"groupId": "g", "memberId": "m"}, 0, value)
+    assert raw.endswith(U1.bytes + b"\x01\x00\x00")
+    assert decode_coordinator_record("__consumer_offsets", key, raw).value == value
+    nested = message("Outer", "0", "none", [f("a", "[]struct", fields=[f("b", "[]int64"), f("c", "int8")])])
+    raw = struct.pack(">iib", 1, 0, 7)  # one element: an empty int64 array (4-byte length) and an int8
+    assert codec.decode(nested, 0, raw) == ({"a": [{"b": [], "c": 7}]}, len(raw))
+
+
 # ----------------------------------------------------------------------- streams groups (KIP-1071)
 STREAMS_TYPES = {17: "StreamsGroupMetadata", 19: "StreamsGroupMemberMetadata",
                  20: "StreamsGroupTargetAssignmentMetadata", 21: "StreamsGroupTargetAssignmentMember",
