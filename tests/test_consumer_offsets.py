@@ -116,6 +116,28 @@ def test_deleted_group_loses_its_offsets_and_is_marked_deleted(tmp_path):
     assert before.groups == {"g": True} and len(before.offsets) == 3
 
 
+def test_streams_group_tombstone_marks_the_group_deleted_and_other_streams_records_are_known(tmp_path):
+    log = offsets_dir(tmp_path)
+    gk, gv = encode_coordinator_record(CO, 17, {"groupId": "app"}, 0, {"epoch": 1, "metadataHash": 7})
+    tk, tv = encode_coordinator_record(CO, 20, {"groupId": "app"}, 0, {"assignmentEpoch": 1})
+    mk, mv = encode_coordinator_record(CO, 22, {"groupId": "app", "memberId": "m"}, 0, {
+        "memberEpoch": 1, "previousMemberEpoch": 0, "state": 0, "activeTasks": [
+            {"subtopologyId": "0", "partitions": [0], "assignmentEpochs": [1]}], "standbyTasks": [],
+        "warmupTasks": [], "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [],
+        "warmupTasksPendingRevocation": []})
+    log.append([Record(gk, gv, T0), Record(tk, tv, T0), Record(mk, mv, T0), commit("app", "in", 0, 5, T0)])
+    # DeleteGroups of a streams group: offset tombstones, the member and group records' tombstones
+    log.append([tombstone("app", "in", 0, T0 + 10), Record(mk, None, T0 + 10), Record(tk, None, T0 + 10),
+                Record(gk, None, T0 + 10)])
+    log.close()
+    (state,) = replay(tmp_path)
+    assert state.groups == {"app": False} and state.problems == [] and rows(state.table()) == []
+    (before,) = replay(tmp_path, as_of=T0)
+    assert before.groups == {"app": True} and rows(before.table()) == [("app", "in", 0, 5)]
+    (other,) = replay(tmp_path, group="other")
+    assert other.groups == {}
+
+
 def test_many_partitions_and_group_filter(tmp_path):
     for n in (0, 1, 2):
         log = offsets_dir(tmp_path, n)

@@ -210,6 +210,30 @@ def test_undecodable_member_bytes_stay_base64_and_a_keyless_record_stops_the_fil
         in err[-1]
 
 
+def test_offsets_decoder_prints_streams_group_records(tmp_path, capfd):
+    gk, gv = encode_coordinator_record("__consumer_offsets", 17, {"groupId": "app"}, 0, {
+        "epoch": 5, "metadataHash": 42, "validatedTopologyEpoch": 2,
+        "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "1"}]})
+    mk, mv = encode_coordinator_record("__consumer_offsets", 19, {"groupId": "app", "memberId": "m"}, 0, {
+        "instanceId": None, "rackId": None, "clientId": "c", "clientHost": "/10.0.0.1", "rebalanceTimeoutMs": 300000,
+        "topologyEpoch": 1, "processId": "p", "userEndpoint": {"host": "h", "port": 8080}, "clientTags": []})
+    tk, _ = encode_coordinator_record("__consumer_offsets", 23, {"groupId": "app"})
+    log = Log.open(tmp_path / "__consumer_offsets-2")
+    log.append([Record(gk, gv, T0), Record(mk, mv, T0), Record(tk, None, T0)])
+    log.close()
+    rc, out, err = run(capfd, "dump", "--offsets-decoder", "--skip-record-metadata", "--files",
+                       tmp_path / "__consumer_offsets-2" / SEG0)
+    assert rc == 0, err
+    # tagged fields at their defaults (the two description epochs) are not printed
+    assert record_lines(out) == [
+        '| key: {"type":"17","data":{"groupId":"app"}} payload: {"version":"0","data":{"epoch":5,"metadataHash":42,'
+        '"validatedTopologyEpoch":2,"lastAssignmentConfigs":[{"key":"num.standby.replicas","value":"1"}]}}',
+        '| key: {"type":"19","data":{"groupId":"app","memberId":"m"}} payload: {"version":"0","data":'
+        '{"instanceId":null,"rackId":null,"clientId":"c","clientHost":"/10.0.0.1","rebalanceTimeoutMs":300000,'
+        '"topologyEpoch":1,"processId":"p","userEndpoint":{"host":"h","port":8080},"clientTags":[]}}',
+        '| key: {"type":"23","data":{"groupId":"app"}} payload: <DELETE>']
+
+
 def test_cluster_metadata_decoder_on_a_snapshot_file(tmp_path, capfd):
     import kvlog
     from kvlog.internal_topics.decoders import encode_metadata_record
