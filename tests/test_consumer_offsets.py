@@ -116,6 +116,28 @@ def test_deleted_group_loses_its_offsets_and_is_marked_deleted(tmp_path):
     assert before.groups == {"g": True} and len(before.offsets) == 3
 
 
+def test_streams_group_tombstone_marks_the_group_deleted_and_other_streams_records_are_known(tmp_path):
+    log = offsets_dir(tmp_path)
+    gk, gv = encode_coordinator_record(CO, 17, {"groupId": "app"}, 0, {"epoch": 1, "metadataHash": 7})
+    tk, tv = encode_coordinator_record(CO, 20, {"groupId": "app"}, 0, {"assignmentEpoch": 1})
+    mk, mv = encode_coordinator_record(CO, 22, {"groupId": "app", "memberId": "m"}, 0, {
+        "memberEpoch": 1, "previousMemberEpoch": 0, "state": 0, "activeTasks": [
+            {"subtopologyId": "0", "partitions": [0], "assignmentEpochs": [1]}], "standbyTasks": [],
+        "warmupTasks": [], "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [],
+        "warmupTasksPendingRevocation": []})
+    log.append([Record(gk, gv, T0), Record(tk, tv, T0), Record(mk, mv, T0), commit("app", "in", 0, 5, T0)])
+    # DeleteGroups of a streams group: offset tombstones, the member and group records' tombstones
+    log.append([tombstone("app", "in", 0, T0 + 10), Record(mk, None, T0 + 10), Record(tk, None, T0 + 10),
+                Record(gk, None, T0 + 10)])
+    log.close()
+    (state,) = replay(tmp_path)
+    assert state.groups == {"app": False} and state.problems == [] and rows(state.table()) == []
+    (before,) = replay(tmp_path, as_of=T0)
+    assert before.groups == {"app": True} and rows(before.table()) == [("app", "in", 0, 5)]
+    (other,) = replay(tmp_path, group="other")
+    assert other.groups == {}
+
+
 def test_many_partitions_and_group_filter(tmp_path):
     for n in (0, 1, 2):
         log = offsets_dir(tmp_path, n)
@@ -148,13 +170,13 @@ def test_unknown_types_and_versions_are_noted_and_skipped(tmp_path):
     log = offsets_dir(tmp_path)
     good = commit("g", "t", 0, 5, T0)
     newer = Record(good.key, b"\x00\x07" + good.value[2:], T0 + 1)   # value version 7
-    streams = Record(b"\x00\x11\x00\x01g", b"\x00\x00", T0 + 2)       # a streams-group record (type 17)
-    log.append([good, newer, streams])
+    gone = Record(b"\x00\x12\x00\x01g", b"\x00\x00", T0 + 2)   # type 18: early-access streams record, gone upstream
+    log.append([good, newer, gone])
     log.close()
     (state,) = replay(tmp_path)
     assert rows(state.table()) == [("g", "t", 0, 5)]
     assert any("unknown version 7" in p and "offset 1" in p for p in state.problems)
-    assert any("unknown record type 17" in p for p in state.problems)
+    assert any("unknown record type 18" in p for p in state.problems)
 
 
 # ====================================================================================== cluster metadata

@@ -46,7 +46,7 @@ def test_offsets_decoder_prints_kafkas_key_and_payload_texts(tmp_path, capfd):
             "rebalanceTimeout": 300000, "sessionTimeout": 45000, "subscription": sub, "assignment": asg}]})
     log = Log.open(tmp_path / "__consumer_offsets-0")
     log.append([Record(key, value, T0), Record(gk, gv, T0), Record(key, None, T0),
-                Record(b"\x00\x11\x00\x01g", b"\x00\x00", T0), Record(key, value[:-3], T0)])
+                Record(b"\x00\x12\x00\x01g", b"\x00\x00", T0), Record(key, value[:-3], T0)])
     log.close()
     seg = tmp_path / "__consumer_offsets-0" / SEG0
     rc, out, err = run(capfd, "dump", "--offsets-decoder", "--files", seg)
@@ -65,7 +65,7 @@ def test_offsets_decoder_prints_kafkas_key_and_payload_texts(tmp_path, capfd):
                         '"userData":"dWQ="}}]}}')
     assert lines[2] == ("| offset: 2 " + meta.format(12, -1) + ' key: {"type":"1","data":{"group":"g","topic":"t",'
                         '"partition":0}} payload: <DELETE>')
-    assert lines[3] == "| offset: 3 " + meta.format(5, 2) + " key: Unknown record type 17 at offset 3, skipping."
+    assert lines[3] == "| offset: 3 " + meta.format(5, 2) + " key: Unknown record type 18 at offset 3, skipping."
     assert lines[4].startswith("| offset: 4 " + meta.format(12, 22) + " key: Error at offset 4, skipping. ")
     assert "commitTimestamp" in lines[4] and "payload" not in lines[4]
     rc, out, _ = run(capfd, "dump", "--offsets-decoder", "--skip-record-metadata", "--files", seg)
@@ -208,6 +208,30 @@ def test_undecodable_member_bytes_stay_base64_and_a_keyless_record_stops_the_fil
         '"rebalanceTimeout":1,"sessionTimeout":2,"subscription":"AA==","assignment":"AAlhYmM="}]}}']
     assert rc == 1 and "Failed to decode message at offset 1 using the specified decoder (message had a missing key)" \
         in err[-1]
+
+
+def test_offsets_decoder_prints_streams_group_records(tmp_path, capfd):
+    gk, gv = encode_coordinator_record("__consumer_offsets", 17, {"groupId": "app"}, 0, {
+        "epoch": 5, "metadataHash": 42, "validatedTopologyEpoch": 2,
+        "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "1"}]})
+    mk, mv = encode_coordinator_record("__consumer_offsets", 19, {"groupId": "app", "memberId": "m"}, 0, {
+        "instanceId": None, "rackId": None, "clientId": "c", "clientHost": "/10.0.0.1", "rebalanceTimeoutMs": 300000,
+        "topologyEpoch": 1, "processId": "p", "userEndpoint": {"host": "h", "port": 8080}, "clientTags": []})
+    tk, _ = encode_coordinator_record("__consumer_offsets", 23, {"groupId": "app"})
+    log = Log.open(tmp_path / "__consumer_offsets-2")
+    log.append([Record(gk, gv, T0), Record(mk, mv, T0), Record(tk, None, T0)])
+    log.close()
+    rc, out, err = run(capfd, "dump", "--offsets-decoder", "--skip-record-metadata", "--files",
+                       tmp_path / "__consumer_offsets-2" / SEG0)
+    assert rc == 0, err
+    # tagged fields at their defaults (the two description epochs) are not printed
+    assert record_lines(out) == [
+        '| key: {"type":"17","data":{"groupId":"app"}} payload: {"version":"0","data":{"epoch":5,"metadataHash":42,'
+        '"validatedTopologyEpoch":2,"lastAssignmentConfigs":[{"key":"num.standby.replicas","value":"1"}]}}',
+        '| key: {"type":"19","data":{"groupId":"app","memberId":"m"}} payload: {"version":"0","data":'
+        '{"instanceId":null,"rackId":null,"clientId":"c","clientHost":"/10.0.0.1","rebalanceTimeoutMs":300000,'
+        '"topologyEpoch":1,"processId":"p","userEndpoint":{"host":"h","port":8080},"clientTags":[]}}',
+        '| key: {"type":"23","data":{"groupId":"app"}} payload: <DELETE>']
 
 
 def test_cluster_metadata_decoder_on_a_snapshot_file(tmp_path, capfd):

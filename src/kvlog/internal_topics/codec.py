@@ -234,9 +234,23 @@ def _min_size(fd: Field, version: int, flexible: bool) -> int:
     if t in ("string", "bytes"):
         return 1 if flexible else (2 if t == "string" else 4)
     if t == "struct":
-        return max(1, sum(_min_size(x, version, flexible) for x in fd.fields
-                          if version in x.versions and version not in x.tagged) + (1 if flexible else 0))
+        return max(1, _struct_min_size(fd.fields, version, flexible))
     return 1
+
+
+def _struct_min_size(fields: tuple[Field, ...], version: int, flexible: bool) -> int:
+    """The fewest bytes a struct can take: its untagged fields at their smallest, and its tag count."""
+    total = 1 if flexible else 0
+    for x in fields:
+        if version not in x.versions or version in x.tagged:
+            continue
+        if x.is_array:  # an empty (or null) array is its length alone, whatever its elements
+            total += 1 if flexible else 4
+        elif x.type == "struct":
+            total += 1 if version in x.nullable else _struct_min_size(x.fields, version, flexible)
+        else:
+            total += _min_size(x, version, flexible)
+    return total
 
 
 def _read_scalar(r: _Reader, t: str, nullable: bool, flexible: bool) -> Any:

@@ -32,7 +32,7 @@ __all__ = ["OffsetsReplay", "consumer_offsets", "offsets_schema"]
 
 TOPIC = InternalTopic.CONSUMER_OFFSETS.value
 _OFFSET_COMMIT_TYPES = (0, 1)
-_GROUP_TYPES = (2, 3, 11)  # classic group, consumer group (KIP-848), share group metadata
+_GROUP_TYPES = (2, 3, 11, 17)  # classic, consumer (KIP-848), share and streams (KIP-1071) group metadata
 
 GroupTopicPartition = tuple[str, str, int]
 

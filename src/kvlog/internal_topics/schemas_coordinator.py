@@ -5,8 +5,16 @@ Facts restated from Kafka's message specs (``group-coordinator``, ``transaction-
 ``share-coordinator`` resources, 3.x–4.x): a record key is an int16 *record type* followed by that type's
 key fields (never flexible); a value is an int16 *version* followed by the value fields, or null for a
 tombstone. Type 0 of ``__consumer_offsets`` is the offset-commit key as brokers before 0.10 wrote it; its
-values share the offset-commit value versions. Streams-group records (types 17 and up, Kafka 4.1+, still
-changing upstream) are not in these tables: they decode as "unknown record type", as the spec asks.
+values share the offset-commit value versions.
+
+Streams-group records (KIP-1071, Kafka 4.1+): types 17 and 19 to 23, as the ``apiKey`` of the
+``StreamsGroup*Key`` coordinator-key specs numbers them; each value has one version, 0, flexible. Their
+later additions are tagged fields of that version 0 (``ValidatedTopologyEpoch``, ``LastAssignmentConfigs``
+and KIP-1331's two topology-description epochs of the group metadata value, KIP-1263's
+``AssignmentTimestamp``, KIP-1251's per-partition ``AssignmentEpochs`` of the current assignment), so a
+record written before them decodes with their defaults. Type 18 (``StreamsGroupPartitionMetadata`` of the
+early-access specs) is gone upstream, replaced by the group's metadata hash: it is not tabled and reads as
+an unknown record type, as in Kafka's own tools.
 """
 
 from __future__ import annotations
@@ -96,6 +104,15 @@ _CONSUMER_MEMBER_METADATA = _v0("ConsumerGroupMemberMetadataValue", [
 ])
 _CONSUMER_ASSIGNED = (*_TOPIC_PARTITIONS, f("AssignmentEpochs", "[]int32", nullable="0+", tag=0, default=None))
 
+# Streams groups: a task is a (subtopology, partition) pair; assignments list them per subtopology.
+_KEY_VALUE = (f("Key", "string"), f("Value", "string"))
+_TASK_IDS = (f("SubtopologyId", "string"), f("Partitions", "[]int32"))
+_ASSIGNED_TASK_IDS = (*_TASK_IDS, f("AssignmentEpochs", "[]int32", nullable="0+", tag=0, default=None))
+_TOPIC_INFO = [
+    f("Name", "string"), f("Partitions", "int32"), f("ReplicationFactor", "int16"),
+    f("TopicConfigs", "[]struct", fields=[f("key", "string"), f("value", "string")]),
+]
+
 GROUP_RECORDS: dict[int, RecordType] = {rt.id: rt for rt in [
     RecordType(0, "LegacyOffsetCommit", OFFSET_COMMIT_KEY, OFFSET_COMMIT_VALUE),
     RecordType(1, "OffsetCommit", OFFSET_COMMIT_KEY, OFFSET_COMMIT_VALUE),
@@ -165,6 +182,67 @@ GROUP_RECORDS: dict[int, RecordType] = {rt.id: rt for rt in [
                _key("ConsumerGroupRegularExpressionKey", ("GroupId", "string"), ("RegularExpression", "string")),
                _v0("ConsumerGroupRegularExpressionValue", [
                    f("Topics", "[]string"), f("Version", "int64"), f("Timestamp", "int64"),
+               ])),
+    RecordType(17, "StreamsGroupMetadata", _group_key("StreamsGroupMetadataKey"),
+               _v0("StreamsGroupMetadataValue", [
+                   f("Epoch", "int32"),
+                   f("MetadataHash", "int64"),
+                   f("ValidatedTopologyEpoch", "int32", tag=0, default=-1),
+                   f("LastAssignmentConfigs", "[]struct", nullable="0+", tag=1, default=None, fields=_KEY_VALUE),
+                   f("StoredDescriptionTopologyEpoch", "int32", tag=2, default=-1),
+                   f("FailedDescriptionTopologyEpoch", "int32", tag=3, default=-1),
+               ])),
+    RecordType(19, "StreamsGroupMemberMetadata", _member_key("StreamsGroupMemberMetadataKey"),
+               _v0("StreamsGroupMemberMetadataValue", [
+                   f("InstanceId", "string", nullable="0+"),
+                   f("RackId", "string", nullable="0+"),
+                   f("ClientId", "string"),
+                   f("ClientHost", "string"),
+                   f("RebalanceTimeoutMs", "int32", default=-1),
+                   f("TopologyEpoch", "int32"),
+                   f("ProcessId", "string"),
+                   f("UserEndpoint", "struct", nullable="0+", default=None,
+                     fields=[f("Host", "string"), f("Port", "uint16")]),
+                   f("ClientTags", "[]struct", fields=_KEY_VALUE),
+               ])),
+    RecordType(20, "StreamsGroupTargetAssignmentMetadata", _group_key("StreamsGroupTargetAssignmentMetadataKey"),
+               _v0("StreamsGroupTargetAssignmentMetadataValue", [
+                   f("AssignmentEpoch", "int32"),
+                   f("AssignmentTimestamp", "int64", tag=0, default=0),
+               ])),
+    RecordType(21, "StreamsGroupTargetAssignmentMember", _member_key("StreamsGroupTargetAssignmentMemberKey"),
+               _v0("StreamsGroupTargetAssignmentMemberValue", [
+                   f("ActiveTasks", "[]struct", fields=_TASK_IDS),
+                   f("StandbyTasks", "[]struct", fields=_TASK_IDS),
+                   f("WarmupTasks", "[]struct", fields=_TASK_IDS),
+               ])),
+    RecordType(22, "StreamsGroupCurrentMemberAssignment", _member_key("StreamsGroupCurrentMemberAssignmentKey"),
+               _v0("StreamsGroupCurrentMemberAssignmentValue", [
+                   f("MemberEpoch", "int32"),
+                   f("PreviousMemberEpoch", "int32"),
+                   f("State", "int8"),
+                   f("ActiveTasks", "[]struct", fields=_ASSIGNED_TASK_IDS),
+                   f("StandbyTasks", "[]struct", fields=_ASSIGNED_TASK_IDS),
+                   f("WarmupTasks", "[]struct", fields=_ASSIGNED_TASK_IDS),
+                   f("ActiveTasksPendingRevocation", "[]struct", fields=_ASSIGNED_TASK_IDS),
+                   f("StandbyTasksPendingRevocation", "[]struct", fields=_ASSIGNED_TASK_IDS),
+                   f("WarmupTasksPendingRevocation", "[]struct", fields=_ASSIGNED_TASK_IDS),
+               ])),
+    RecordType(23, "StreamsGroupTopology", _group_key("StreamsGroupTopologyKey"),
+               _v0("StreamsGroupTopologyValue", [
+                   f("Epoch", "int32"),
+                   f("Subtopologies", "[]struct", fields=[
+                       f("SubtopologyId", "string"),
+                       f("SourceTopics", "[]string"),
+                       f("SourceTopicRegex", "[]string"),
+                       f("StateChangelogTopics", "[]struct", fields=_TOPIC_INFO),
+                       f("RepartitionSinkTopics", "[]string"),
+                       f("RepartitionSourceTopics", "[]struct", fields=_TOPIC_INFO),
+                       f("CopartitionGroups", "[]struct", fields=[
+                           f("SourceTopics", "[]int16"), f("SourceTopicRegex", "[]int16"),
+                           f("RepartitionSourceTopics", "[]int16"),
+                       ]),
+                   ]),
                ])),
 ]}
 
