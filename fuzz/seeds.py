@@ -162,9 +162,35 @@ def seeds() -> dict[str, list[bytes]]:
         "producer_snapshot": _snapshots(),
         "txn_index": [b"", b"".join(struct.pack(">hqqqq", 0, pid, first, last, lso)
                                     for pid, first, last, lso in ((7, 0, 9, 10), (8, 12, 30, 31), (7, 40, 41, 42)))],
+        "coordinator_record": _coordinator_seeds(),
+        "metadata_record": _metadata_seeds(),
         "topics_file": [b"{}", b'{"clicks": {"partitions": 3, "config": {}}}',
                         b'{"t": {"partitions": 1, "config": {"cleanup.policy": "compact", "segment.bytes": "1048576"}}}'],
     }
+
+
+def _coordinator_seeds() -> list[bytes]:
+    """Records of the three coordinator topics in the layout ``split_coordinator_input`` reads."""
+    from kvlog.internal_topics.decoders import encode_coordinator_record
+
+    def seed(topic: int, key: bytes, value: bytes | None) -> bytes:
+        return bytes([topic | (0x40 if value is None else 0)]) + len(key).to_bytes(2, "big") + key + (value or b"")
+
+    out = []
+    for version in range(5):
+        k, v = encode_coordinator_record("__consumer_offsets", 1, {"group": "g", "topic": "t", "partition": 3},
+                                         version, {"offset": 42, "leaderEpoch": 1, "metadata": "m",
+                                                   "commitTimestamp": T0, "expireTimestamp": -1})
+        out.append(seed(0, k, v))
+    k, v = encode_coordinator_record("__consumer_offsets", 1, {"group": "g", "topic": "t", "partition": 3})
+    out.append(seed(0, k, v))
+    return out
+
+
+def _metadata_seeds() -> list[bytes]:
+    """The record values of the KRaft fixture (real metadata records)."""
+    return [r.value for p in fixtures() if "cluster_metadata" in p.parent.name or "kraft" in p.parent.name
+            for r in kvlog.MemoryRecords(p.read_bytes()).records() if r.value is not None]
 
 
 def _snapshots() -> list[bytes]:

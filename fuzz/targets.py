@@ -512,6 +512,55 @@ def point_ops(data: bytes) -> str:
     return _typed(run)
 
 
+# ---------------------------------------------------------------------------------------------- internal topics
+_COORDINATOR_TOPICS = ("__consumer_offsets", "__transaction_state", "__share_group_state")
+
+
+def split_coordinator_input(data: bytes) -> tuple[str, bytes | None, bytes | None]:
+    """Byte 0 picks the topic and whether the value is a tombstone, bytes 1-2 the key's length."""
+    sel = data[0] if data else 0
+    n = int.from_bytes(data[1:3], "big") if len(data) >= 3 else 0
+    key = data[3 : 3 + n] if sel & 0x80 == 0 else None
+    value = data[3 + n :] if sel & 0x40 == 0 else None
+    return _COORDINATOR_TOPICS[sel % 3], key, value
+
+
+def coordinator_record(data: bytes) -> str:
+    """A ``__consumer_offsets`` / ``__transaction_state`` / ``__share_group_state`` record: the schema
+    decoder, then what decodes must print as ``kvlog dump`` prints it and re-encode to a record that
+    decodes the same."""
+    from kvlog.internal_topics.decoders import InternalTopic, decode_coordinator_record, encode_coordinator_record
+    from kvlog.internal_topics.dump_format import coordinator_texts
+
+    topic, key, value = split_coordinator_input(data)
+    kind = InternalTopic(topic)
+
+    def run() -> None:
+        r = decode_coordinator_record(kind, key, value, partition=f"{topic}-0", offset=7)
+        coordinator_texts(kind, kvlog.Record(key, value, 0, offset=7))
+        if r.known and r.key is not None:
+            k2, v2 = encode_coordinator_record(kind, r.record_type, r.key, r.version, r.value)
+            again = decode_coordinator_record(kind, k2, v2)
+            assert (again.key, again.version, again.value) == (r.key, r.version, r.value), "re-encode differs"
+
+    return _typed(run)
+
+
+def metadata_record(data: bytes) -> str:
+    """A KRaft ``__cluster_metadata`` record value: decoded, printed, and re-encoded to the same bytes'
+    meaning."""
+    from kvlog.internal_topics.decoders import decode_metadata_record, encode_metadata_record
+    from kvlog.internal_topics.dump_format import metadata_text
+
+    def run() -> None:
+        m = decode_metadata_record(data, partition="__cluster_metadata-0", offset=3)
+        metadata_text(kvlog.Record(None, data, 0, offset=3))
+        again = decode_metadata_record(encode_metadata_record(m.api_key, m.version, m.data))
+        assert (again.api_key, again.version, again.data) == (m.api_key, m.version, m.data), "re-encode differs"
+
+    return _typed(run)
+
+
 TARGETS: dict[str, Callable[[bytes], str]] = {
     "framing": framing,
     "v2_records": v2_records,
@@ -529,4 +578,6 @@ TARGETS: dict[str, Callable[[bytes], str]] = {
     "txn_index": txn_index,
     "topics_file": topics_file,
     "point_ops": point_ops,
+    "coordinator_record": coordinator_record,
+    "metadata_record": metadata_record,
 }
