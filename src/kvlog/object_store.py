@@ -263,7 +263,7 @@ class ObjectStore:
             if info is None or path in self._early or not 0 < (info.size or 0) <= self.point_block:
                 continue
             f = ObjectFile(self, path, info)
-            self._early[path] = (f.size, self.pool().submit(f.pread, f.size, 0))
+            self._early[path] = (f.size, self.pool().submit(f._get, 0, f.size))
 
     def read_all(self, path: str) -> bytes:
         f = self.open_ranged(path)
@@ -333,7 +333,7 @@ class ObjectFile:
     def _evict(self, keep_from: int) -> None:
         """A scan does not come back: blocks before ``keep_from`` go first, then the oldest."""
         blocks = self._blocks
-        for s in [s for s in blocks if s < keep_from]:
+        for s in [s for s in list(blocks) if s < keep_from]:  # a snapshot: the store's budget may evict too
             if len(blocks) <= self.store.cache_blocks:
                 break
             old = blocks.pop(s)
