@@ -135,8 +135,8 @@ final class ColumnSink implements RecordSink, AutoCloseable {
     @Override
     public void headers(int count) {
         if (headers != null) {
-            if (count < 0) {
-                headers.appendNull();
+            if (count <= 0) {
+                headers.appendNull(); // no headers is null, as in Spark's Kafka source
             } else {
                 headers.appendArray(count);
             }

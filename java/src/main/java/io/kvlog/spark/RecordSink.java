@@ -12,7 +12,7 @@ interface RecordSink {
     void record(long offset, long timestampMs, int timestampType, byte[] buf, int keyOff, int keyLen,
                 int valueOff, int valueLen);
 
-    /** The headers of the record just given: {@code count} calls to {@link #header} follow; -1 means none (v0/v1). */
+    /** The headers of the record just given: {@code count} calls to {@link #header} follow; -1 means v0/v1 (no headers at all). */
     void headers(int count);
 
     void header(byte[] buf, int keyOff, int keyLen, int valueOff, int valueLen);
