@@ -91,14 +91,15 @@ final class ColumnSink implements RecordSink, AutoCloseable {
     @Override
     public void offsetRun(long first, int count, int type) {
         if (offset != null) {
+            offset.reserveAdditional(count);
+            int row = offset.getElementsAppended();
             for (int i = 0; i < count; i++) {
-                offset.appendLong(first + i);
+                offset.putLong(row + i, first + i);
             }
+            offset.addElementsAppended(count);
         }
         if (timestampType != null) {
-            for (int i = 0; i < count; i++) {
-                timestampType.appendInt(type);
-            }
+            timestampType.appendInts(count, type);
         }
         rows += count;
     }

@@ -35,7 +35,7 @@ final class LogDiscovery {
         Map<TopicPartition, Path> found = new TreeMap<>();
         for (String raw : paths) {
             Path path = new Path(raw);
-            FileSystem fs = path.getFileSystem(conf);
+            FileSystem fs = LogFileSystems.of(path, conf);
             if (!fs.exists(path) || !fs.getFileStatus(path).isDirectory()) {
                 throw new IllegalArgumentException("no directory at " + raw);
             }

@@ -24,7 +24,7 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
     LogRangeReader(LogRange range, StructType required, Configuration conf, int chunkBytes, int maxRows)
             throws IOException {
         this.range = range;
-        this.fs = new Path(range.segments().dir).getFileSystem(conf);
+        this.fs = LogFileSystems.of(new Path(range.segments().dir), conf);
         this.chunkBytes = chunkBytes;
         this.maxRows = maxRows;
         this.sink = new ColumnSink(required, range.topic(), range.partition(), maxRows);

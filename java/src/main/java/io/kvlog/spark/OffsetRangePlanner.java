@@ -35,7 +35,7 @@ final class OffsetRangePlanner {
         List<LogRange> ranges = new ArrayList<>();
         for (TopicPartition tp : tps) {
             Path dir = chosen.get(tp);
-            FileSystem fs = dir.getFileSystem(conf);
+            FileSystem fs = LogFileSystems.of(dir, conf);
             Map<TopicPartition, Long> cp = checkpoints.get(dir.getParent());
             if (cp == null) {
                 cp = LogStartCheckpoint.read(fs, dir.getParent());
