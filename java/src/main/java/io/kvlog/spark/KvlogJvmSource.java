@@ -10,7 +10,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * {@code spark.read.format("kvlog_jvm")}: Kafka commit logs read on the JVM with the Python kvlog source's
- * schema and options. Batch reads only for now; read_committed and streaming are refused.
+ * schema and options (read_uncommitted and read_committed). Batch reads only for now: streaming is refused.
  */
 public final class KvlogJvmSource implements TableProvider, DataSourceRegister {
     public static final String SHORT_NAME = "kvlog_jvm";

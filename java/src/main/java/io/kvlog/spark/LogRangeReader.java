@@ -50,12 +50,26 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
             if (last < range.start()) {
                 continue;
             }
-            decoder.decode(stream, range.start(), range.end(), sink);
+            if (!abortedData(stream)) {
+                decoder.decode(stream, range.start(), range.end(), sink);
+            }
             if (last >= range.end() - 1) {
                 done = true;
             }
         }
         return sink.rows() > 0;
+    }
+
+    /** A transactional data batch of an aborted transaction (only read_committed ranges carry any). */
+    private boolean abortedData(SegmentStream s) {
+        if (range.aborted().isEmpty() || BatchDecoder.magic(s) < 2) {
+            return false;
+        }
+        byte[] b = s.buffer();
+        int p = s.batchStart();
+        int attributes = Bytes.int16(b, p + RecordBatchV2Decoder.ATTRIBUTES_OFFSET);
+        return (attributes & 0x30) == 0x10
+            && range.aborted().aborted(Bytes.int64(b, p + TransactionScan.PRODUCER_ID_OFFSET), Bytes.int64(b, p));
     }
 
     private boolean open() throws IOException {

@@ -41,12 +41,14 @@ final class OffsetRangePlanner {
                 cp = LogStartCheckpoint.read(fs, dir.getParent());
                 checkpoints.put(dir.getParent(), cp);
             }
-            PartitionLog log = PartitionLog.open(fs, dir, tp, cp.getOrDefault(tp, 0L), opts.chunkBytes);
+            PartitionLog log = PartitionLog.open(fs, dir, tp, cp.getOrDefault(tp, 0L), opts.chunkBytes,
+                opts.readCommitted);
             logs.put(tp, log);
             long start = resolveStart(log, starts.get(tp));
             long end = resolveEnd(log, ends.get(tp));
             long[] se = checkRange(log, start, end);
-            ranges.add(new LogRange(tp.topic(), tp.partition(), log.segments, se[0], se[1]));
+            ranges.add(new LogRange(tp.topic(), tp.partition(), log.segments, se[0], se[1],
+                log.aborted.within(se[0], se[1])));
         }
         ranges = split(ranges);
         List<LogRange> out = new ArrayList<>();
@@ -104,25 +106,25 @@ final class OffsetRangePlanner {
             long off = log.offsetForTimestamp(how[1]);
             if (off < 0) {
                 if (opts.startAtLatestWhenNoTimestamp) {
-                    return log.logEndOffset;
+                    return log.readableEnd;
                 }
                 throw new IllegalStateException("no record in " + log.tp + " has a timestamp at or after " + how[1]
                     + " (set startingOffsetsByTimestampStrategy=latest to start at the end instead)");
             }
-            return Math.min(off, log.logEndOffset);
+            return Math.min(off, log.readableEnd);
         }
         if (how[1] == ReadOptions.EARLIEST) {
             return log.logStartOffset;
         }
-        return how[1] == ReadOptions.LATEST ? log.logEndOffset : how[1];
+        return how[1] == ReadOptions.LATEST ? log.readableEnd : how[1];
     }
 
     private long resolveEnd(PartitionLog log, long[] how) throws IOException {
         if (how[0] == 1) {
             long off = log.offsetForTimestamp(how[1]);
-            return off < 0 ? log.logEndOffset : Math.min(off, log.logEndOffset);
+            return off < 0 ? log.readableEnd : Math.min(off, log.readableEnd);
         }
-        return how[1] == ReadOptions.LATEST ? log.logEndOffset : how[1];
+        return how[1] == ReadOptions.LATEST ? log.readableEnd : how[1];
     }
 
     private long[] checkRange(PartitionLog log, long start, long end) {
@@ -132,9 +134,9 @@ final class OffsetRangePlanner {
                 + log.logStartOffset + ")");
             start = log.logStartOffset;
         }
-        if (end > log.logEndOffset) {
-            problems.add("offsets up to " + end + " were asked for but the log ends at " + log.logEndOffset);
-            end = log.logEndOffset;
+        if (end > log.readableEnd) {
+            problems.add("offsets up to " + end + " were asked for but the log ends at " + log.readableEnd);
+            end = log.readableEnd;
         }
         if (start > end) {
             problems.add("start offset " + start + " is past the end " + end);

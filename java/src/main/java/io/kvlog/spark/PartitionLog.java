@@ -10,11 +10,17 @@ final class PartitionLog {
     final SegmentList segments;
     final long logStartOffset;
     final long logEndOffset;
+    /** Where reads end: the log end offset, or the last stable offset for read_committed. */
+    final long readableEnd;
+    final AbortedTransactions aborted;
     private final FileSystem fs;
     private final int chunkBytes;
 
-    private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes) {
+    private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
+                         TransactionScan txns) {
         this.fs = fs;
+        this.readableEnd = txns == null ? end : Math.min(end, txns.lastStableOffset);
+        this.aborted = txns == null ? AbortedTransactions.NONE : txns.aborted;
         this.tp = tp;
         this.segments = segments;
         this.logStartOffset = start;
@@ -22,15 +28,16 @@ final class PartitionLog {
         this.chunkBytes = chunkBytes;
     }
 
-    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, int chunkBytes)
-            throws IOException {
+    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, int chunkBytes,
+                             boolean readCommitted) throws IOException {
         SegmentList segs = SegmentList.list(fs, dir);
         if (segs.bases.length == 0) {
-            return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes);
+            return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes, null);
         }
         long start = Math.max(checkpointedStart, segs.bases[0]);
         long end = nextOffset(fs, segs, segs.bases.length - 1, chunkBytes);
-        return new PartitionLog(fs, tp, segs, start, end, chunkBytes);
+        TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes) : null;
+        return new PartitionLog(fs, tp, segs, start, end, chunkBytes, txns);
     }
 
     /** One past the last offset in segment {@code i} (its base offset when it is empty). */
@@ -40,7 +47,7 @@ final class PartitionLog {
         long from = OffsetIndexLookup.positionFor(fs, p, segs.bases[i], Long.MAX_VALUE, size);
         long next = segs.bases[i];
         try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes)) {
-            while (s.next()) {
+            while (s.next(true)) {
                 next = BatchDecoder.lastOffset(s) + 1;
             }
         }

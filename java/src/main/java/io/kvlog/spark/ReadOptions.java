@@ -33,6 +33,7 @@ final class ReadOptions {
     Integer minPartitions;
     Integer maxRecordsPerPartition;
     boolean includeHeaders;
+    boolean readCommitted;
     int chunkBytes = 1 << 20;
     int maxRowsPerBatch = 4096;
     List<String> paths = new ArrayList<>();
@@ -78,13 +79,10 @@ final class ReadOptions {
             r.assign = parseAssign(o.get("assign").trim());
         }
         String isolation = o.getOrDefault("kafka.isolation.level", "read_uncommitted").trim().toLowerCase(Locale.ROOT);
-        if (isolation.equals("read_committed")) {
-            throw new UnsupportedOperationException("the kvlog_jvm source does not read with "
-                + "kafka.isolation.level=read_committed yet; use format(\"kvlog\") (the Python source) for that");
-        }
-        if (!isolation.equals("read_uncommitted")) {
+        if (!isolation.equals("read_uncommitted") && !isolation.equals("read_committed")) {
             throw bad("option kafka.isolation.level must be read_uncommitted or read_committed, got '" + isolation + "'");
         }
+        r.readCommitted = isolation.equals("read_committed");
         String s = o.get("startingOffsets");
         if (s != null) {
             String w = s.trim().toLowerCase(Locale.ROOT);

@@ -56,11 +56,20 @@ final class SegmentStream implements Closeable {
 
     /** Moves to the next batch; false at the end of the file. A cut or impossible length is an error. */
     boolean next() throws IOException {
+        return next(false);
+    }
+
+    /**
+     * Like {@link #next()}, but with {@code tolerateTail} a batch cut short by the end of the file, or a zero-filled
+     * tail (a preallocated file, or a writer caught mid-append), ends the file instead: what a recovering reader
+     * sees as the log's end.
+     */
+    boolean next(boolean tolerateTail) throws IOException {
         head = batchStart + batchSize;
         batchSize = 0;
         batchStart = head;
         if (!ensure(LegacyMessageDecoder.LOG_OVERHEAD + 5)) {
-            if (tail - head == 0 && bufPosition + tail == fileEnd) {
+            if (tolerateTail || (tail - head == 0 && bufPosition + tail == fileEnd)) {
                 return false;
             }
             throw new CorruptLogException(file, bufPosition + head, "incomplete batch header at the end of the file");
@@ -74,6 +83,9 @@ final class SegmentStream implements Closeable {
             throw new CorruptLogException(file, position(), "unknown magic " + magic);
         }
         long left = fileEnd - position() - LegacyMessageDecoder.LOG_OVERHEAD;
+        if (tolerateTail && (length > left || (length == 0 && Bytes.int64(buf, head) == 0))) {
+            return false;
+        }
         if (length < min || length > left) {
             throw new CorruptLogException(file, position(), "batch length " + length + " is below the minimum " + min
                 + " or exceeds the " + left + " bytes left in the file");
