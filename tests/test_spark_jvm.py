@@ -266,9 +266,57 @@ def test_torn_tail_and_zero_filled_tail(jvm, tmp_path):
     assert len(rows) == 48
 
 
-def test_streaming_is_refused(jvm, logs):
-    with pytest.raises(Exception, match="(?i)stream"):
-        jvm.readStream.format("kvlog_jvm").load(logs).writeStream.format("memory").queryName("jvm_refused").start()
+def _drain(spark, fmt: str, root: str, options: dict[str, str], checkpoint: str, name: str) -> tuple[list, int]:
+    """Run an availableNow stream into a memory table; its rows (by topic, partition, offset) and batch count."""
+    q = (spark.readStream.format(fmt).options(**options).load(root).writeStream.format("memory").queryName(name)
+         .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+    try:
+        assert q.awaitTermination(120)
+        batches = sum(1 for p in q.recentProgress if p["numInputRows"] > 0)
+    finally:
+        q.stop()
+    rows = [tuple(r) for r in spark.table(name).orderBy("topic", "partition", "offset").collect()]
+    return rows, batches
+
+
+@pytest.mark.parametrize("options", [
+    {"subscribe": "events", "startingOffsets": "earliest", "failOnDataLoss": "false"},
+    {"subscribePattern": "m2-.*", "startingOffsets": "earliest", "maxOffsetsPerTrigger": "40"},
+    {"subscribe": "events", "startingOffsets": json.dumps({"events": {"0": 100, "1": -2}}), "failOnDataLoss": "false",
+     "includeHeaders": "true"},
+    {"subscribe": "txn", "startingOffsets": "earliest", "kafka.isolation.level": "read_uncommitted"},
+], ids=range(4))
+def test_streaming_available_now(jvm, logs, tmp_path, options):
+    tag = abs(hash(json.dumps(options, sort_keys=True))) % 10**8
+    py, py_batches = _drain(jvm, "kvlog", logs, options, str(tmp_path / "py"), f"py_{tag}")
+    got, jvm_batches = _drain(jvm, "kvlog_jvm", logs, options, str(tmp_path / "jvm"), f"jvm_{tag}")
+    assert got == py and got
+    assert jvm_batches == py_batches
+
+
+def test_streaming_picks_up_appends(jvm, tmp_path):
+    root = str(tmp_path / "grow")
+    with kvlog.LogManager(root) as m:
+        log = m.create_topic("grow", 1)[0]
+        log.append([Record(b"k", b"v%d" % i, timestamp=T0 + i) for i in range(10)])
+        log.flush()
+    q = (jvm.readStream.format("kvlog_jvm").option("startingOffsets", "earliest").load(root).writeStream
+         .format("memory").queryName("jvm_grow").option("checkpointLocation", str(tmp_path / "cp")).start())
+    try:
+        q.processAllAvailable()
+        assert jvm.table("jvm_grow").count() == 10
+        with kvlog.LogManager(root) as m:
+            m.log("grow", 0).append([Record(b"k", b"w%d" % i, timestamp=T0 + i) for i in range(5)])
+        q.processAllAvailable()
+        assert sorted(r.offset for r in jvm.table("jvm_grow").collect()) == list(range(15))
+    finally:
+        q.stop()
+
+
+def test_streaming_refuses_batch_only_options(jvm, logs):
+    with pytest.raises(Exception, match="batch queries only"):
+        jvm.readStream.format("kvlog_jvm").option("endingOffsets", "latest").load(logs).writeStream.format(
+            "memory").queryName("jvm_refused").start().processAllAvailable()
 
 
 def test_corrupt_batch_names_file_and_position(jvm, tmp_path):

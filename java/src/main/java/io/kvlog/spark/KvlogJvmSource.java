@@ -10,7 +10,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * {@code spark.read.format("kvlog_jvm")}: Kafka commit logs read on the JVM with the Python kvlog source's
- * schema and options (read_uncommitted and read_committed). Batch reads only for now: streaming is refused.
+ * schema and options: batch and micro-batch reads, read_uncommitted and read_committed.
  */
 public final class KvlogJvmSource implements TableProvider, DataSourceRegister {
     public static final String SHORT_NAME = "kvlog_jvm";

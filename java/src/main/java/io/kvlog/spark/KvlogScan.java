@@ -8,19 +8,22 @@ import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.util.SerializableConfiguration;
 
-/** A batch scan: ranges planned on the driver, read as columnar batches of the pruned schema. */
+/** A scan: batch ranges planned on the driver (or a micro-batch stream), read as columnar batches of the pruned schema. */
 final class KvlogScan implements Scan, Batch {
-    private final ReadOptions opts;
+    private final CaseInsensitiveStringMap options;
+    private ReadOptions opts;
     private final StructType required;
     private final PushedFilters filters;
     private final org.apache.hadoop.conf.Configuration conf;
     private List<LogRange> planned;
 
-    KvlogScan(ReadOptions opts, StructType required, PushedFilters filters) {
-        this.opts = opts;
+    KvlogScan(CaseInsensitiveStringMap options, StructType required, PushedFilters filters) {
+        this.options = options;
         this.required = required;
         this.filters = filters;
         this.conf = SparkSession.active().sessionState().newHadoopConf();
@@ -33,12 +36,19 @@ final class KvlogScan implements Scan, Batch {
 
     @Override
     public String description() {
-        return "kvlog_jvm " + opts.paths + " columns " + required.simpleString();
+        return "kvlog_jvm " + options.getOrDefault("path", options.getOrDefault("paths", "")) + " columns "
+            + required.simpleString();
     }
 
     @Override
     public Batch toBatch() {
+        opts = ReadOptions.parse(options, false);
         return this;
+    }
+
+    @Override
+    public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+        return new KvlogMicroBatchStream(ReadOptions.parse(options, true), required, conf);
     }
 
     @Override

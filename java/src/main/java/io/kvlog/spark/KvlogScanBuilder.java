@@ -8,16 +8,17 @@ import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /** Takes the columns a query needs and the filters kvlog can apply while planning. */
 final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters {
-    private final ReadOptions opts;
+    private final CaseInsensitiveStringMap options;
     private final PushedFilters pushed = new PushedFilters();
     private StructType required;
     private Filter[] accepted = new Filter[0];
 
-    KvlogScanBuilder(ReadOptions opts, StructType schema) {
-        this.opts = opts;
+    KvlogScanBuilder(CaseInsensitiveStringMap options, StructType schema) {
+        this.options = options;
         this.required = schema;
     }
 
@@ -48,6 +49,6 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
 
     @Override
     public Scan build() {
-        return new KvlogScan(opts, required, pushed);
+        return new KvlogScan(options, required, pushed);
     }
 }

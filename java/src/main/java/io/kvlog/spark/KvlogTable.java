@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
-/** The partition logs under a path, as a table that supports batch reads. */
+/** The partition logs under a path, as a table that supports batch and micro-batch reads. */
 final class KvlogTable implements SupportsRead {
     private final StructType schema;
 
@@ -29,11 +29,11 @@ final class KvlogTable implements SupportsRead {
 
     @Override
     public Set<TableCapability> capabilities() {
-        return EnumSet.of(TableCapability.BATCH_READ);
+        return EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ);
     }
 
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-        return new KvlogScanBuilder(ReadOptions.parse(options), schema);
+        return new KvlogScanBuilder(options, schema); // options are parsed once Spark says: batch or stream
     }
 }

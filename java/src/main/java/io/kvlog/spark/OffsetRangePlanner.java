@@ -12,7 +12,8 @@ import org.apache.hadoop.fs.Path;
 /**
  * Resolves a batch read's options to offset ranges, as the Python source's {@code _plan.plan_batch}: Kafka's
  * precedence (*Timestamp, then *OffsetsByTimestamp, then *Offsets), failOnDataLoss, then
- * maxRecordsPerPartition and minPartitions splitting, then the pushed-down filters.
+ * maxRecordsPerPartition and minPartitions splitting, then the pushed-down filters. A micro-batch stream uses
+ * the same pieces per trigger.
  */
 final class OffsetRangePlanner {
     private final ReadOptions opts;
@@ -24,26 +25,50 @@ final class OffsetRangePlanner {
         this.conf = conf;
     }
 
-    List<LogRange> plan(PushedFilters filters) throws IOException {
+    /** Discovers the chosen partitions and opens each (segments, log start, readable end), in partition order. */
+    Map<TopicPartition, PartitionLog> openLogs() throws IOException {
         Map<TopicPartition, Path> chosen = LogDiscovery.select(LogDiscovery.discover(opts.paths, conf), opts);
-        List<TopicPartition> tps = new ArrayList<>(chosen.keySet());
-        Map<TopicPartition, long[]> starts = pick(opts.startingWord, opts.startingOffsets, opts.startingByTimestamp,
-            opts.startingTimestamp, tps, "starting");
-        Map<TopicPartition, long[]> ends = pick(opts.endingWord, opts.endingOffsets, opts.endingByTimestamp,
-            opts.endingTimestamp, tps, "ending");
         Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
-        List<LogRange> ranges = new ArrayList<>();
-        for (TopicPartition tp : tps) {
-            Path dir = chosen.get(tp);
+        Map<TopicPartition, PartitionLog> out = new java.util.TreeMap<>();
+        for (Map.Entry<TopicPartition, Path> en : chosen.entrySet()) {
+            Path dir = en.getValue();
             FileSystem fs = LogFileSystems.of(dir, conf);
             Map<TopicPartition, Long> cp = checkpoints.get(dir.getParent());
             if (cp == null) {
                 cp = LogStartCheckpoint.read(fs, dir.getParent());
                 checkpoints.put(dir.getParent(), cp);
             }
-            PartitionLog log = PartitionLog.open(fs, dir, tp, cp.getOrDefault(tp, 0L), opts.chunkBytes,
-                opts.readCommitted);
-            logs.put(tp, log);
+            out.put(en.getKey(), PartitionLog.open(fs, dir, en.getKey(), cp.getOrDefault(en.getKey(), 0L),
+                opts.chunkBytes, opts.readCommitted));
+        }
+        logs.putAll(out);
+        return out;
+    }
+
+    /** Where a stream starts, per partition (startingOffsets, default latest, or the timestamp options). */
+    Map<TopicPartition, Long> startingOffsets(Map<TopicPartition, PartitionLog> open) throws IOException {
+        List<TopicPartition> tps = new ArrayList<>(open.keySet());
+        Map<TopicPartition, long[]> starts = pick(opts.startingWord, opts.startingOffsets, opts.startingByTimestamp,
+            opts.startingTimestamp, tps, "starting");
+        Map<TopicPartition, Long> out = new java.util.TreeMap<>();
+        for (TopicPartition tp : tps) {
+            PartitionLog log = open.get(tp);
+            long start = resolveStart(log, starts.get(tp));
+            out.put(tp, checkRange(log, start, Math.max(start, log.readableEnd))[0]);
+        }
+        return out;
+    }
+
+    List<LogRange> plan(PushedFilters filters) throws IOException {
+        Map<TopicPartition, PartitionLog> open = openLogs();
+        List<TopicPartition> tps = new ArrayList<>(open.keySet());
+        Map<TopicPartition, long[]> starts = pick(opts.startingWord, opts.startingOffsets, opts.startingByTimestamp,
+            opts.startingTimestamp, tps, "starting");
+        Map<TopicPartition, long[]> ends = pick(opts.endingWord, opts.endingOffsets, opts.endingByTimestamp,
+            opts.endingTimestamp, tps, "ending");
+        List<LogRange> ranges = new ArrayList<>();
+        for (TopicPartition tp : tps) {
+            PartitionLog log = open.get(tp);
             long start = resolveStart(log, starts.get(tp));
             long end = resolveEnd(log, ends.get(tp));
             long[] se = checkRange(log, start, end);
@@ -127,7 +152,7 @@ final class OffsetRangePlanner {
         return how[1] == ReadOptions.LATEST ? log.readableEnd : how[1];
     }
 
-    private long[] checkRange(PartitionLog log, long start, long end) {
+    long[] checkRange(PartitionLog log, long start, long end) {
         List<String> problems = new ArrayList<>();
         if (start < log.logStartOffset) {
             problems.add("offsets " + start + ".." + (log.logStartOffset - 1) + " were deleted (log start offset is "
@@ -150,7 +175,7 @@ final class OffsetRangePlanner {
     }
 
     /** Kafka's KafkaOffsetRangeCalculator: cap each range at maxRecordsPerPartition, then split to minPartitions. */
-    private List<LogRange> split(List<LogRange> in) {
+    List<LogRange> split(List<LogRange> in) {
         List<LogRange> ranges = new ArrayList<>();
         for (LogRange r : in) {
             if (r.size() > 0) {

@@ -34,6 +34,9 @@ final class ReadOptions {
     Integer maxRecordsPerPartition;
     boolean includeHeaders;
     boolean readCommitted;
+    Integer maxOffsetsPerTrigger;
+    Integer minOffsetsPerTrigger;
+    long maxTriggerDelayMs;
     int chunkBytes = 1 << 20;
     int maxRowsPerBatch = 4096;
     List<String> paths = new ArrayList<>();
@@ -46,7 +49,20 @@ final class ReadOptions {
     }
 
     static ReadOptions parse(CaseInsensitiveStringMap o) {
+        return parse(o, false);
+    }
+
+    /** Options of a batch read, or of a stream (which starts at latest by default and has no end). */
+    static ReadOptions parse(CaseInsensitiveStringMap o, boolean streaming) {
         ReadOptions r = new ReadOptions();
+        if (streaming) {
+            r.startingWord = "latest";
+            for (String k : new String[] {"endingOffsets", "endingTimestamp", "endingOffsetsByTimestamp"}) {
+                if (o.containsKey(k)) {
+                    throw bad("option " + k.toLowerCase(Locale.ROOT) + " is for batch queries only (a stream has no end)");
+                }
+            }
+        }
         List<String> chosen = new ArrayList<>();
         for (String k : new String[] {"subscribe", "subscribePattern", "assign"}) {
             if (o.containsKey(k)) {
@@ -103,15 +119,16 @@ final class ReadOptions {
                 r.endingOffsets = partitionMap("endingOffsets", e);
             }
         }
-        if ("latest".equals(r.startingWord)
-                || (r.startingOffsets != null && r.startingOffsets.containsValue(LATEST))) {
+        if (!streaming && ("latest".equals(r.startingWord)
+                || (r.startingOffsets != null && r.startingOffsets.containsValue(LATEST)))) {
             throw bad("startingOffsets latest (-1) is for streaming queries only, as in Spark's Kafka source; "
                 + "a batch read starts at earliest or at given offsets");
         }
-        if ("earliest".equals(r.endingWord) || (r.endingOffsets != null && r.endingOffsets.containsValue(EARLIEST))) {
+        if (!streaming && ("earliest".equals(r.endingWord)
+                || (r.endingOffsets != null && r.endingOffsets.containsValue(EARLIEST)))) {
             throw bad("endingOffsets earliest (-2) is not allowed, as in Spark's Kafka source");
         }
-        if (r.startingOffsets != null && r.endingOffsets != null) {
+        if (!streaming && r.startingOffsets != null && r.endingOffsets != null) {
             if (!r.startingOffsets.keySet().equals(r.endingOffsets.keySet())) {
                 throw bad("startingOffsets and endingOffsets must name the same partitions");
             }
@@ -144,6 +161,14 @@ final class ReadOptions {
         r.chunkBytes = chunk != null ? chunk : r.chunkBytes;
         Integer rows = positive(o, "kvlog.maxRowsPerBatch");
         r.maxRowsPerBatch = rows != null ? rows : r.maxRowsPerBatch;
+        r.maxOffsetsPerTrigger = positive(o, "maxOffsetsPerTrigger");
+        r.minOffsetsPerTrigger = positive(o, "minOffsetsPerTrigger");
+        r.maxTriggerDelayMs = durationMs(o.getOrDefault("maxTriggerDelay", "15m"));
+        if (r.maxOffsetsPerTrigger != null && r.minOffsetsPerTrigger != null
+                && r.minOffsetsPerTrigger > r.maxOffsetsPerTrigger) {
+            throw bad("minOffsetsPerTrigger (" + r.minOffsetsPerTrigger + ") is larger than maxOffsetsPerTrigger ("
+                + r.maxOffsetsPerTrigger + ")");
+        }
         r.paths = paths(o);
         return r;
     }
@@ -168,6 +193,27 @@ final class ReadOptions {
             throw bad("give the data directory (or a partition directory) to load(), e.g. load('/data/kvlog')");
         }
         return out;
+    }
+
+    private static final Pattern DURATION = Pattern.compile("\\s*(\\d+)\\s*([a-z]*)\\s*");
+
+    /** Spark's time strings (15m, 30s, 500ms, 1 hour); a bare number is milliseconds. */
+    private static long durationMs(String raw) {
+        java.util.regex.Matcher m = DURATION.matcher(raw.toLowerCase(Locale.ROOT));
+        if (m.matches()) {
+            long unit = switch (m.group(2)) {
+                case "", "ms" -> 1L;
+                case "s", "sec", "second", "seconds" -> 1000L;
+                case "m", "min", "minute", "minutes" -> 60_000L;
+                case "h", "hour", "hours" -> 3_600_000L;
+                case "d", "day", "days" -> 86_400_000L;
+                default -> -1L;
+            };
+            if (unit > 0) {
+                return Long.parseLong(m.group(1)) * unit;
+            }
+        }
+        throw bad("option maxTriggerDelay must be a duration like 15m, 30s or 500ms, got '" + raw + "'");
     }
 
     private static Map<String, List<Integer>> parseAssign(String raw) {
