@@ -364,3 +364,21 @@ def test_damaged_bytes_fail_cleanly(jvm, tmp_path):
             assert "corrupt record batch in" in text or "offsets up to" in text or "start offset" in text, text[:2000]
             failures += 1
     assert failures >= 12  # most damage is caught (CRC, lengths); a changed offset field alone still reads
+
+
+def test_partition_directory_and_several_paths(jvm, logs, tmp_path):
+    one = os.path.join(logs, "events-0")
+    _same(jvm, one)
+    other = str(tmp_path / "other")
+    batches, _ = _log_of(np.random.default_rng(8), 2, "gzip", batches=2, per_batch=5)
+    _write_partition(other, "more", 3, [batches], [0])
+    rows = {fmt: sorted(tuple(r) for r in jvm.read.format(fmt).load([one, other]).select(
+        "topic", "partition", "offset", "value").collect()) for fmt in ("kvlog", "kvlog_jvm")}
+    assert rows["kvlog_jvm"] == rows["kvlog"]
+    assert {(r[0], r[1]) for r in rows["kvlog_jvm"]} == {("events", 0), ("more", 3)}
+
+
+def test_assigned_partition_without_a_log_is_refused(jvm, logs):
+    for fmt in ("kvlog", "kvlog_jvm"):
+        with pytest.raises(Exception, match="assigned partition events-9 has no log directory"):
+            jvm.read.format(fmt).option("assign", json.dumps({"events": [9]})).load(logs).collect()
