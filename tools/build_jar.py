@@ -10,6 +10,7 @@ Exits 1 when compilation fails. Rebuilds only when a source is newer than the ja
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import pathlib
 import shutil
@@ -57,6 +58,13 @@ def build(out: pathlib.Path) -> pathlib.Path | None:
     if jars is None:
         print("build_jar: pyspark is not importable; skipping the kvlog_jvm Spark source", file=sys.stderr)
         return None
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers build once, one after the other
+        return _build_locked(javac, jars, out)
+
+
+def _build_locked(javac: str, jars: pathlib.Path, out: pathlib.Path) -> pathlib.Path:
     jar = out / JAR_NAME
     if up_to_date(jar):
         return jar
