@@ -382,3 +382,12 @@ def test_assigned_partition_without_a_log_is_refused(jvm, logs):
     for fmt in ("kvlog", "kvlog_jvm"):
         with pytest.raises(Exception, match="assigned partition events-9 has no log directory"):
             jvm.read.format(fmt).option("assign", json.dumps({"events": [9]})).load(logs).collect()
+
+
+def test_partition_directory_outside_the_root_is_refused(jvm, logs, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    os.symlink(os.path.join(logs, "events-0"), root / "escape-0")
+    for fmt in ("kvlog", "kvlog_jvm"):
+        with pytest.raises(Exception, match=r"resolves outside .* \(a symlink\?\)"):
+            jvm.read.format(fmt).load(str(root)).collect()

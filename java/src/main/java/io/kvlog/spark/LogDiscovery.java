@@ -57,6 +57,7 @@ final class LogDiscovery {
                 candidates.put(self, path);
             } else {
                 for (Path c : children) {
+                    refuseEscape(fs, path, c);
                     candidates.put(parse(c.getName()), c);
                 }
             }
@@ -70,6 +71,18 @@ final class LogDiscovery {
             }
         }
         return found;
+    }
+
+    /** A local partition directory must not resolve outside the directory given (a symlink elsewhere). */
+    private static void refuseEscape(FileSystem fs, Path root, Path child) throws IOException {
+        if (!"file".equals(fs.getUri().getScheme())) {
+            return;
+        }
+        java.nio.file.Path realRoot = java.nio.file.Paths.get(root.toUri()).toRealPath();
+        java.nio.file.Path real = java.nio.file.Paths.get(child.toUri()).toRealPath();
+        if (!real.startsWith(realRoot)) {
+            throw new IllegalArgumentException(child + " resolves outside " + root + " (a symlink?); refusing it");
+        }
     }
 
     /** The partitions subscribe / subscribePattern / assign pick (default: all). */
