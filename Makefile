@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build wheel test test-wheel test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
+.PHONY: all venv build jar wheel test test-wheel test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
 
 all: build
 
@@ -33,6 +33,11 @@ venv: $(VENV)/.installed
 # Incremental: only changed .pyx/.c files are recompiled.
 build: $(VENV)/.installed
 	$(PY) setup.py -q build_ext --inplace -j $(JOBS)
+
+# The JVM Spark source (java/) compiled against the venv's pyspark jars into build-jar/kvlog-spark.jar.
+# Without javac or pyspark it says so and succeeds (the Python source stays the one used).
+jar:
+	$(if $(wildcard $(PY)),$(PY),$(PYTHON)) tools/build_jar.py
 
 # The wheel users get: built apart from the in-place build (its own build dir and generated C), repaired by
 # auditwheel to a manylinux tag, then checked (libc-only extensions, stubs, py.typed, every module).
@@ -139,7 +144,7 @@ bench-smoke: build
 		../$(PY) -m asv run --python=same --quick --dry-run --show-stderr
 
 clean:
-	rm -rf build build-debug build-aarch64 $(WHEEL_BUILD) $(WHEELHOUSE) src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html
+	rm -rf build build-debug build-aarch64 build-jar $(WHEEL_BUILD) $(WHEELHOUSE) src/kvlog/_core/*.c src/kvlog/_core/*.so src/kvlog/_core/*.html
 
 distclean: clean
 	rm -rf $(VENV) $(WHEEL_VENV) .hypothesis .pytest_cache

@@ -47,6 +47,24 @@ def kraft_segment(tmp_path):
     return dst
 
 
+def jvm_source_jar():
+    """The ``kvlog_jvm`` jar: built (when stale) from this checkout's java/ with tools/build_jar.py, else the
+    packaged one; None without javac or pyspark."""
+    import importlib.util
+
+    import kvlog.spark.jvm
+
+    tool = pathlib.Path(__file__).resolve().parents[1] / "tools" / "build_jar.py"
+    if not tool.is_file():
+        return kvlog.spark.jvm.jar_path()
+    spec = importlib.util.spec_from_file_location("kvlog_build_jar", tool)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    built = module.build(tool.parents[1] / "build-jar")
+    return None if built is None else str(built)
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local[2] SparkSession for every Spark test in this worker (UI off, workers on this Python)."""
@@ -61,8 +79,12 @@ def spark():
     os.environ["TZ"] = "UTC"
     from pyspark.sql import SparkSession
 
+    builder = SparkSession.builder
+    jar = jvm_source_jar()  # the JVM kvlog_jvm source, for the differential tests (tests/test_spark_jvm.py)
+    if jar is not None:
+        builder = builder.config("spark.jars", jar)
     session = (
-        SparkSession.builder.master("local[2]")
+        builder.master("local[2]")
         .appName("kvlog-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")

@@ -25,6 +25,7 @@ from kvlog.spark.internal_topics import ConsumerOffsetsDataSource, read_consumer
 from kvlog.spark.maintenance import compact, enforce_retention
 from kvlog.spark.maintenance import plan as plan_maintenance
 from kvlog.spark.source import KvlogDataSource, KvlogPushdownDataSource, kafka_schema
+from kvlog.spark.jvm import jar_path, jvm_source_available, with_jar
 from kvlog.spark.udf import decode, decode_batches, decode_udf, decoded_schema
 
 __all__ = [
@@ -36,16 +37,23 @@ __all__ = [
     "decode_udf",
     "decoded_schema",
     "enforce_retention",
+    "jar_path",
+    "jvm_source_available",
     "kafka_schema",
     "plan_maintenance",
     "read_consumer_offsets",
     "recover_writes",
     "register",
+    "with_jar",
 ]
 
 
-def register(spark: Any) -> None:
-    """Make ``format("kvlog")`` available in ``spark``'s session.
+def register(spark: Any) -> str:
+    """Make ``format("kvlog")`` available in ``spark``'s session; returns which engine serves it.
+
+    ``format("kvlog")`` is the Python source (``"python"``). When the session was started with the jar
+    (:func:`with_jar`), the JVM scan is also there as ``format("kvlog_jvm")`` (batch reads, read_uncommitted):
+    the return value is then ``"python (kvlog_jvm on the JVM too)"``.
 
     When ``spark.sql.python.filterPushdown.enabled`` is on (pyspark ≥ 4.1), the reader registered also
     takes pushed-down filters on topic, partition, offset (applied exactly) and timestamp (narrows the scan
@@ -55,3 +63,4 @@ def register(spark: Any) -> None:
     pushdown = str(spark.conf.get("spark.sql.python.filterPushdown.enabled", "false")).lower() == "true"
     spark.dataSource.register(KvlogPushdownDataSource if pushdown else KvlogDataSource)
     spark.dataSource.register(ConsumerOffsetsDataSource)
+    return "python (kvlog_jvm on the JVM too)" if jvm_source_available(spark) else "python"

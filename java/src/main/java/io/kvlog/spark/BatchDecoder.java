@@ -1,0 +1,40 @@
+package io.kvlog.spark;
+
+/** Decodes whatever batch a {@link SegmentStream} stands on, by magic, naming file and position on failure. */
+final class BatchDecoder {
+    static final int DEFAULT_BUDGET = 64 << 20;
+
+    private final RecordBatchV2Decoder v2;
+    private final LegacyMessageDecoder legacy;
+
+    BatchDecoder(int budget) {
+        Decompressor d = new Decompressor(budget);
+        v2 = new RecordBatchV2Decoder(d);
+        legacy = new LegacyMessageDecoder(d);
+    }
+
+    static int magic(SegmentStream s) {
+        return s.buffer()[s.batchStart() + 16];
+    }
+
+    static long baseOffset(SegmentStream s) {
+        return Bytes.int64(s.buffer(), s.batchStart());
+    }
+
+    /** The last offset a batch holds (a legacy message's own offset is its last one). */
+    static long lastOffset(SegmentStream s) {
+        return magic(s) >= 2 ? RecordBatchV2Decoder.lastOffset(s.buffer(), s.batchStart()) : baseOffset(s);
+    }
+
+    void decode(SegmentStream s, long start, long end, RecordSink sink) {
+        try {
+            if (magic(s) >= 2) {
+                v2.decode(s.buffer(), s.batchStart(), s.batchSize(), start, end, sink);
+            } else {
+                legacy.decode(s.buffer(), s.batchStart(), s.batchSize(), start, end, sink);
+            }
+        } catch (BatchFormatException e) {
+            throw new CorruptLogException(s.file(), s.position(), e.getMessage(), e);
+        }
+    }
+}

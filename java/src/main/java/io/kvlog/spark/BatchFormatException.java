@@ -1,0 +1,14 @@
+package io.kvlog.spark;
+
+/** A problem found while decoding one batch, before the caller knows the file and position to name. */
+final class BatchFormatException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    BatchFormatException(String problem) {
+        super(problem);
+    }
+
+    BatchFormatException(String problem, Throwable cause) {
+        super(problem, cause);
+    }
+}

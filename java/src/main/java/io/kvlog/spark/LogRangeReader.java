@@ -1,0 +1,107 @@
+package io.kvlog.spark;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/** Reads one {@link LogRange}: its segments in offset order, streamed in chunks, into columnar batches. */
+final class LogRangeReader implements PartitionReader<ColumnarBatch> {
+    private final LogRange range;
+    private final FileSystem fs;
+    private final int chunkBytes;
+    private final int maxRows;
+    private final ColumnSink sink;
+    private final BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
+    private int segment;
+    private SegmentStream stream;
+    private boolean done;
+
+    LogRangeReader(LogRange range, StructType required, Configuration conf, int chunkBytes, int maxRows)
+            throws IOException {
+        this.range = range;
+        this.fs = LogFileSystems.of(new Path(range.segments().dir), conf);
+        this.chunkBytes = chunkBytes;
+        this.maxRows = maxRows;
+        this.sink = new ColumnSink(required, range.topic(), range.partition(), maxRows);
+        this.segment = range.segments().segmentFor(range.start());
+        this.done = range.size() <= 0 || range.segments().bases.length == 0;
+    }
+
+    @Override
+    public boolean next() throws IOException {
+        sink.reset();
+        while (!done && sink.rows() < maxRows) {
+            if (stream == null && !open()) {
+                done = true;
+                break;
+            }
+            if (!stream.next()) {
+                stream.close();
+                stream = null;
+                segment++;
+                continue;
+            }
+            long last = BatchDecoder.lastOffset(stream);
+            if (last < range.start()) {
+                continue;
+            }
+            if (!abortedData(stream)) {
+                decoder.decode(stream, range.start(), range.end(), sink);
+            }
+            if (last >= range.end() - 1) {
+                done = true;
+            }
+        }
+        return sink.rows() > 0;
+    }
+
+    /** A transactional data batch of an aborted transaction (only read_committed ranges carry any). */
+    private boolean abortedData(SegmentStream s) {
+        if (range.aborted().isEmpty() || BatchDecoder.magic(s) < 2) {
+            return false;
+        }
+        byte[] b = s.buffer();
+        int p = s.batchStart();
+        int attributes = Bytes.int16(b, p + RecordBatchV2Decoder.ATTRIBUTES_OFFSET);
+        return (attributes & 0x30) == 0x10
+            && range.aborted().aborted(Bytes.int64(b, p + TransactionScan.PRODUCER_ID_OFFSET), Bytes.int64(b, p));
+    }
+
+    private boolean open() throws IOException {
+        SegmentList segs = range.segments();
+        if (segment >= segs.bases.length || segs.bases[segment] >= range.end()) {
+            return false;
+        }
+        Path p = segs.path(segment);
+        long from = 0;
+        if (segs.bases[segment] < range.start()) {
+            long size = fs.getFileStatus(p).getLen();
+            from = OffsetIndexLookup.positionFor(fs, p, segs.bases[segment], range.start(), size);
+        }
+        stream = new SegmentStream(fs, p, from, chunkBytes);
+        return true;
+    }
+
+    @Override
+    public ColumnarBatch get() {
+        return sink.batch();
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (stream != null) {
+                stream.close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            sink.close();
+        }
+    }
+}

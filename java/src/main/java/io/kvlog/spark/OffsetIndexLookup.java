@@ -1,0 +1,60 @@
+package io.kvlog.spark;
+
+import java.io.IOException;
+import java.io.InputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * A segment's {@code .index}: 8-byte entries (offset relative to the segment's base, file position). Only the
+ * strictly increasing prefix is trusted (an active segment's preallocated tail is zeros); a missing or odd
+ * index just means reading from the start of the segment.
+ */
+final class OffsetIndexLookup {
+    private static final int MAX_INDEX_BYTES = 64 << 20;
+
+    private OffsetIndexLookup() {
+    }
+
+    /** A file position at or before the first batch that can hold {@code target}. */
+    static long positionFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
+        Path index = new Path(logFile.getParent(), logFile.getName().replace(".log", ".index"));
+        if (target <= baseOffset) {
+            return 0;
+        }
+        try {
+            if (!fs.exists(index)) {
+                return 0;
+            }
+            long len = fs.getFileStatus(index).getLen();
+            if (len < 8 || len > MAX_INDEX_BYTES) {
+                return 0;
+            }
+            byte[] data = new byte[(int) (len - len % 8)];
+            try (InputStream in = fs.open(index)) {
+                int got = in.readNBytes(data, 0, data.length);
+                if (got != data.length) {
+                    return 0;
+                }
+            }
+            long best = 0;
+            long prev = -1;
+            for (int p = 0; p + 8 <= data.length; p += 8) {
+                long rel = Bytes.int32(data, p) & 0xFFFFFFFFL;
+                long pos = Bytes.int32(data, p + 4) & 0xFFFFFFFFL;
+                if (rel <= prev || pos > segmentSize) {
+                    break;
+                }
+                prev = rel;
+                // the entry maps a batch's last offset to the batch's start: that batch holds nothing past it
+                if (baseOffset + rel > target) {
+                    break;
+                }
+                best = pos;
+            }
+            return best;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package io.kvlog.spark;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Resolves a batch read's options to offset ranges, as the Python source's {@code _plan.plan_batch}: Kafka's
+ * precedence (*Timestamp, then *OffsetsByTimestamp, then *Offsets), failOnDataLoss, then
+ * maxRecordsPerPartition and minPartitions splitting, then the pushed-down filters. A micro-batch stream uses
+ * the same pieces per trigger.
+ */
+final class OffsetRangePlanner {
+    private final ReadOptions opts;
+    private final Configuration conf;
+    private final Map<TopicPartition, PartitionLog> logs = new HashMap<>();
+
+    OffsetRangePlanner(ReadOptions opts, Configuration conf) {
+        this.opts = opts;
+        this.conf = conf;
+    }
+
+    /** Discovers the chosen partitions and opens each (segments, log start, readable end), in partition order. */
+    Map<TopicPartition, PartitionLog> openLogs() throws IOException {
+        Map<TopicPartition, Path> chosen = LogDiscovery.select(LogDiscovery.discover(opts.paths, conf), opts);
+        Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
+        Map<TopicPartition, PartitionLog> out = new java.util.TreeMap<>();
+        for (Map.Entry<TopicPartition, Path> en : chosen.entrySet()) {
+            Path dir = en.getValue();
+            FileSystem fs = LogFileSystems.of(dir, conf);
+            Map<TopicPartition, Long> cp = checkpoints.get(dir.getParent());
+            if (cp == null) {
+                cp = LogStartCheckpoint.read(fs, dir.getParent());
+                checkpoints.put(dir.getParent(), cp);
+            }
+            out.put(en.getKey(), PartitionLog.open(fs, dir, en.getKey(), cp.getOrDefault(en.getKey(), 0L),
+                opts.chunkBytes, opts.readCommitted));
+        }
+        logs.putAll(out);
+        return out;
+    }
+
+    /** Where a stream starts, per partition (startingOffsets, default latest, or the timestamp options). */
+    Map<TopicPartition, Long> startingOffsets(Map<TopicPartition, PartitionLog> open) throws IOException {
+        List<TopicPartition> tps = new ArrayList<>(open.keySet());
+        Map<TopicPartition, long[]> starts = pick(opts.startingWord, opts.startingOffsets, opts.startingByTimestamp,
+            opts.startingTimestamp, tps, "starting");
+        Map<TopicPartition, Long> out = new java.util.TreeMap<>();
+        for (TopicPartition tp : tps) {
+            PartitionLog log = open.get(tp);
+            long start = resolveStart(log, starts.get(tp));
+            out.put(tp, checkRange(log, start, Math.max(start, log.readableEnd))[0]);
+        }
+        return out;
+    }
+
+    List<LogRange> plan(PushedFilters filters) throws IOException {
+        Map<TopicPartition, PartitionLog> open = openLogs();
+        List<TopicPartition> tps = new ArrayList<>(open.keySet());
+        Map<TopicPartition, long[]> starts = pick(opts.startingWord, opts.startingOffsets, opts.startingByTimestamp,
+            opts.startingTimestamp, tps, "starting");
+        Map<TopicPartition, long[]> ends = pick(opts.endingWord, opts.endingOffsets, opts.endingByTimestamp,
+            opts.endingTimestamp, tps, "ending");
+        List<LogRange> ranges = new ArrayList<>();
+        for (TopicPartition tp : tps) {
+            PartitionLog log = open.get(tp);
+            long start = resolveStart(log, starts.get(tp));
+            long end = resolveEnd(log, ends.get(tp));
+            long[] se = checkRange(log, start, end);
+            ranges.add(new LogRange(tp.topic(), tp.partition(), log.segments, se[0], se[1],
+                log.aborted.within(se[0], se[1])));
+        }
+        ranges = split(ranges);
+        List<LogRange> out = new ArrayList<>();
+        for (LogRange r : ranges) {
+            if (!filters.keeps(r)) {
+                continue;
+            }
+            long s = Math.max(r.start(), filters.offsetLo);
+            long e = Math.min(r.end(), filters.offsetHi);
+            if (s < e && filters.timestampLo != null) {
+                long found = logs.get(new TopicPartition(r.topic(), r.partition()))
+                    .offsetForTimestamp(Math.max(filters.timestampLo, 0));
+                s = found < 0 ? e : Math.max(s, found);
+            }
+            if (s < e) {
+                out.add(r.withBounds(s, e));
+            }
+        }
+        return out;
+    }
+
+    /** Per partition {kind, value}: kind 0 = offset (-2 earliest, -1 latest), 1 = timestamp. */
+    private static Map<TopicPartition, long[]> pick(String word, Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> byTs, Long tsAll, List<TopicPartition> tps, String what) {
+        Map<TopicPartition, long[]> out = new HashMap<>();
+        if (tsAll != null) {
+            tps.forEach(tp -> out.put(tp, new long[] {1, tsAll}));
+            return out;
+        }
+        if (byTs != null) {
+            if (!byTs.keySet().equals(new java.util.HashSet<>(tps))) {
+                List<TopicPartition> missing = new ArrayList<>(tps);
+                missing.removeAll(byTs.keySet());
+                throw new IllegalArgumentException(what + "OffsetsByTimestamp must cover every assigned partition; "
+                    + "missing " + missing);
+            }
+            tps.forEach(tp -> out.put(tp, new long[] {1, byTs.get(tp)}));
+            return out;
+        }
+        if (offsets != null) {
+            if (!offsets.keySet().equals(new java.util.HashSet<>(tps))) {
+                throw new IllegalArgumentException(what + "Offsets must name exactly the assigned partitions ("
+                    + tps + "); use -1 for latest and -2 for earliest");
+            }
+            tps.forEach(tp -> out.put(tp, new long[] {0, offsets.get(tp)}));
+            return out;
+        }
+        long v = "earliest".equals(word) ? ReadOptions.EARLIEST : ReadOptions.LATEST;
+        tps.forEach(tp -> out.put(tp, new long[] {0, v}));
+        return out;
+    }
+
+    private long resolveStart(PartitionLog log, long[] how) throws IOException {
+        if (how[0] == 1) {
+            long off = log.offsetForTimestamp(how[1]);
+            if (off < 0) {
+                if (opts.startAtLatestWhenNoTimestamp) {
+                    return log.readableEnd;
+                }
+                throw new IllegalStateException("no record in " + log.tp + " has a timestamp at or after " + how[1]
+                    + " (set startingOffsetsByTimestampStrategy=latest to start at the end instead)");
+            }
+            return Math.min(off, log.readableEnd);
+        }
+        if (how[1] == ReadOptions.EARLIEST) {
+            return log.logStartOffset;
+        }
+        return how[1] == ReadOptions.LATEST ? log.readableEnd : how[1];
+    }
+
+    private long resolveEnd(PartitionLog log, long[] how) throws IOException {
+        if (how[0] == 1) {
+            long off = log.offsetForTimestamp(how[1]);
+            return off < 0 ? log.readableEnd : Math.min(off, log.readableEnd);
+        }
+        return how[1] == ReadOptions.LATEST ? log.readableEnd : how[1];
+    }
+
+    long[] checkRange(PartitionLog log, long start, long end) {
+        List<String> problems = new ArrayList<>();
+        if (start < log.logStartOffset) {
+            problems.add("offsets " + start + ".." + (log.logStartOffset - 1) + " were deleted (log start offset is "
+                + log.logStartOffset + ")");
+            start = log.logStartOffset;
+        }
+        if (end > log.readableEnd) {
+            problems.add("offsets up to " + end + " were asked for but the log ends at " + log.readableEnd);
+            end = log.readableEnd;
+        }
+        if (start > end) {
+            problems.add("start offset " + start + " is past the end " + end);
+            start = end;
+        }
+        if (!problems.isEmpty() && opts.failOnDataLoss) {
+            throw new IllegalStateException(log.tp + ": " + String.join("; ", problems)
+                + " (set failOnDataLoss=false to read what is left)");
+        }
+        return new long[] {start, end};
+    }
+
+    /** Kafka's KafkaOffsetRangeCalculator: cap each range at maxRecordsPerPartition, then split to minPartitions. */
+    List<LogRange> split(List<LogRange> in) {
+        List<LogRange> ranges = new ArrayList<>();
+        for (LogRange r : in) {
+            if (r.size() > 0) {
+                ranges.add(r);
+            }
+        }
+        if (opts.maxRecordsPerPartition != null) {
+            List<LogRange> out = new ArrayList<>();
+            for (LogRange r : ranges) {
+                out.addAll(pieces(r, (r.size() + opts.maxRecordsPerPartition - 1) / opts.maxRecordsPerPartition));
+            }
+            ranges = out;
+        }
+        if (opts.minPartitions != null && ranges.size() < opts.minPartitions) {
+            long total = 0;
+            for (LogRange r : ranges) {
+                total += r.size();
+            }
+            List<LogRange> out = new ArrayList<>();
+            for (LogRange r : ranges) {
+                long parts = Math.max((long) Math.rint((double) r.size() / total * opts.minPartitions), 1);
+                out.addAll(pieces(r, parts));
+            }
+            ranges = out;
+        }
+        return ranges;
+    }
+
+    private static List<LogRange> pieces(LogRange r, long parts) {
+        List<LogRange> out = new ArrayList<>();
+        if (parts <= 1) {
+            out.add(r);
+            return out;
+        }
+        long prev = r.start();
+        for (long i = 1; i <= parts; i++) {
+            long cut = r.start() + java.math.BigInteger.valueOf(r.size()).multiply(java.math.BigInteger.valueOf(i))
+                .divide(java.math.BigInteger.valueOf(parts)).longValueExact();
+            if (cut > prev) {
+                out.add(r.withBounds(prev, cut));
+            }
+            prev = cut;
+        }
+        return out;
+    }
+}

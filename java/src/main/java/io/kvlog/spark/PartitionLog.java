@@ -1,0 +1,80 @@
+package io.kvlog.spark;
+
+import java.io.IOException;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/** What the driver needs of one partition log: its segments, log start offset, log end offset, time search. */
+final class PartitionLog {
+    final TopicPartition tp;
+    final SegmentList segments;
+    final long logStartOffset;
+    final long logEndOffset;
+    /** Where reads end: the log end offset, or the last stable offset for read_committed. */
+    final long readableEnd;
+    final AbortedTransactions aborted;
+    private final FileSystem fs;
+    private final int chunkBytes;
+
+    private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
+                         TransactionScan txns) {
+        this.fs = fs;
+        this.readableEnd = txns == null ? end : Math.min(end, txns.lastStableOffset);
+        this.aborted = txns == null ? AbortedTransactions.NONE : txns.aborted;
+        this.tp = tp;
+        this.segments = segments;
+        this.logStartOffset = start;
+        this.logEndOffset = end;
+        this.chunkBytes = chunkBytes;
+    }
+
+    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, int chunkBytes,
+                             boolean readCommitted) throws IOException {
+        SegmentList segs = SegmentList.list(fs, dir);
+        if (segs.bases.length == 0) {
+            return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes, null);
+        }
+        long start = Math.max(checkpointedStart, segs.bases[0]);
+        long end = nextOffset(fs, segs, segs.bases.length - 1, chunkBytes);
+        TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes) : null;
+        return new PartitionLog(fs, tp, segs, start, end, chunkBytes, txns);
+    }
+
+    /** One past the last offset in segment {@code i} (its base offset when it is empty). */
+    private static long nextOffset(FileSystem fs, SegmentList segs, int i, int chunkBytes) throws IOException {
+        Path p = segs.path(i);
+        long size = fs.getFileStatus(p).getLen();
+        long from = OffsetIndexLookup.positionFor(fs, p, segs.bases[i], Long.MAX_VALUE, size);
+        long next = segs.bases[i];
+        try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes)) {
+            while (s.next(true)) {
+                next = BatchDecoder.lastOffset(s) + 1;
+            }
+        }
+        return next;
+    }
+
+    /** The earliest offset at or after the log start whose record timestamp is at or after {@code ts}; -1 if none. */
+    long offsetForTimestamp(long ts) throws IOException {
+        BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
+        TimestampSearch search = new TimestampSearch(ts, logStartOffset);
+        for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
+            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes)) {
+                while (s.next()) {
+                    if (BatchDecoder.lastOffset(s) < logStartOffset) {
+                        continue;
+                    }
+                    if (BatchDecoder.magic(s) >= 2
+                            && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
+                        continue;
+                    }
+                    decoder.decode(s, logStartOffset, Long.MAX_VALUE, search);
+                    if (search.found >= 0) {
+                        return search.found;
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+}

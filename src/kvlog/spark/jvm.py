@@ -1,0 +1,52 @@
+"""The JVM ``kvlog_jvm`` source: where its jar is and how to put it on a session's classpath.
+
+The jar (``kvlog-spark.jar``, built from ``java/`` by ``tools/build_jar.py``) is a DataSource V2 scan with column
+pruning and columnar batches. It reads batches with the same schema and options as ``format("kvlog")`` (the
+Python source), under the short name ``kvlog_jvm`` until it also does streaming and read_committed.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+JAR_NAME = "kvlog-spark.jar"
+SHORT_NAME = "kvlog_jvm"
+_SOURCE_CLASS = "io.kvlog.spark.KvlogJvmSource"
+
+
+def jar_path() -> str | None:
+    """The jar shipped in the package (``kvlog/spark/jars/``), else one built in a source checkout
+    (``build-jar/``), else None."""
+    here = pathlib.Path(__file__).resolve().parent
+    candidates = [here / "jars" / JAR_NAME]
+    if len(here.parents) > 2:
+        candidates.append(here.parents[2] / "build-jar" / JAR_NAME)  # <checkout>/src/kvlog/spark
+    for p in candidates:
+        if p.is_file():
+            return str(p)
+    return None
+
+
+def with_jar(builder: Any) -> Any:
+    """Add the jar to a ``SparkSession.builder``'s ``spark.jars`` (kept alongside jars already given).
+
+    Raises ``FileNotFoundError`` when no jar is available (build it with ``make jar``).
+    """
+    jar = jar_path()
+    if jar is None:
+        raise FileNotFoundError(f"no {JAR_NAME} in the kvlog package or build-jar/; build it with `make jar`")
+    given = str(getattr(builder, "_options", {}).get("spark.jars", "") or "")
+    jars = [j for j in given.split(",") if j] + ([jar] if jar not in given.split(",") else [])
+    return builder.config("spark.jars", ",".join(jars))
+
+
+def jvm_source_available(spark: Any) -> bool:
+    """Whether ``spark``'s JVM can load the ``kvlog_jvm`` source (the jar is on its classpath)."""
+    try:
+        jvm = spark.sparkContext._jvm
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        jvm.java.lang.Class.forName(_SOURCE_CLASS, False, loader)
+    except Exception:  # py4j reports a missing class as a Py4JJavaError; no JVM gateway (Connect) too
+        return False
+    return True
