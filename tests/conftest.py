@@ -82,6 +82,7 @@ def spark():
     builder = SparkSession.builder
     jar = jvm_source_jar()  # the JVM kvlog_jvm source, for the differential tests (tests/test_spark_jvm.py)
     if jar is not None:
+        os.environ["KVLOG_SPARK_JAR"] = jar  # what kvlog.spark.jar_path() answers in the installed wheel
         builder = builder.config("spark.jars", jar)
     session = (
         builder.master("local[2]")

@@ -7,6 +7,7 @@ Python source), under the short name ``kvlog_jvm`` until it also does streaming 
 
 from __future__ import annotations
 
+import os
 import pathlib
 from typing import Any
 
@@ -16,10 +17,12 @@ _SOURCE_CLASS = "io.kvlog.spark.KvlogJvmSource"
 
 
 def jar_path() -> str | None:
-    """The jar shipped in the package (``kvlog/spark/jars/``), else one built in a source checkout
-    (``build-jar/``), else None."""
+    """The jar named by ``KVLOG_SPARK_JAR`` (a cluster image's copy, a build of your own), else the one
+    shipped in the package (``kvlog/spark/jars/``), else one built in a source checkout (``build-jar/``),
+    else None."""
     here = pathlib.Path(__file__).resolve().parent
-    candidates = [here / "jars" / JAR_NAME]
+    candidates = [pathlib.Path(os.environ["KVLOG_SPARK_JAR"])] if os.environ.get("KVLOG_SPARK_JAR") else []
+    candidates += [here / "jars" / JAR_NAME]
     if len(here.parents) > 2:
         candidates.append(here.parents[2] / "build-jar" / JAR_NAME)  # <checkout>/src/kvlog/spark
     for p in candidates:
