@@ -23,7 +23,7 @@ Per server:
 * the server's ceiling: the same ``.log`` objects read with pyarrow ``read_at`` in the same 8 MiB
   ranges and with the same 3 requests in flight, decoding nothing: what any client gets from it;
 * open: requests and time of a read-only open; point: requests and latency of ``offset_for_timestamp``;
-* Spark: ``sum(offset), sum(length(value))`` through ``format("kvlog")`` on the two roots.
+* Spark: ``sum(offset), sum(length(value))`` through ``format("kvlog_python")`` on the two roots.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def against(uri: str, fs: pafs.S3FileSystem, root: str, rows: int, size: int, re
 
         def spark_scan(path: str) -> float:
             t = time.perf_counter()
-            r = spark.read.format("kvlog").load(path).agg(F.sum("offset"), F.sum(F.length("value"))).collect()  # type: ignore[attr-defined]
+            r = spark.read.format("kvlog_python").load(path).agg(F.sum("offset"), F.sum(F.length("value"))).collect()  # type: ignore[attr-defined]
             assert r[0][0] is not None
             return time.perf_counter() - t
 

@@ -2,9 +2,9 @@
 
 All in one local[2] session (UI off), kvlog and its peer run alternately so both see the same machine state:
 
-* scan: ``sum(offset), sum(length(value))`` over N Kafka-shaped rows through ``format("kvlog")`` vs the
+* scan: ``sum(offset), sum(length(value))`` over N Kafka-shaped rows through ``format("kvlog_python")`` vs the
   same rows (same columns) in Parquet files written by pyarrow (its default snappy compression);
-* sink: a DataFrame of (key, value) rows written with ``format("kvlog")`` vs ``write.parquet``;
+* sink: a DataFrame of (key, value) rows written with ``format("kvlog_python")`` vs ``write.parquet``;
 * UDF: raw v2 batches (1 000 records of 100 B each, 1 000 rows) in a binary column decoded with ``kvlog.spark.decode`` vs
   aiokafka's C record classes in the same ``mapInArrow`` shape.
 """
@@ -135,7 +135,7 @@ def _scan_query(df):
 
 def scan_rows(spark, root: str, pq_dir: str, repeat: int) -> tuple[float, float]:
     query = _scan_query
-    kv = spark.read.format("kvlog").load(root)
+    kv = spark.read.format("kvlog_python").load(root)
     par = spark.read.parquet(pq_dir)
     assert query(kv) == query(par), "kvlog and Parquet disagree on the scan"
     t_kv, t_pq = _paired(lambda: query(kv), lambda: query(par), repeat)
@@ -145,7 +145,7 @@ def scan_rows(spark, root: str, pq_dir: str, repeat: int) -> tuple[float, float]
 def ceiling_rows(spark, root: str, repeat: int) -> tuple[float, float]:
     """kvlog against a Python source that does no work at all (the transport's own limit)."""
     query = _scan_query
-    kv = spark.read.format("kvlog").load(root)
+    kv = spark.read.format("kvlog_python").load(root)
     ceiling = spark.read.format("kvlog_bench_ceiling").load()
     t_kv, t_c = _paired(lambda: query(kv), lambda: query(ceiling), repeat)
     return N_ROWS / t_kv, N_ROWS / t_c
@@ -158,7 +158,7 @@ def sink_rows(spark, pq_dir: str, workdir: str, repeat: int) -> tuple[float, flo
 
     def kv():
         shutil.rmtree(out, ignore_errors=True)
-        src.write.format("kvlog").mode("append").option("topic", "copy").option("partitions", "4").save(out)
+        src.write.format("kvlog_python").mode("append").option("topic", "copy").option("partitions", "4").save(out)
 
     def par():
         src.write.mode("overwrite").parquet(out + "-pq")

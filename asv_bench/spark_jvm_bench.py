@@ -1,9 +1,10 @@
-"""The JVM ``kvlog_jvm`` scan against Parquet and the Python ``kvlog`` source: the issue-16 target queries.
+"""The JVM ``kvlog`` scan against Parquet and the Python source (``kvlog_python``): the issue-16 target queries.
 
     python asv_bench/spark_jvm_bench.py [--rows N] [--repeat R] [--codec none|lz4|zstd]
 
 Rows as in ``spark_bench.build`` (4 partitions, 12-byte keys, 100-byte values, 1 000 records a batch), one
-local[2] session with the jar on ``spark.jars``; each figure is the best of ``--repeat`` runs, in rows/s.
+local[2] session with the jar on ``spark.jars``; the same rows in Parquet (pyarrow's default, snappy); each figure
+is the best of ``--repeat`` runs, in rows/s, with ``kvlog._core.build_info()``'s CPU features printed first.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _build(workdir: str, rows: int, codec: str) -> tuple[str, str]:
                 "key": t.column("key"), "value": t.column("value"), "topic": pa.array(["bench"] * len(t), pa.string()),
                 "partition": pa.array(np.full(len(t), p, np.int32)), "offset": t.column("offset"),
                 "timestamp": t.column("timestamp"), "timestampType": t.column("timestampType")}),
-                os.path.join(pq_dir, f"part-{p}.parquet"), compression="none")
+                os.path.join(pq_dir, f"part-{p}.parquet"))
     return root, pq_dir
 
 
@@ -75,11 +76,15 @@ def main() -> None:
     if jar is None:
         raise SystemExit("no kvlog-spark.jar: run `make jar` first")
     spark = session("local[2]", {"spark.sql.shuffle.partitions": "2", "spark.driver.memory": "3g", "spark.jars": jar})
-    print("register:", kvlog.spark.register(spark))
+    info = kvlog._core.build_info()
+    print("cpu:", {k: info[k] for k in ("cpu_features", "crc32", "crc32c") if k in info})
+    engine = kvlog.spark.register(spark)
+    if engine != "jvm":
+        raise SystemExit(f"format('kvlog') is served by {engine!r}, not the JVM scan")
     with tempfile.TemporaryDirectory() as work:
         root, pq_dir = _build(work, args.rows, args.codec)
-        frames = {"kvlog_jvm": spark.read.format("kvlog_jvm").load(root), "parquet": spark.read.parquet(pq_dir),
-                  "kvlog (python)": spark.read.format("kvlog").load(root)}
+        frames = {"kvlog (jvm)": spark.read.format("kvlog").load(root), "parquet": spark.read.parquet(pq_dir),
+                  "kvlog_python": spark.read.format("kvlog_python").load(root)}
         for name, query in _queries().items():
             results = {}
             for engine, df in frames.items():
@@ -92,7 +97,7 @@ def main() -> None:
                 results[engine] = (args.rows / best, out)
             assert len({str(v[1]) for v in results.values()}) == 1, results
             line = "  ".join(f"{e} {r / 1e6:5.2f} M rows/s" for e, (r, _) in results.items())
-            ratio = results["kvlog_jvm"][0] / results["parquet"][0]
+            ratio = results["kvlog (jvm)"][0] / results["parquet"][0]
             print(f"[{args.codec}] {name:34s} {line}  jvm/parquet {ratio:4.2f}x")
     spark.stop()
 

@@ -397,14 +397,14 @@ def test_spark_source_reads_s3_as_local(spark, s3, tmp_path):
                     {"subscribe": "audit", "failOnDataLoss": "false",
                      "startingOffsets": json.dumps({"audit": {"0": 0}})}):
         def read(path, options=options):
-            reader = spark.read.format("kvlog")
+            reader = spark.read.format("kvlog_python")
             for k, v in options.items():
                 reader = reader.option(k, v)
             return sorted(tuple(r) for r in reader.load(path).select(*cols).collect())
         want = read(str(root))
         assert want and read(s3.uri(key)) == want, options
     with pytest.raises(Exception, match="read-only"):
-        spark.range(1).selectExpr("'t' as topic", "cast(id as string) as value").write.format("kvlog") \
+        spark.range(1).selectExpr("'t' as topic", "cast(id as string) as value").write.format("kvlog_python") \
             .mode("append").save(s3.uri(key))
 
 
@@ -416,7 +416,7 @@ def test_spark_streaming_from_s3(spark, s3, tmp_path):
     out = tmp_path / "out"
 
     def run():
-        q = (spark.readStream.format("kvlog").option("startingOffsets", "earliest")
+        q = (spark.readStream.format("kvlog_python").option("startingOffsets", "earliest")
              .option("maxOffsetsPerTrigger", "100").load(s3.uri(key))
              .select("offset", "value").writeStream.format("parquet").option("path", str(out))
              .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())

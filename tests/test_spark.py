@@ -17,6 +17,7 @@ from kvlog import LogCleaner, LogConfig, LogManager, MemoryRecords, Record
 from kvlog.log import Log
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+PY = "kvlog_python"  # the Python source by the name it keeps on a session whose format("kvlog") is the JVM scan
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -65,9 +66,9 @@ def _expected(root, topics=None):
 # --------------------------------------------------------------------------------------- batch read
 def test_schema_is_the_kafka_sources(spark, tmp_path):
     root = _make_root(tmp_path / "d")
-    df = spark.read.format("kvlog").load(root)
+    df = spark.read.format(PY).load(root)
     assert df.schema == spark.createDataFrame([], KAFKA_SCHEMA_DDL).schema
-    with_headers = spark.read.format("kvlog").option("includeHeaders", "true").load(root)
+    with_headers = spark.read.format(PY).option("includeHeaders", "true").load(root)
     assert with_headers.schema == spark.createDataFrame(
         [], KAFKA_SCHEMA_DDL + ", headers array<struct<key:string,value:binary>>").schema
 
@@ -75,12 +76,12 @@ def test_schema_is_the_kafka_sources(spark, tmp_path):
 def test_user_schema_is_refused(spark, tmp_path):
     root = _make_root(tmp_path / "d", n=5)
     with pytest.raises(Exception, match="fixed schema"):
-        spark.read.format("kvlog").schema("value binary").load(root).collect()
+        spark.read.format(PY).schema("value binary").load(root).collect()
 
 
 def test_full_read_equals_the_logs(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("clicks", 3), ("views", 2)), headers=True)
-    df = spark.read.format("kvlog").option("includeHeaders", "true").load(root)
+    df = spark.read.format(PY).option("includeHeaders", "true").load(root)
     assert _rows(df) == _expected(root)
     got = {(r.topic, r.partition, r.offset): r for r in df.collect()}
     with LogManager(root, read_only=True) as m:
@@ -95,16 +96,16 @@ def test_full_read_equals_the_logs(spark, tmp_path):
 def test_options_select_and_bound(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("clicks", 3), ("views", 2)))
     def read():
-        return spark.read.format("kvlog")
+        return spark.read.format(PY)
 
     assert {r.topic for r in read().option("subscribe", "views").load(root).collect()} == {"views"}
     assert {r.topic for r in read().option("subscribePattern", "cl.*").load(root).collect()} == {"clicks"}
-    df = (spark.read.format("kvlog").option("assign", '{"clicks":[1]}')
+    df = (spark.read.format(PY).option("assign", '{"clicks":[1]}')
           .option("startingOffsets", '{"clicks":{"1":5}}').option("endingOffsets", '{"clicks":{"1":9}}').load(root))
     assert [r.offset for r in df.orderBy("offset").collect()] == [5, 6, 7, 8]
-    df = spark.read.format("kvlog").option("subscribe", "views").option("startingTimestamp", "1040").load(root)
+    df = spark.read.format(PY).option("subscribe", "views").option("startingTimestamp", "1040").load(root)
     assert sorted((r.partition, r.offset) for r in df.collect()) == [(p, o) for p in (0, 1) for o in range(40, 50)]
-    df = (spark.read.format("kvlog").option("subscribe", "views")
+    df = (spark.read.format(PY).option("subscribe", "views")
           .option("endingOffsetsByTimestamp", '{"views":{"0":1003,"1":1010}}').load(root))
     assert sorted((r.partition, r.offset) for r in df.collect()) == [(0, i) for i in range(3)] + [
         (1, i) for i in range(10)]
@@ -112,10 +113,10 @@ def test_options_select_and_bound(spark, tmp_path):
 
 def test_splits_follow_min_partitions_and_max_records(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("t", 1),), n=100)
-    df = spark.read.format("kvlog").option("maxRecordsPerPartition", "30").load(root)
+    df = spark.read.format(PY).option("maxRecordsPerPartition", "30").load(root)
     assert df.rdd.getNumPartitions() == 4
     assert sorted(r.offset for r in df.collect()) == list(range(100))
-    df = spark.read.format("kvlog").option("minPartitions", "3").load(root)
+    df = spark.read.format(PY).option("minPartitions", "3").load(root)
     assert df.rdd.getNumPartitions() == 3 and df.count() == 100
 
 
@@ -125,14 +126,14 @@ def test_data_loss_is_reported_or_skipped(spark, tmp_path):
         m.log("t", 0).delete_records(15)
     opts = {"startingOffsets": '{"t":{"0":0}}', "endingOffsets": '{"t":{"0":30}}'}
     with pytest.raises(Exception, match="failOnDataLoss"):
-        spark.read.format("kvlog").options(**opts).load(root).collect()
-    df = spark.read.format("kvlog").options(**opts).option("failOnDataLoss", "false").load(root)
+        spark.read.format(PY).options(**opts).load(root).collect()
+    df = spark.read.format(PY).options(**opts).option("failOnDataLoss", "false").load(root)
     assert sorted(r.offset for r in df.collect()) == list(range(15, 30))
 
 
 def test_empty_root_reads_as_empty(spark, tmp_path):
     os.makedirs(tmp_path / "empty")
-    assert spark.read.format("kvlog").load(str(tmp_path / "empty")).count() == 0
+    assert spark.read.format(PY).load(str(tmp_path / "empty")).count() == 0
 
 
 def test_filter_pushdown_when_the_conf_allows(spark, tmp_path):
@@ -140,7 +141,7 @@ def test_filter_pushdown_when_the_conf_allows(spark, tmp_path):
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     try:
         kvlog.spark.register(spark)
-        df = spark.read.format("kvlog").load(root)
+        df = spark.read.format(PY).load(root)
         q = df.where("topic = 'clicks' and partition in (0, 2) and offset >= 10 and offset < 20 "
                      "and timestamp >= timestamp'1970-01-01 00:00:01.015'")
         got = sorted((r.partition, r.offset) for r in q.collect())
@@ -150,7 +151,7 @@ def test_filter_pushdown_when_the_conf_allows(spark, tmp_path):
     finally:
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "false")
         kvlog.spark.register(spark)
-    assert spark.read.format("kvlog").load(root).where("offset < 2").count() == 10
+    assert spark.read.format(PY).load(root).where("offset < 2").count() == 10
 
 
 def test_reads_a_kafka_directory_written_by_another_implementation(spark, tmp_path, kraft_segment):
@@ -175,7 +176,7 @@ def test_reads_a_kafka_directory_written_by_another_implementation(spark, tmp_pa
         blob += bytes(buf)
         offset += 5
     (topic_dir / "00000000000000000000.log").write_bytes(blob)
-    df = spark.read.format("kvlog").load(str(tmp_path / "broker"))
+    df = spark.read.format(PY).load(str(tmp_path / "broker"))
     rows = sorted(df.collect(), key=lambda r: (r.topic, r.offset))
     meta = [r for r in rows if r.topic == "__cluster_metadata"]
     assert [r.offset for r in meta] == [0, 1, 2, 3] and [len(r.value) for r in meta] == [23, 24, 65, 65]
@@ -205,7 +206,7 @@ def test_read_while_another_process_appends(spark, tmp_path):
         seen = []
         deadline = time.time() + 30
         while writer.poll() is None and time.time() < deadline:
-            rows = spark.read.format("kvlog").load(root).collect()
+            rows = spark.read.format(PY).load(root).collect()
             offsets = sorted(r.offset for r in rows)
             assert offsets == list(range(len(offsets)))  # a prefix, no gaps or duplicates
             assert all(r.value == b"live-0-%d" % r.offset for r in rows)
@@ -221,8 +222,8 @@ def test_write_then_read_with_kafka_partitioner_agreement(spark, tmp_path):
     root = str(tmp_path / "out")
     data = [(b"user-%d" % (i % 37), b"v%d" % i) for i in range(500)] + [(None, b"nokey-%d" % i) for i in range(20)]
     df = spark.createDataFrame(data, "key binary, value binary").repartition(3)
-    df.write.format("kvlog").mode("append").option("topic", "events").option("partitions", "4").save(root)
-    back = spark.read.format("kvlog").load(root).collect()
+    df.write.format(PY).mode("append").option("topic", "events").option("partitions", "4").save(root)
+    back = spark.read.format(PY).load(root).collect()
     assert sorted((r.key or b"", r.value) for r in back) == sorted((k or b"", v) for k, v in data)
     for r in back:
         if r.key is not None:
@@ -242,8 +243,8 @@ def test_write_sink_columns_topic_column_partition_headers_timestamp(spark, tmp_
                array(named_struct('key', 'src', 'value', cast('t' as binary))) as headers,
                timestamp_millis(5000 + id) as timestamp
         from range(20)""")
-    df.write.format("kvlog").mode("append").option("partitions", "2").save(root)
-    back = spark.read.format("kvlog").option("includeHeaders", "true").load(root).collect()
+    df.write.format(PY).mode("append").option("partitions", "2").save(root)
+    back = spark.read.format(PY).option("includeHeaders", "true").load(root).collect()
     assert len(back) == 20
     for r in back:
         i = int(r.key[1:])
@@ -256,9 +257,9 @@ def test_write_sink_columns_topic_column_partition_headers_timestamp(spark, tmp_
 
 def test_overwrite_replaces_the_topic(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("t", 2),), n=30)
-    spark.createDataFrame([(b"a", b"new")], "key binary, value binary").write.format("kvlog") \
+    spark.createDataFrame([(b"a", b"new")], "key binary, value binary").write.format(PY) \
         .mode("overwrite").option("topic", "t").save(root)
-    back = spark.read.format("kvlog").load(root).collect()
+    back = spark.read.format(PY).load(root).collect()
     assert [(r.value, r.offset >= 30) for r in back] == [(b"new", True)]
 
 
@@ -275,9 +276,9 @@ def test_failed_job_leaves_nothing_visible(spark, tmp_path):
 
     df = spark.createDataFrame([(b"k", b"%d" % i) for i in range(10)], "key binary, value binary").repartition(2)
     with pytest.raises(Exception, match="task failure on purpose"):
-        df.withColumn("value", boom("value")).write.format("kvlog").mode("append").option("topic", "t").save(root)
-    assert _rows(spark.read.format("kvlog").load(root)) == _expected(root)
-    assert sum(1 for _ in spark.read.format("kvlog").load(root).collect()) == 20
+        df.withColumn("value", boom("value")).write.format(PY).mode("append").option("topic", "t").save(root)
+    assert _rows(spark.read.format(PY).load(root)) == _expected(root)
+    assert sum(1 for _ in spark.read.format(PY).load(root).collect()) == 20
     staging = os.path.join(root, ".kvlog-staging")
     deadline = time.time() + 20  # a task still running when the job failed removes its own files
     while time.time() < deadline and any(os.path.isdir(os.path.join(staging, j)) for j in os.listdir(staging)):
@@ -290,12 +291,12 @@ def test_sink_rejects_bad_input(spark, tmp_path):
     root = str(tmp_path / "out")
     df = spark.createDataFrame([(b"k",)], "key binary")
     with pytest.raises(Exception, match="needs a 'value' column"):
-        df.write.format("kvlog").mode("append").option("topic", "t").save(root)
+        df.write.format(PY).mode("append").option("topic", "t").save(root)
     df = spark.createDataFrame([(b"v",)], "value binary")
     with pytest.raises(Exception, match="target topic"):
-        df.write.format("kvlog").mode("append").save(root)
+        df.write.format(PY).mode("append").save(root)
     with pytest.raises(Exception, match="characters outside"):
-        df.write.format("kvlog").mode("append").option("topic", "no/slash").save(root)
+        df.write.format(PY).mode("append").option("topic", "no/slash").save(root)
 
 
 # --------------------------------------------------------------------------------------- streaming
@@ -315,7 +316,7 @@ def test_streaming_source_available_now_restart_and_new_partitions(spark, tmp_pa
     out = str(tmp_path / "parquet")
 
     def run():
-        q = (spark.readStream.format("kvlog").option("subscribe", "s").option("startingOffsets", "earliest")
+        q = (spark.readStream.format(PY).option("subscribe", "s").option("startingOffsets", "earliest")
              .option("maxOffsetsPerTrigger", "25").load(root)
              .writeStream.format("parquet").option("path", out).option("checkpointLocation", ckpt)
              .trigger(availableNow=True).start())
@@ -347,9 +348,9 @@ def test_streaming_sink_exactly_once_with_restart(spark, tmp_path):
     ckpt = str(tmp_path / "ckpt")
 
     def run():
-        q = (spark.readStream.format("kvlog").option("startingOffsets", "earliest").load(src)
+        q = (spark.readStream.format(PY).option("startingOffsets", "earliest").load(src)
              .selectExpr("key", "value", "'copy' as topic")
-             .writeStream.format("kvlog").option("checkpointLocation", ckpt).option("partitions", "3")
+             .writeStream.format(PY).option("checkpointLocation", ckpt).option("partitions", "3")
              .trigger(availableNow=True).start(dst))
         try:
             assert q.awaitTermination(120)
@@ -359,17 +360,17 @@ def test_streaming_sink_exactly_once_with_restart(spark, tmp_path):
     run()
     _append(src, "in", 0, 40, 10)
     run()
-    got = sorted(r.value for r in spark.read.format("kvlog").load(dst).collect())
+    got = sorted(r.value for r in spark.read.format(PY).load(dst).collect())
     want = sorted([b"in-0-%d" % i for i in range(50)] + [b"in-1-%d" % i for i in range(40)])
     assert got == want
     # replaying an already applied batch id is a no-op (Spark re-runs the last batch after a crash)
     from kvlog.spark import _staging
 
     plan = _staging.plan(dst, {"topic": "copy"}, ["value"], False, job="replay")
-    before = spark.read.format("kvlog").load(dst).count()
+    before = spark.read.format(PY).load(dst).count()
     assert _staging.commit(plan, [], sink=os.listdir(os.path.join(dst, ".kvlog-sinks"))[0][:-5],
                            batch_id=0)["skipped"]
-    assert spark.read.format("kvlog").load(dst).count() == before
+    assert spark.read.format(PY).load(dst).count() == before
 
 
 # -------------------------------------------------------------------------------------------- UDFs
@@ -500,13 +501,13 @@ def test_read_committed_matches_the_log(spark, tmp_path):
         log.append([Record(b"k", b"plain")])
         log.append([Record(b"k", b"open")], producer_id=9, producer_epoch=0, base_sequence=0, is_transactional=True)
         log.flush()
-    rc = spark.read.format("kvlog").option("kafka.isolation.level", "read_committed").load(root)
+    rc = spark.read.format(PY).option("kafka.isolation.level", "read_committed").load(root)
     got = [r.value for r in rc.orderBy("offset").collect()]
     assert got == committed_values + [b"plain"]  # no aborted data, no markers, nothing past the open txn
     with LogManager(root, read_only=True) as m:
         want = m.log("tx", 0).to_arrow(isolation_level="read_committed").column("value").to_pylist()
     assert got == want
-    ru = spark.read.format("kvlog").load(root)
+    ru = spark.read.format(PY).load(root)
     assert ru.count() == 12 * 5 + 2  # read_uncommitted sees aborted and open data, never markers
 
 

@@ -1,4 +1,4 @@
-"""The JVM ``kvlog_jvm`` source against the Python ``kvlog`` source: the same logs, the same options, the same rows.
+"""The JVM ``kvlog`` source against the Python source (``kvlog_python``): the same logs, the same options, the same rows.
 
 Logs are written as raw segment files (every magic × codec, headers, LogAppendTime, transactional batches
 with their control markers, several segments and a log start offset in the root's checkpoint), then each
@@ -105,8 +105,8 @@ def _rows(spark, fmt: str, root: str, options: dict[str, str], columns: tuple[st
 
 def _same(spark, root: str, options: dict[str, str] | None = None, columns: tuple[str, ...] | None = None) -> list:
     options = options or {}
-    py = _rows(spark, "kvlog", root, options, columns)
-    jvm = _rows(spark, "kvlog_jvm", root, options, columns)
+    py = _rows(spark, "kvlog_python", root, options, columns)
+    jvm = _rows(spark, "kvlog", root, options, columns)
     assert len(jvm) == len(py)
     for a, b in zip(jvm, py):
         assert a == b
@@ -116,12 +116,12 @@ def _same(spark, root: str, options: dict[str, str] | None = None, columns: tupl
 @pytest.fixture(scope="module")
 def jvm(spark):
     if not kvlog.spark.jvm_source_available(spark):
-        pytest.fail("the kvlog_jvm jar is not on the test session's classpath (tests/conftest.py builds it)")
+        pytest.fail("the kvlog jar is not on the test session's classpath (tests/conftest.py builds it)")
     return spark
 
 
 def test_register_reports_engines(jvm):
-    assert kvlog.spark.register(jvm) == "python (kvlog_jvm on the JVM too)"
+    assert kvlog.spark.register(jvm) == "jvm"
     assert kvlog.spark.jar_path() is not None and kvlog.spark.jar_path().endswith("kvlog-spark.jar")
 
 
@@ -139,7 +139,7 @@ def test_whole_directory_with_headers_and_pruning(jvm, logs):
     assert any(r[7] for r in rows if r[2] == "events")
     for cols in (("offset",), ("value",), ("partition", "offset"), ("timestamp", "key"), ("headers",)):
         _same(jvm, logs, {"includeHeaders": "true", "subscribe": "events"}, cols)
-    for fmt in ("kvlog", "kvlog_jvm"):
+    for fmt in ("kvlog_python", "kvlog"):
         assert jvm.read.format(fmt).load(logs).count() == len(rows)
 
 
@@ -155,7 +155,7 @@ def test_transactions_read_uncommitted_skip_control_batches(jvm, logs):
     # No .txnindex beside these raw segments: the JVM source replays the markers themselves and drops the aborted
     # transaction (6..10). The Python source trusts the (absent) .txnindex and still returns it, so it is not the
     # oracle here; Kafka's rule is.
-    committed = _rows(jvm, "kvlog_jvm", logs, {"subscribe": "txn", "kafka.isolation.level": "read_committed"})
+    committed = _rows(jvm, "kvlog", logs, {"subscribe": "txn", "kafka.isolation.level": "read_committed"})
     assert [r[4] for r in committed] == [*range(0, 5), *range(12, 17), *range(18, 26)]
 
 
@@ -184,15 +184,15 @@ def test_batch_options(jvm, logs, options):
 
 def test_partitions_follow_min_partitions_and_max_records(jvm, logs):
     for opts in ({"subscribe": "events", "minPartitions": "7"}, {"subscribe": "events", "maxRecordsPerPartition": "33"}):
-        n = {fmt: jvm.read.format(fmt).options(**opts).load(logs).rdd.getNumPartitions() for fmt in ("kvlog", "kvlog_jvm")}
-        assert n["kvlog"] == n["kvlog_jvm"] > 2
+        n = {fmt: jvm.read.format(fmt).options(**opts).load(logs).rdd.getNumPartitions() for fmt in ("kvlog_python", "kvlog")}
+        assert n["kvlog_python"] == n["kvlog"] > 2
 
 
 def test_pushed_filters(jvm, logs):
     from pyspark.sql import functions as F
 
-    df = jvm.read.format("kvlog_jvm").load(logs)
-    py = jvm.read.format("kvlog").load(logs)
+    df = jvm.read.format("kvlog").load(logs)
+    py = jvm.read.format("kvlog_python").load(logs)
     cond = ((F.col("topic") == "events") & (F.col("partition") >= 1) & (F.col("offset") > 40)
             & (F.col("offset") <= 150) & (F.col("timestamp") >= F.lit("2023-11-14 22:13:21").cast("timestamp")))
     got = sorted((tuple(r) for r in df.where(cond).collect()), key=lambda r: (r[2], r[3], r[4]))
@@ -215,7 +215,7 @@ def test_pushed_filters(jvm, logs):
 ])
 def test_refusals(jvm, logs, options, message):
     with pytest.raises(Exception, match=message):
-        jvm.read.format("kvlog_jvm").options(**options).load(logs).collect()
+        jvm.read.format("kvlog").options(**options).load(logs).collect()
 
 
 @pytest.fixture(scope="module")
@@ -288,8 +288,8 @@ def _drain(spark, fmt: str, root: str, options: dict[str, str], checkpoint: str,
 ], ids=range(4))
 def test_streaming_available_now(jvm, logs, tmp_path, options):
     tag = abs(hash(json.dumps(options, sort_keys=True))) % 10**8
-    py, py_batches = _drain(jvm, "kvlog", logs, options, str(tmp_path / "py"), f"py_{tag}")
-    got, jvm_batches = _drain(jvm, "kvlog_jvm", logs, options, str(tmp_path / "jvm"), f"jvm_{tag}")
+    py, py_batches = _drain(jvm, "kvlog_python", logs, options, str(tmp_path / "py"), f"py_{tag}")
+    got, jvm_batches = _drain(jvm, "kvlog", logs, options, str(tmp_path / "jvm"), f"jvm_{tag}")
     assert got == py and got
     assert jvm_batches == py_batches
 
@@ -300,7 +300,7 @@ def test_streaming_picks_up_appends(jvm, tmp_path):
         log = m.create_topic("grow", 1)[0]
         log.append([Record(b"k", b"v%d" % i, timestamp=T0 + i) for i in range(10)])
         log.flush()
-    q = (jvm.readStream.format("kvlog_jvm").option("startingOffsets", "earliest").load(root).writeStream
+    q = (jvm.readStream.format("kvlog").option("startingOffsets", "earliest").load(root).writeStream
          .format("memory").queryName("jvm_grow").option("checkpointLocation", str(tmp_path / "cp")).start())
     try:
         q.processAllAvailable()
@@ -315,7 +315,7 @@ def test_streaming_picks_up_appends(jvm, tmp_path):
 
 def test_streaming_refuses_batch_only_options(jvm, logs):
     with pytest.raises(Exception, match="batch queries only"):
-        jvm.readStream.format("kvlog_jvm").option("endingOffsets", "latest").load(logs).writeStream.format(
+        jvm.readStream.format("kvlog").option("endingOffsets", "latest").load(logs).writeStream.format(
             "memory").queryName("jvm_refused").start().processAllAvailable()
 
 
@@ -328,14 +328,14 @@ def test_corrupt_batch_names_file_and_position(jvm, tmp_path):
     data[second + 70] ^= 0xFF  # a byte inside the second batch's records: its CRC no longer matches
     seg.write_bytes(bytes(data))
     with pytest.raises(Exception, match=rf"corrupt record batch in .*bad-0/{0:020d}\.log at position {second}: CRC"):
-        jvm.read.format("kvlog_jvm").load(str(tmp_path)).collect()
+        jvm.read.format("kvlog").load(str(tmp_path)).collect()
 
 
 def test_decompression_bomb_is_refused(jvm, tmp_path):
     rec = Record(key=None, value=b"\x00" * (80 << 20), timestamp=T0)
     _write_partition(str(tmp_path), "bomb", 0, [[encode_batch([rec], compression="zstd")]], [0])
     with pytest.raises(Exception, match="budget"):
-        jvm.read.format("kvlog_jvm").load(str(tmp_path)).select("value").collect()
+        jvm.read.format("kvlog").load(str(tmp_path)).select("value").collect()
 
 
 def test_damaged_bytes_fail_cleanly(jvm, tmp_path):
@@ -358,7 +358,7 @@ def test_damaged_bytes_fail_cleanly(jvm, tmp_path):
         root = tmp_path / f"m{i}"
         _write_partition(str(root), "dmg", 0, [[bytes(data)]], [0])
         try:
-            jvm.read.format("kvlog_jvm").option("includeHeaders", "true").load(str(root)).collect()
+            jvm.read.format("kvlog").option("includeHeaders", "true").load(str(root)).collect()
         except Exception as exc:  # noqa: BLE001 - the assertion below is the check
             text = str(exc)
             assert "corrupt record batch in" in text or "offsets up to" in text or "start offset" in text, text[:2000]
@@ -373,13 +373,13 @@ def test_partition_directory_and_several_paths(jvm, logs, tmp_path):
     batches, _ = _log_of(np.random.default_rng(8), 2, "gzip", batches=2, per_batch=5)
     _write_partition(other, "more", 3, [batches], [0])
     rows = {fmt: sorted(tuple(r) for r in jvm.read.format(fmt).load([one, other]).select(
-        "topic", "partition", "offset", "value").collect()) for fmt in ("kvlog", "kvlog_jvm")}
-    assert rows["kvlog_jvm"] == rows["kvlog"]
-    assert {(r[0], r[1]) for r in rows["kvlog_jvm"]} == {("events", 0), ("more", 3)}
+        "topic", "partition", "offset", "value").collect()) for fmt in ("kvlog_python", "kvlog")}
+    assert rows["kvlog"] == rows["kvlog_python"]
+    assert {(r[0], r[1]) for r in rows["kvlog"]} == {("events", 0), ("more", 3)}
 
 
 def test_assigned_partition_without_a_log_is_refused(jvm, logs):
-    for fmt in ("kvlog", "kvlog_jvm"):
+    for fmt in ("kvlog_python", "kvlog"):
         with pytest.raises(Exception, match="assigned partition events-9 has no log directory"):
             jvm.read.format(fmt).option("assign", json.dumps({"events": [9]})).load(logs).collect()
 
@@ -388,6 +388,62 @@ def test_partition_directory_outside_the_root_is_refused(jvm, logs, tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     os.symlink(os.path.join(logs, "events-0"), root / "escape-0")
-    for fmt in ("kvlog", "kvlog_jvm"):
+    for fmt in ("kvlog_python", "kvlog"):
         with pytest.raises(Exception, match=r"resolves outside .* \(a symlink\?\)"):
             jvm.read.format(fmt).load(str(root)).collect()
+
+
+def test_kvlog_is_the_jvm_scan_and_kvlog_jvm_its_alias(jvm, logs):
+    plans = {fmt: jvm.read.format(fmt).load(logs).select("offset")._jdf.queryExecution().executedPlan().toString()
+             for fmt in ("kvlog", "kvlog_jvm", "kvlog_python")}
+    assert "BatchScan kvlog" in plans["kvlog"] and "BatchScan kvlog_jvm" in plans["kvlog_jvm"]
+    assert "columns struct<offset:bigint>" in plans["kvlog"]  # pruned on the JVM
+    assert "(Python)" in plans["kvlog_python"] and "(Python)" not in plans["kvlog"]
+    assert _rows(jvm, "kvlog_jvm", logs, {"subscribe": "events"}) == _rows(jvm, "kvlog", logs, {"subscribe": "events"})
+
+
+def test_writes_to_the_jvm_name_point_at_the_python_sink(jvm, tmp_path):
+    df = jvm.createDataFrame([(b"k", b"v")], "key binary, value binary")
+    with pytest.raises(Exception, match=r"reads only; write with the Python sink.*kvlog_python"):
+        df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path / "out"))
+    df.write.format("kvlog_python").mode("append").option("topic", "t").save(str(tmp_path / "out"))
+    assert [tuple(r) for r in jvm.read.format("kvlog").load(str(tmp_path / "out")).select("key", "value").collect()] \
+        == [(b"k", b"v")]
+
+
+FALLBACK_SCRIPT = """
+import json, os, sys
+from pyspark.sql import SparkSession
+import kvlog.spark
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1").getOrCreate())
+engine = kvlog.spark.register(spark)
+rows = [r.offset for r in spark.read.format("kvlog").load(sys.argv[1]).select("offset").orderBy("offset").collect()]
+same = rows == [r.offset for r in spark.read.format("kvlog_python").load(sys.argv[1]).orderBy("offset").collect()]
+try:
+    spark.read.format("kvlog_jvm").load(sys.argv[1]).collect()
+    alias = "read"
+except Exception as exc:
+    alias = type(exc).__name__ + ": " + str(exc)[:200]
+print(json.dumps({"engine": engine, "rows": rows, "same": same, "alias": alias}))
+spark.stop()
+"""
+
+
+def test_without_the_jar_kvlog_is_the_python_source(tmp_path):
+    """A session started without the jar (a plain pip install, a Connect client's own session): register()
+    says "python", format("kvlog") reads through the Python source, and the JVM-only alias fails loudly."""
+    import subprocess
+    import sys
+
+    batches, _ = _log_of(np.random.default_rng(3), 2, "none", batches=2, per_batch=4)
+    _write_partition(str(tmp_path / "root"), "t", 0, [batches], [0])
+    env = {k: v for k, v in os.environ.items() if k not in ("KVLOG_SPARK_JAR", "PYSPARK_SUBMIT_ARGS")}
+    env.update(PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
+    done = subprocess.run([sys.executable, "-c", FALLBACK_SCRIPT, str(tmp_path / "root")], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["engine"] == "python"
+    assert out["rows"] == list(range(8)) and out["same"]
+    assert out["alias"] != "read" and "kvlog_jvm" in out["alias"]

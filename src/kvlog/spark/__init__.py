@@ -4,6 +4,7 @@ Install with ``pip install kvlog[spark]`` (pyspark ≥ 4.0, Java 17+). The core 
 imports this module, so it costs nothing without Spark::
 
     import kvlog.spark
+    spark = kvlog.spark.with_jar(SparkSession.builder).getOrCreate()  # the JVM scan (optional)
     kvlog.spark.register(spark)
     df = spark.read.format("kvlog").option("subscribe", "clicks").load("/data/kvlog")
 
@@ -24,13 +25,20 @@ from kvlog.spark._staging import recover as recover_writes
 from kvlog.spark.internal_topics import ConsumerOffsetsDataSource, read_consumer_offsets
 from kvlog.spark.maintenance import compact, enforce_retention
 from kvlog.spark.maintenance import plan as plan_maintenance
-from kvlog.spark.source import KvlogDataSource, KvlogPushdownDataSource, kafka_schema
+from kvlog.spark.source import (
+    KvlogDataSource,
+    KvlogPushdownDataSource,
+    KvlogPythonDataSource,
+    KvlogPythonPushdownDataSource,
+    kafka_schema,
+)
 from kvlog.spark.jvm import jar_path, jvm_source_available, with_jar
 from kvlog.spark.udf import decode, decode_batches, decode_udf, decoded_schema
 
 __all__ = [
     "ConsumerOffsetsDataSource",
     "KvlogDataSource",
+    "KvlogPythonDataSource",
     "compact",
     "decode",
     "decode_batches",
@@ -51,16 +59,26 @@ __all__ = [
 def register(spark: Any) -> str:
     """Make ``format("kvlog")`` available in ``spark``'s session; returns which engine serves it.
 
-    ``format("kvlog")`` is the Python source (``"python"``). When the session was started with the jar
-    (:func:`with_jar`), the JVM scan is also there as ``format("kvlog_jvm")`` (batch reads, read_uncommitted):
-    the return value is then ``"python (kvlog_jvm on the JVM too)"``.
+    When the session was started with kvlog's jar (:func:`with_jar`, ``spark-submit --jars``), ``format("kvlog")``
+    is the JVM scan (column pruning, columnar batches) and this returns ``"jvm"``: Spark resolves a JVM source
+    before a Python one of the same name. Otherwise the Python source takes the name and this returns
+    ``"python"``. Either way the Python source is also ``format("kvlog_python")``: the sink (the JVM source reads
+    only), object-store URIs read through pyarrow, and a fallback.
 
-    When ``spark.sql.python.filterPushdown.enabled`` is on (pyspark ≥ 4.1), the reader registered also
+    When ``spark.sql.python.filterPushdown.enabled`` is on (pyspark ≥ 4.1), the Python reader registered also
     takes pushed-down filters on topic, partition, offset (applied exactly) and timestamp (narrows the scan
     through the time index); with the conf off Spark refuses readers that take filters, so the plain one
     is registered. ``format("kvlog_consumer_offsets")`` (consumer groups' committed offsets) is registered too.
     """
     pushdown = str(spark.conf.get("spark.sql.python.filterPushdown.enabled", "false")).lower() == "true"
-    spark.dataSource.register(KvlogPushdownDataSource if pushdown else KvlogDataSource)
+    spark.dataSource.register(KvlogPythonPushdownDataSource if pushdown else KvlogPythonDataSource)
     spark.dataSource.register(ConsumerOffsetsDataSource)
-    return "python (kvlog_jvm on the JVM too)" if jvm_source_available(spark) else "python"
+    if jvm_source_available(spark):
+        return "jvm"
+    try:
+        spark.dataSource.register(KvlogPushdownDataSource if pushdown else KvlogDataSource)
+    except Exception as exc:  # a Connect server with the jar: Spark refuses a Python name a JVM source has
+        if "kvlog" in str(exc) and ("already" in str(exc).lower() or "exist" in str(exc).lower()):
+            return "jvm"
+        raise
+    return "python"

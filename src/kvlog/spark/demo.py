@@ -108,7 +108,7 @@ def run(workdir: str, keys: int = 25_000, rounds: int = 4, master: str = "local[
             for r, table in enumerate(plans[name]):
                 if name == "importer":  # it trails: its round r is sent once the web's round r is in,
                     web_done[r].wait()  # racing the web producer's next round
-                spark.createDataFrame(table).write.format("kvlog").mode("append").option("topic", TOPIC).save(root)
+                spark.createDataFrame(table).write.format("kvlog_python").mode("append").option("topic", TOPIC).save(root)
                 if name == "web":
                     web_done[r].set()
         except BaseException as exc:  # noqa: BLE001 - re-raised below

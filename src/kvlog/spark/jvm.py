@@ -1,8 +1,9 @@
-"""The JVM ``kvlog_jvm`` source: where its jar is and how to put it on a session's classpath.
+"""The JVM ``kvlog`` source: where its jar is and how to put it on a session's classpath.
 
 The jar (``kvlog-spark.jar``, built from ``java/`` by ``tools/build_jar.py``) is a DataSource V2 scan with column
-pruning and columnar batches. It reads batches with the same schema and options as ``format("kvlog")`` (the
-Python source), under the short name ``kvlog_jvm`` until it also does streaming and read_committed.
+pruning and columnar batches, with the Python source's schema, options and results. On a session that has it,
+``format("kvlog")`` is the JVM scan (``format("kvlog_jvm")`` names it without a fallback); the Python source
+remains ``format("kvlog_python")``.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import pathlib
 from typing import Any
 
 JAR_NAME = "kvlog-spark.jar"
-SHORT_NAME = "kvlog_jvm"
-_SOURCE_CLASS = "io.kvlog.spark.KvlogJvmSource"
+SHORT_NAME = "kvlog"
+JVM_ONLY_NAME = "kvlog_jvm"
+_SOURCE_CLASS = "io.kvlog.spark.KvlogSource"
 
 
 def jar_path() -> str | None:
@@ -45,7 +47,7 @@ def with_jar(builder: Any) -> Any:
 
 
 def jvm_source_available(spark: Any) -> bool:
-    """Whether ``spark``'s JVM can load the ``kvlog_jvm`` source (the jar is on its classpath)."""
+    """Whether ``spark``'s JVM can load the JVM ``kvlog`` source (the jar is on its classpath)."""
     try:
         jvm = spark.sparkContext._jvm
         loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()

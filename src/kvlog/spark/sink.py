@@ -1,4 +1,4 @@
-"""``df.write.format("kvlog")`` and ``writeStream``: Spark's Kafka-sink columns into partition logs.
+"""``df.write.format("kvlog_python")`` and ``writeStream``: Spark's Kafka-sink columns into partition logs.
 
 Tasks only stage encoded batches (:mod:`kvlog.spark._staging`); the driver's commit appends them, one log
 at a time, so a failed job leaves nothing visible and a streaming batch id is applied exactly once.

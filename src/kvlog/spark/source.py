@@ -346,6 +346,9 @@ def rate_limit(limit: int, begin: dict[tuple[str, int], int], fresh: dict[tuple[
 
 
 # -------------------------------------------------------------------------------------- data source
+PYTHON_NAME = "kvlog_python"
+
+
 class KvlogDataSource(DataSource):
     """``spark.read.format("kvlog")``: partition logs under a data directory, as Spark's Kafka source sees a topic."""
 
@@ -381,3 +384,20 @@ class KvlogPushdownDataSource(KvlogDataSource):
     def reader(self, schema: StructType) -> DataSourceReader:
         _check_schema(schema, self.options)
         return KvlogPushdownBatchReader(self.options, _wants_headers(self.options))
+
+
+class KvlogPythonDataSource(KvlogDataSource):
+    """The Python source under a name no JVM source takes: the sink, object-store URIs and the fallback
+    stay reachable on a session whose ``format("kvlog")`` is the JVM scan."""
+
+    @classmethod
+    def name(cls) -> str:
+        return PYTHON_NAME
+
+
+class KvlogPythonPushdownDataSource(KvlogPushdownDataSource):
+    """:class:`KvlogPythonDataSource` with the filter-taking reader."""
+
+    @classmethod
+    def name(cls) -> str:
+        return PYTHON_NAME

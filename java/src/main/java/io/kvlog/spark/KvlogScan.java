@@ -36,7 +36,7 @@ final class KvlogScan implements Scan, Batch {
 
     @Override
     public String description() {
-        return "kvlog_jvm " + options.getOrDefault("path", options.getOrDefault("paths", "")) + " columns "
+        return "kvlog " + options.getOrDefault("path", options.getOrDefault("paths", "")) + " columns "
             + required.simpleString();
     }
 

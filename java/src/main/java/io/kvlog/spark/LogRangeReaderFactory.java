@@ -33,7 +33,7 @@ final class LogRangeReaderFactory implements PartitionReaderFactory {
 
     @Override
     public PartitionReader<InternalRow> createReader(InputPartition partition) {
-        throw new UnsupportedOperationException("the kvlog_jvm source reads columnar batches only");
+        throw new UnsupportedOperationException("the JVM kvlog source reads columnar batches only");
     }
 
     @Override
