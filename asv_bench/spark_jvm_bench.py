@@ -1,6 +1,7 @@
 """The JVM ``kvlog`` scan against Parquet and the Python source (``kvlog_python``): the issue-16 target queries.
 
-    python asv_bench/spark_jvm_bench.py [--rows N] [--repeat R] [--codec none|lz4|zstd]
+    python asv_bench/spark_jvm_bench.py [--rows N] [--repeat R] [--codec none|lz4|zstd] [--workdir DIR]
+                                        [--query NAME ...]
 
 Rows as in ``spark_bench.build`` (4 partitions, 12-byte keys, 100-byte values, 1 000 records a batch), one
 local[2] session with the jar on ``spark.jars``; the same rows in Parquet (pyarrow's default, snappy); each figure
@@ -68,6 +69,10 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--codec", default="none")
+    ap.add_argument("--workdir", default=None,
+                    help="keep the generated logs and Parquet files here and reuse them on the next run")
+    ap.add_argument("--query", action="append", default=None, choices=list(_queries()),
+                    help="run only these queries (default: all three)")
     args = ap.parse_args()
     import kvlog.spark
     from kvlog.spark.demo import session
@@ -81,11 +86,18 @@ def main() -> None:
     engine = kvlog.spark.register(spark)
     if engine != "jvm":
         raise SystemExit(f"format('kvlog') is served by {engine!r}, not the JVM scan")
-    with tempfile.TemporaryDirectory() as work:
-        root, pq_dir = _build(work, args.rows, args.codec)
+    with tempfile.TemporaryDirectory() as scratch:
+        work = os.path.join(args.workdir, f"{args.codec}-{args.rows}") if args.workdir else scratch
+        if args.workdir and os.path.isdir(os.path.join(work, "parquet")):
+            root, pq_dir = os.path.join(work, "kvlog"), os.path.join(work, "parquet")
+        else:
+            os.makedirs(work, exist_ok=True)
+            root, pq_dir = _build(work, args.rows, args.codec)
         frames = {"kvlog (jvm)": spark.read.format("kvlog").load(root), "parquet": spark.read.parquet(pq_dir),
                   "kvlog_python": spark.read.format("kvlog_python").load(root)}
         for name, query in _queries().items():
+            if args.query and name not in args.query:
+                continue
             results = {}
             for engine, df in frames.items():
                 query(df)  # warm-up

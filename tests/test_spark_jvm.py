@@ -447,3 +447,115 @@ def test_without_the_jar_kvlog_is_the_python_source(tmp_path):
     assert out["engine"] == "python"
     assert out["rows"] == list(range(8)) and out["same"]
     assert out["alias"] != "read" and "kvlog_jvm" in out["alias"]
+
+
+# ---------------------------------------------------------------- headers-only reads of large batches
+BIG = 40  # records of ~120-600 bytes: batches well over SegmentStream.SKIP_MIN (16 KiB)
+
+
+def _big_batch(rng, off: int, codec: str = "none", **kw) -> bytes:
+    recs = [Record(key=b"k%06d" % (off + i), value=rng.bytes(int(rng.integers(400, 600))), timestamp=T0 + (off + i) * 10)
+            for i in range(BIG)]
+    return encode_batch(recs, base_offset=off, compression=codec, **kw)
+
+
+@pytest.fixture(scope="module")
+def big_logs(tmp_path_factory) -> str:
+    """Large v2 batches (served from their headers by offset-only queries) mixed with small ones and legacy ones,
+    over two segments; a transactional partition whose markers sit between large data batches."""
+    root = str(tmp_path_factory.mktemp("jvm-big"))
+    rng = np.random.default_rng(21)
+    for p, codec in ((0, "none"), (1, "none"), (2, "lz4")):
+        seg1, off = [], 0
+        for b in range(6):
+            seg1.append(_big_batch(rng, off, codec))
+            off += BIG
+            if b % 3 == 1:  # a small batch between large ones
+                small, off = _log_of(rng, 2, "none", batches=1, per_batch=3, first=off)
+                seg1 += small
+        seg2, base2 = [], off
+        for _ in range(4):
+            seg2.append(_big_batch(rng, off, codec))
+            off += BIG
+        _write_partition(root, "big", p, [seg1, seg2], [0, base2])
+    txn, off = [], 0
+    for i, commit in enumerate((True, False, True, False)):
+        txn.append(_big_batch(rng, off, producer_id=70 + i % 2, producer_epoch=0, is_transactional=True))
+        off += BIG
+        txn.append(_control(off, 70 + i % 2, commit))
+        off += 1
+    txn.append(_big_batch(rng, off, producer_id=99, producer_epoch=0, is_transactional=True))  # still open
+    off += BIG
+    txn.append(_big_batch(rng, off))
+    _write_partition(root, "bigtxn", 0, [txn], [0])
+    return root
+
+
+def test_offset_only_queries_over_large_batches(jvm, big_logs):
+    assert len(encode_batch([Record(key=b"k", value=b"v" * 16384)])) >= 16 << 10  # the size SKIP_MIN is about
+    full = _same(jvm, big_logs, {"subscribe": "big"})
+    assert len(full) == 3 * (10 * BIG + 2 * 3)
+    index = {c: i for i, c in enumerate(("key", "value", "topic", "partition", "offset", "timestamp", "timestampType"))}
+    for cols in (("offset",), ("partition", "offset"), ("topic", "partition", "offset", "timestampType")):
+        rows = _same(jvm, big_logs, {"subscribe": "big"}, cols)
+        assert sorted(rows) == sorted(tuple(r[index[c]] for c in cols) for r in full)
+    for opts in ({"subscribe": "big", "startingOffsets": json.dumps({"big": {"0": 45, "1": 200, "2": -2}}),
+                  "endingOffsets": json.dumps({"big": {"0": 300, "1": -1, "2": 41}})},
+                 {"subscribe": "big", "startingTimestamp": str(T0 + 123 * 10), "endingTimestamp": str(T0 + 300 * 10)},
+                 {"subscribe": "big", "maxRecordsPerPartition": "77"}):
+        _same(jvm, big_logs, opts, ("partition", "offset"))
+        _same(jvm, big_logs, opts)
+    assert jvm.read.format("kvlog").load(big_logs).where("topic = 'big'").count() == len(full)
+
+
+def test_transactions_over_large_batches(jvm, big_logs):
+    uncommitted = _same(jvm, big_logs, {"subscribe": "bigtxn"}, ("offset",))
+    assert len(uncommitted) == 6 * BIG
+    committed = [r[0] for r in _rows(jvm, "kvlog", big_logs,
+                                     {"subscribe": "bigtxn", "kafka.isolation.level": "read_committed"}, ("offset",))]
+    step = BIG + 1
+    # committed: txn 0 and 2; aborted 1 and 3; producer 99's transaction is open, so reads stop before it
+    assert committed == [*range(0, BIG), *range(2 * step, 2 * step + BIG)]
+    full = _rows(jvm, "kvlog", big_logs, {"subscribe": "bigtxn", "kafka.isolation.level": "read_committed"})
+    assert [r[4] for r in full] == committed
+
+
+def _flip(path: str, position: int) -> None:
+    with open(path, "r+b") as f:
+        f.seek(position)
+        byte = f.read(1)
+        f.seek(position)
+        f.write(bytes([byte[0] ^ 0x55]))
+
+
+def test_damaged_records_of_a_large_batch(jvm, tmp_path):
+    """Offset-only queries serve large batches from their headers, so a damaged record inside one is not read:
+    the offsets come back; any query that reads the records, or kvlog.verifyChecksums=true, fails on the CRC."""
+    rng = np.random.default_rng(4)
+    batches = [_big_batch(rng, i * BIG) for i in range(3)]
+    _write_partition(str(tmp_path), "d", 0, [batches], [0])
+    seg = str(tmp_path / "d-0" / ("0" * 20 + ".log"))
+    _flip(seg, len(batches[0]) + 5000)  # a value byte in the second batch
+    df = jvm.read.format("kvlog").load(str(tmp_path))
+    assert [r.offset for r in df.select("offset").orderBy("offset").collect()] == list(range(3 * BIG))
+    crc = rf"corrupt record batch in .*d-0.*{'0' * 20}\.log at position {len(batches[0])}.*CRC"
+    for cols in (("value",), ("timestamp",), ("offset", "key")):
+        with pytest.raises(Exception, match=crc):
+            df.select(*cols).collect()
+    with pytest.raises(Exception, match=crc):
+        jvm.read.format("kvlog").option("kvlog.verifyChecksums", "true").load(str(tmp_path)).select("offset").collect()
+    for fmt in ("kvlog", "kvlog_python"):
+        with pytest.raises(Exception, match="(?i)kvlog.verifyChecksums must be true or false"):
+            jvm.read.format(fmt).option("kvlog.verifyChecksums", "maybe").load(str(tmp_path)).collect()
+
+
+def test_overlapping_batch_offsets_are_refused(jvm, tmp_path):
+    """A batch's base offset is outside its CRC: a batch that starts at or before the previous one's last offset
+    is damage (or a spliced file), reported with its position rather than returned as duplicate offsets."""
+    rng = np.random.default_rng(6)
+    a, b = _big_batch(rng, 0), _big_batch(rng, BIG - 1)
+    _write_partition(str(tmp_path), "o", 0, [[a, b]], [0])
+    for cols in (("offset",), ("offset", "value")):
+        with pytest.raises(Exception, match=rf"at position {len(a)}.*batch offsets {BIG - 1}\.\.{2 * BIG - 2} do not "
+                                            rf"follow the previous batch's last offset {BIG - 1}"):
+            jvm.read.format("kvlog").load(str(tmp_path)).select(*cols).collect()

@@ -218,6 +218,9 @@ class ReadOptions:
         level = str(opts.get("kafka.isolation.level", "read_uncommitted")).strip().lower()
         if level not in ("read_uncommitted", "read_committed"):
             raise ConfigError(f"option kafka.isolation.level must be read_uncommitted or read_committed, got {level!r}")
+        # The JVM source may serve offsets-only columns from batch headers unless this is true; this source
+        # always reads batches whole (CRC checked), so the option is only validated here.
+        _bool(opts, "kvlog.verifychecksums", False)
         max_trigger = _positive(opts, "maxoffsetspertrigger")
         min_trigger = _positive(opts, "minoffsetspertrigger")
         delay = _duration_ms(opts.get("maxtriggerdelay", "15m"), "maxTriggerDelay")

@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import java.io.IOException;
+
 /** Decodes whatever batch a {@link SegmentStream} stands on, by magic, naming file and position on failure. */
 final class BatchDecoder {
     static final int DEFAULT_BUDGET = 64 << 20;
@@ -26,8 +28,19 @@ final class BatchDecoder {
         return magic(s) >= 2 ? RecordBatchV2Decoder.lastOffset(s.buffer(), s.batchStart()) : baseOffset(s);
     }
 
-    void decode(SegmentStream s, long start, long end, RecordSink sink) {
+    /**
+     * Emits the records of the batch {@code s} stands on whose offsets are in {@code [start, end)}. A batch read
+     * headers-only is served from its header when the sink needs offsets only and the header is self-consistent,
+     * else it is read whole first (and its CRC checked, as every batch read whole is).
+     */
+    void decode(SegmentStream s, long start, long end, RecordSink sink) throws IOException {
         try {
+            if (!s.complete()) {
+                if (v2.decodeHeader(s.buffer(), s.batchStart(), s.batchSize(), start, end, sink)) {
+                    return;
+                }
+                s.fill();
+            }
             if (magic(s) >= 2) {
                 v2.decode(s.buffer(), s.batchStart(), s.batchSize(), start, end, sink);
             } else {

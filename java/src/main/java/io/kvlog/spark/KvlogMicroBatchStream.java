@@ -208,7 +208,7 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
     @Override
     public PartitionReaderFactory createReaderFactory() {
         return new LogRangeReaderFactory(required, new SerializableConfiguration(conf), opts.chunkBytes,
-            opts.maxRowsPerBatch);
+            opts.maxRowsPerBatch, opts.verifyChecksums);
     }
 
     @Override

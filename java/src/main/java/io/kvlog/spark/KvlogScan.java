@@ -66,6 +66,6 @@ final class KvlogScan implements Scan, Batch {
     @Override
     public PartitionReaderFactory createReaderFactory() {
         return new LogRangeReaderFactory(required, new SerializableConfiguration(conf), opts.chunkBytes,
-            opts.maxRowsPerBatch);
+            opts.maxRowsPerBatch, opts.verifyChecksums);
     }
 }

@@ -16,18 +16,22 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
     private final int chunkBytes;
     private final int maxRows;
     private final ColumnSink sink;
+    /** Offsets-only columns: batches are served from their headers (see {@link SegmentStream}). */
+    private final boolean headersOnly;
     private final BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
     private int segment;
     private SegmentStream stream;
     private boolean done;
+    private long previousLast = Long.MIN_VALUE;
 
-    LogRangeReader(LogRange range, StructType required, Configuration conf, int chunkBytes, int maxRows)
-            throws IOException {
+    LogRangeReader(LogRange range, StructType required, Configuration conf, int chunkBytes, int maxRows,
+                   boolean verifyChecksums) throws IOException {
         this.range = range;
         this.fs = LogFileSystems.of(new Path(range.segments().dir), conf);
         this.chunkBytes = chunkBytes;
         this.maxRows = maxRows;
         this.sink = new ColumnSink(required, range.topic(), range.partition(), maxRows);
+        this.headersOnly = !verifyChecksums && !sink.needsRecordFields();
         this.segment = range.segments().segmentFor(range.start());
         this.done = range.size() <= 0 || range.segments().bases.length == 0;
     }
@@ -47,6 +51,14 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
                 continue;
             }
             long last = BatchDecoder.lastOffset(stream);
+            if (BatchDecoder.magic(stream) >= 2) {
+                long base = BatchDecoder.baseOffset(stream);
+                if (base <= previousLast || last < base) { // base offset and length are outside the CRC: cross-check
+                    throw new CorruptLogException(stream.file(), stream.position(), "batch offsets " + base + ".." + last
+                        + " do not follow the previous batch's last offset " + previousLast);
+                }
+                previousLast = last;
+            }
             if (last < range.start()) {
                 continue;
             }
@@ -83,7 +95,7 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
             long size = fs.getFileStatus(p).getLen();
             from = OffsetIndexLookup.positionFor(fs, p, segs.bases[segment], range.start(), size);
         }
-        stream = new SegmentStream(fs, p, from, chunkBytes);
+        stream = new SegmentStream(fs, p, from, chunkBytes, headersOnly);
         return true;
     }
 

@@ -17,9 +17,12 @@ final class LogRangeReaderFactory implements PartitionReaderFactory {
     private final StructType required;
     private final SerializableConfiguration conf;
     private final int chunkBytes;
+    private final boolean verifyChecksums;
     private final int maxRows;
 
-    LogRangeReaderFactory(StructType required, SerializableConfiguration conf, int chunkBytes, int maxRows) {
+    LogRangeReaderFactory(StructType required, SerializableConfiguration conf, int chunkBytes, int maxRows,
+                          boolean verifyChecksums) {
+        this.verifyChecksums = verifyChecksums;
         this.required = required;
         this.conf = conf;
         this.chunkBytes = chunkBytes;
@@ -39,7 +42,8 @@ final class LogRangeReaderFactory implements PartitionReaderFactory {
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
         try {
-            return new LogRangeReader((LogRange) partition, required, conf.value(), chunkBytes, maxRows);
+            return new LogRangeReader((LogRange) partition, required, conf.value(), chunkBytes, maxRows,
+                verifyChecksums);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -39,7 +39,7 @@ final class OffsetRangePlanner {
                 checkpoints.put(dir.getParent(), cp);
             }
             out.put(en.getKey(), PartitionLog.open(fs, dir, en.getKey(), cp.getOrDefault(en.getKey(), 0L),
-                opts.chunkBytes, opts.readCommitted));
+                opts.chunkBytes, opts.readCommitted, !opts.verifyChecksums));
         }
         logs.putAll(out);
         return out;

@@ -15,9 +15,11 @@ final class PartitionLog {
     final AbortedTransactions aborted;
     private final FileSystem fs;
     private final int chunkBytes;
+    private final boolean headersOnly;
 
     private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
-                         TransactionScan txns) {
+                         boolean headersOnly, TransactionScan txns) {
+        this.headersOnly = headersOnly;
         this.fs = fs;
         this.readableEnd = txns == null ? end : Math.min(end, txns.lastStableOffset);
         this.aborted = txns == null ? AbortedTransactions.NONE : txns.aborted;
@@ -29,24 +31,25 @@ final class PartitionLog {
     }
 
     static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, int chunkBytes,
-                             boolean readCommitted) throws IOException {
+                             boolean readCommitted, boolean headersOnly) throws IOException {
         SegmentList segs = SegmentList.list(fs, dir);
         if (segs.bases.length == 0) {
-            return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes, null);
+            return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes, headersOnly, null);
         }
         long start = Math.max(checkpointedStart, segs.bases[0]);
-        long end = nextOffset(fs, segs, segs.bases.length - 1, chunkBytes);
-        TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes) : null;
-        return new PartitionLog(fs, tp, segs, start, end, chunkBytes, txns);
+        long end = nextOffset(fs, segs, segs.bases.length - 1, chunkBytes, headersOnly);
+        TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes, headersOnly) : null;
+        return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, txns);
     }
 
     /** One past the last offset in segment {@code i} (its base offset when it is empty). */
-    private static long nextOffset(FileSystem fs, SegmentList segs, int i, int chunkBytes) throws IOException {
+    private static long nextOffset(FileSystem fs, SegmentList segs, int i, int chunkBytes, boolean headersOnly)
+            throws IOException {
         Path p = segs.path(i);
         long size = fs.getFileStatus(p).getLen();
         long from = OffsetIndexLookup.positionFor(fs, p, segs.bases[i], Long.MAX_VALUE, size);
         long next = segs.bases[i];
-        try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes)) {
+        try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes, headersOnly)) {
             while (s.next(true)) {
                 next = BatchDecoder.lastOffset(s) + 1;
             }
@@ -59,7 +62,7 @@ final class PartitionLog {
         BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
         TimestampSearch search = new TimestampSearch(ts, logStartOffset);
         for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
-            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes)) {
+            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
                 while (s.next()) {
                     if (BatchDecoder.lastOffset(s) < logStartOffset) {
                         continue;

@@ -38,6 +38,8 @@ final class ReadOptions {
     Integer minOffsetsPerTrigger;
     long maxTriggerDelayMs;
     int chunkBytes = 1 << 20;
+    /** Read every batch whole and check its CRC, even where a query needs header fields only. */
+    boolean verifyChecksums;
     int maxRowsPerBatch = 4096;
     List<String> paths = new ArrayList<>();
 
@@ -159,6 +161,7 @@ final class ReadOptions {
         r.maxRecordsPerPartition = positive(o, "maxRecordsPerPartition");
         Integer chunk = positive(o, "kvlog.chunkBytes");
         r.chunkBytes = chunk != null ? chunk : r.chunkBytes;
+        r.verifyChecksums = bool(o, "kvlog.verifyChecksums", false);
         Integer rows = positive(o, "kvlog.maxRowsPerBatch");
         r.maxRowsPerBatch = rows != null ? rows : r.maxRowsPerBatch;
         r.maxOffsetsPerTrigger = positive(o, "maxOffsetsPerTrigger");

@@ -37,6 +37,34 @@ final class RecordBatchV2Decoder {
         }
     }
 
+    /**
+     * Serves a batch from its header alone when that is enough: the sink needs offsets only, the record count
+     * agrees with the last offset delta (both CRC-covered, so a flip in one shows), and the count fits the bytes.
+     * A control batch holding its one marker is skipped. False means: read the batch whole and {@link #decode} it.
+     * The CRC covers the records such a query never reads; {@code kvlog.verifyChecksums} makes every batch whole.
+     */
+    boolean decodeHeader(byte[] b, int p, int size, long start, long end, RecordSink sink) {
+        if (sink.needsRecordFields() || size < HEADER_SIZE) {
+            return false;
+        }
+        int attributes = Bytes.int16(b, p + ATTRIBUTES_OFFSET);
+        int lastDelta = Bytes.int32(b, p + LAST_OFFSET_DELTA_OFFSET);
+        int count = Bytes.int32(b, p + RECORD_COUNT_OFFSET);
+        if (count <= 0 || lastDelta != count - 1 || count > size - HEADER_SIZE || (attributes & 0x07) > 4) {
+            return false;
+        }
+        if ((attributes & 0x20) != 0) {
+            return count == 1;
+        }
+        long baseOffset = Bytes.int64(b, p);
+        long first = Math.max(baseOffset, start);
+        long last = Math.min(baseOffset + lastDelta, end - 1);
+        if (last >= first) {
+            sink.offsetRun(first, (int) (last - first + 1), (attributes & 0x08) != 0 ? 1 : 0);
+        }
+        return true;
+    }
+
     /** Emits the records of the batch at {@code b[p, p + size)} whose offsets are in {@code [start, end)}. */
     void decode(byte[] b, int p, int size, long start, long end, RecordSink sink) throws BatchFormatException {
         if (size < HEADER_SIZE) {

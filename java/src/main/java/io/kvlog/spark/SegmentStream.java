@@ -9,9 +9,17 @@ import org.apache.hadoop.fs.Path;
 /**
  * One {@code .log} file read forward in chunks through a reused buffer, one whole batch at a time. A batch
  * larger than the buffer grows it, but only after its length was checked against the bytes left in the file.
+ *
+ * <p>A stream opened {@code headersOnly} stops at the 61-byte header of each v2 batch of at least {@link #SKIP_MIN}
+ * bytes and seeks past its records unless the reader asks for them ({@link #fill()}): offsets, counts, attributes,
+ * producer ids and max timestamps are header fields, so pruned scans, transaction replays and timestamp searches
+ * read a few bytes per batch instead of every record.
  */
 final class SegmentStream implements Closeable {
     static final int V2_MIN_LENGTH = RecordBatchV2Decoder.HEADER_SIZE - LegacyMessageDecoder.LOG_OVERHEAD;
+    /** Batches smaller than this are read whole even headers-only: seeking past a few KiB saves nothing. */
+    static final int SKIP_MIN = 16 << 10;
+    private static final int SKIP_READ = 4096;
 
     private final String file;
     private final FSDataInputStream in;
@@ -24,8 +32,16 @@ final class SegmentStream implements Closeable {
     /** The current batch: {@code buffer()[batchStart(), batchStart() + batchSize())} at file position {@link #position()}. */
     private int batchStart;
     private int batchSize;
+    private final boolean headersOnly;
+    private boolean complete = true;
+    private int readLimit = Integer.MAX_VALUE;
 
     SegmentStream(FileSystem fs, Path path, long from, int chunkBytes) throws IOException {
+        this(fs, path, from, chunkBytes, false);
+    }
+
+    SegmentStream(FileSystem fs, Path path, long from, int chunkBytes, boolean headersOnly) throws IOException {
+        this.headersOnly = headersOnly;
         this.file = path.toString();
         this.fileEnd = fs.getFileStatus(path).getLen();
         this.in = fs.open(path);
@@ -67,6 +83,12 @@ final class SegmentStream implements Closeable {
     boolean next(boolean tolerateTail) throws IOException {
         head = batchStart + batchSize;
         batchSize = 0;
+        if (head > tail) { // the last batch was read headers-only: seek past its records
+            bufPosition += head;
+            head = 0;
+            tail = 0;
+            in.seek(bufPosition);
+        }
         batchStart = head;
         if (!ensure(LegacyMessageDecoder.LOG_OVERHEAD + 5)) {
             if (tolerateTail || (tail - head == 0 && bufPosition + tail == fileEnd)) {
@@ -91,12 +113,34 @@ final class SegmentStream implements Closeable {
                 + " or exceeds the " + left + " bytes left in the file");
         }
         int size = LegacyMessageDecoder.LOG_OVERHEAD + length;
-        if (!ensure(size)) {
+        boolean skip = headersOnly && magic >= 2 && size >= SKIP_MIN;
+        readLimit = skip ? SKIP_READ : Integer.MAX_VALUE;
+        if (!ensure(skip ? RecordBatchV2Decoder.HEADER_SIZE : size)) {
             throw new CorruptLogException(file, position(), "batch cut short by the end of the file");
         }
         batchStart = head;
         batchSize = size;
+        complete = !skip; // even when its records happen to be buffered: the same query reads the same bytes
         return true;
+    }
+
+    /** Whether the current batch was read whole (always, unless opened headers-only and the batch is large). */
+    boolean complete() {
+        return complete;
+    }
+
+    /** Reads the rest of the current batch into the buffer (its length was checked against the file). */
+    void fill() throws IOException {
+        if (complete) {
+            return;
+        }
+        head = batchStart;
+        readLimit = Integer.MAX_VALUE;
+        if (!ensure(batchSize)) {
+            throw new CorruptLogException(file, bufPosition + head, "batch cut short by the end of the file");
+        }
+        batchStart = head;
+        complete = true;
     }
 
     /** At least {@code n} bytes from {@code head} in the buffer; false if the file ends first. */
@@ -120,7 +164,7 @@ final class SegmentStream implements Closeable {
             if (left <= 0) {
                 return false;
             }
-            int want = (int) Math.min(buf.length - tail, left);
+            int want = (int) Math.min(Math.min(buf.length - tail, left), Math.max(n - tail, readLimit));
             int got = in.read(buf, tail, want);
             if (got < 0) {
                 return false;

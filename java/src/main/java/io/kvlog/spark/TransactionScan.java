@@ -20,14 +20,15 @@ final class TransactionScan {
     private TransactionScan() {
     }
 
-    static TransactionScan run(FileSystem fs, SegmentList segments, long logEndOffset, int chunkBytes)
+    static TransactionScan run(FileSystem fs, SegmentList segments, long logEndOffset, int chunkBytes,
+                               boolean headersOnly)
             throws IOException {
         TransactionScan scan = new TransactionScan();
         Map<Long, Long> open = new HashMap<>();
         Decompressor decompressor = new Decompressor(BatchDecoder.DEFAULT_BUDGET);
         VarintCursor cursor = new VarintCursor();
         for (int i = 0; i < segments.bases.length; i++) {
-            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes)) {
+            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
                 while (s.next(i == segments.bases.length - 1)) {
                     byte[] b = s.buffer();
                     int p = s.batchStart();
@@ -48,6 +49,9 @@ final class TransactionScan {
                         continue;
                     }
                     int type;
+                    s.fill(); // a marker is read whole and its CRC checked
+                    b = s.buffer();
+                    p = s.batchStart();
                     try {
                         RecordBatchV2Decoder.checkCrc(b, p, s.batchSize());
                         type = markerType(b, p, s.batchSize(), attributes & 0x07, decompressor, cursor);
