@@ -332,10 +332,15 @@ def test_corrupt_batch_names_file_and_position(jvm, tmp_path):
 
 
 def test_decompression_bomb_is_refused(jvm, tmp_path):
+    import zstandard
+
     rec = Record(key=None, value=b"\x00" * (80 << 20), timestamp=T0)
-    _write_partition(str(tmp_path), "bomb", 0, [[encode_batch([rec], compression="zstd")]], [0])
-    with pytest.raises(Exception, match="budget"):
-        jvm.read.format("kvlog").load(str(tmp_path)).select("value").collect()
+    plain = encode_batch([rec])
+    undeclared = _with_payload(plain, 4, zstandard.ZstdCompressor(write_content_size=False).compress(plain[61:]))
+    for name, batch in (("declared", encode_batch([rec], compression="zstd")), ("undeclared", undeclared)):
+        _write_partition(str(tmp_path / name), "bomb", 0, [[batch]], [0])
+        with pytest.raises(Exception, match="budget"):
+            jvm.read.format("kvlog").load(str(tmp_path / name)).select("value").collect()
 
 
 def test_damaged_bytes_fail_cleanly(jvm, tmp_path):
@@ -559,3 +564,39 @@ def test_overlapping_batch_offsets_are_refused(jvm, tmp_path):
         with pytest.raises(Exception, match=rf"at position {len(a)}.*batch offsets {BIG - 1}\.\.{2 * BIG - 2} do not "
                                             rf"follow the previous batch's last offset {BIG - 1}"):
             jvm.read.format("kvlog").load(str(tmp_path)).select(*cols).collect()
+
+
+def _with_payload(batch: bytes, codec: int, payload: bytes) -> bytes:
+    """``batch`` (uncompressed v2) with its records replaced by ``payload`` under ``codec``, length and CRC redone."""
+    import crc32c
+
+    attributes = (struct.unpack_from(">h", batch, 21)[0] & ~0x07) | codec
+    body = struct.pack(">h", attributes) + batch[23:61] + payload
+    return batch[:8] + struct.pack(">i", 4 + 1 + 4 + len(body)) + batch[12:17] \
+        + struct.pack(">I", crc32c.crc32c(body)) + body
+
+
+def test_zstd_frames_as_kafka_producers_write_them(jvm, tmp_path):
+    """Kafka's producers stream zstd frames, so the content size is absent; payloads that inflate far past the
+    first guess (four times the input) and payloads of several frames decode the same on both engines."""
+    import zstandard
+
+    rng = np.random.default_rng(12)
+    streaming = zstandard.ZstdCompressor(write_content_size=False)
+    batches, off = [], 0
+    for n, value_bytes in ((50, 4000), (3, 10), (200, 900)):
+        recs = [Record(key=b"%d" % i, value=bytes([65 + i % 3]) * value_bytes + rng.bytes(4), timestamp=T0 + off + i)
+                for i in range(n)]
+        plain = encode_batch(recs, base_offset=off)
+        records = plain[61:]
+        batches.append(_with_payload(plain, 4, streaming.compress(records)))
+        off += n
+        half = len(records) // 2
+        again = encode_batch(recs, base_offset=off)
+        frames = streaming.compress(again[61:][:half]) + zstandard.ZstdCompressor().compress(again[61:][half:])
+        batches.append(_with_payload(again, 4, frames))
+        off += n
+    _write_partition(str(tmp_path), "z", 0, [batches], [0])
+    rows = _same(jvm, str(tmp_path))
+    assert len(rows) == 2 * (50 + 3 + 200) and rows[5][1][:4000] == b"C" * 4000
+    _same(jvm, str(tmp_path), columns=("offset", "value"))

@@ -3,16 +3,23 @@ package io.kvlog.spark;
 import java.io.IOException;
 
 /** Decodes whatever batch a {@link SegmentStream} stands on, by magic, naming file and position on failure. */
-final class BatchDecoder {
+final class BatchDecoder implements AutoCloseable {
     static final int DEFAULT_BUDGET = 64 << 20;
 
     private final RecordBatchV2Decoder v2;
     private final LegacyMessageDecoder legacy;
+    private final Decompressor decompressor;
 
     BatchDecoder(int budget) {
         Decompressor d = new Decompressor(budget);
+        decompressor = d;
         v2 = new RecordBatchV2Decoder(d);
         legacy = new LegacyMessageDecoder(d);
+    }
+
+    @Override
+    public void close() {
+        decompressor.close();
     }
 
     static int magic(SegmentStream s) {

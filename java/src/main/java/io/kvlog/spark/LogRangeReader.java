@@ -113,6 +113,7 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
+            decoder.close();
             sink.close();
         }
     }

@@ -59,21 +59,22 @@ final class PartitionLog {
 
     /** The earliest offset at or after the log start whose record timestamp is at or after {@code ts}; -1 if none. */
     long offsetForTimestamp(long ts) throws IOException {
-        BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
         TimestampSearch search = new TimestampSearch(ts, logStartOffset);
-        for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
-            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
-                while (s.next()) {
-                    if (BatchDecoder.lastOffset(s) < logStartOffset) {
-                        continue;
-                    }
-                    if (BatchDecoder.magic(s) >= 2
-                            && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
-                        continue;
-                    }
-                    decoder.decode(s, logStartOffset, Long.MAX_VALUE, search);
-                    if (search.found >= 0) {
-                        return search.found;
+        try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
+            for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
+                try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
+                    while (s.next()) {
+                        if (BatchDecoder.lastOffset(s) < logStartOffset) {
+                            continue;
+                        }
+                        if (BatchDecoder.magic(s) >= 2
+                                && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
+                            continue;
+                        }
+                        decoder.decode(s, logStartOffset, Long.MAX_VALUE, search);
+                        if (search.found >= 0) {
+                            return search.found;
+                        }
                     }
                 }
             }

@@ -21,12 +21,18 @@ final class TransactionScan {
     }
 
     static TransactionScan run(FileSystem fs, SegmentList segments, long logEndOffset, int chunkBytes,
-                               boolean headersOnly)
-            throws IOException {
+                               boolean headersOnly) throws IOException {
         TransactionScan scan = new TransactionScan();
         Map<Long, Long> open = new HashMap<>();
-        Decompressor decompressor = new Decompressor(BatchDecoder.DEFAULT_BUDGET);
         VarintCursor cursor = new VarintCursor();
+        try (Decompressor decompressor = new Decompressor(BatchDecoder.DEFAULT_BUDGET)) {
+            scan.replay(fs, segments, logEndOffset, chunkBytes, headersOnly, open, decompressor, cursor);
+        }
+        return scan;
+    }
+
+    private void replay(FileSystem fs, SegmentList segments, long logEndOffset, int chunkBytes, boolean headersOnly,
+                        Map<Long, Long> open, Decompressor decompressor, VarintCursor cursor) throws IOException {
         for (int i = 0; i < segments.bases.length; i++) {
             try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
                 while (s.next(i == segments.bases.length - 1)) {
@@ -60,7 +66,7 @@ final class TransactionScan {
                     }
                     Long first = open.remove(pid);
                     if (type == ABORT && first != null) {
-                        scan.aborted.add(pid, first, base);
+                        aborted.add(pid, first, base);
                     }
                 }
             }
@@ -69,8 +75,7 @@ final class TransactionScan {
         for (long first : open.values()) {
             lso = Math.min(lso, first);
         }
-        scan.lastStableOffset = lso;
-        return scan;
+        lastStableOffset = lso;
     }
 
     /** The control type (0 ABORT, 1 COMMIT, ...) from the key of a control batch's first record. */
