@@ -5,6 +5,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.UnsupportedFileSystemException;
 
 /**
  * The Hadoop file system for a log path. Local paths use the raw local file system: Hadoop's checksummed one
@@ -16,7 +17,16 @@ final class LogFileSystems {
     }
 
     static FileSystem of(Path path, Configuration conf) throws IOException {
-        FileSystem fs = path.getFileSystem(conf);
+        FileSystem fs;
+        try {
+            fs = path.getFileSystem(conf);
+        } catch (UnsupportedFileSystemException e) {
+            String scheme = path.toUri().getScheme();
+            throw new IllegalArgumentException("the JVM kvlog source reads through Hadoop file systems, and this cluster "
+                + "has none for " + scheme + ":// (" + path + "); add the connector jar (hadoop-aws for s3a://, "
+                + "hadoop-azure for abfs://, gcs-connector for gs://), or read with format(\"kvlog_python\"), which "
+                + "opens object-store URIs through pyarrow", e);
+        }
         return fs instanceof LocalFileSystem local ? local.getRaw() : fs;
     }
 }

@@ -2,36 +2,86 @@ package io.kvlog.spark;
 
 import java.io.IOException;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
-/** The {@code <20-digit base offset>.log} files of one partition directory, in offset order. */
+/**
+ * The {@code <20-digit base offset>.log} files of one partition directory, in offset order.
+ *
+ * <p>A {@code .log.swap} file is a compaction or split caught between its renames: recovery would put it in place
+ * of the segments whose base offsets it covers, so a reader does the same (without renaming anything), as the
+ * Python source's read-only open does.
+ */
 final class SegmentList implements Serializable {
     private static final long serialVersionUID = 1L;
+    private static final String LOG = ".log";
+    private static final String SWAP = ".log.swap";
 
     final String dir;
     final long[] bases;
+    private final boolean[] swapped;
 
-    SegmentList(String dir, long[] bases) {
+    private SegmentList(String dir, long[] bases, boolean[] swapped) {
         this.dir = dir;
         this.bases = bases;
+        this.swapped = swapped;
     }
 
     static SegmentList list(FileSystem fs, Path dir) throws IOException {
-        FileStatus[] files = fs.listStatus(dir);
-        long[] bases = Arrays.stream(files)
-            .map(f -> f.getPath().getName())
-            .filter(n -> n.length() == 24 && n.endsWith(".log") && n.substring(0, 20).chars().allMatch(Character::isDigit))
-            .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
-            .sorted()
-            .toArray();
-        return new SegmentList(dir.toString(), bases);
+        TreeMap<Long, Boolean> segments = new TreeMap<>();
+        List<Long> swaps = new ArrayList<>();
+        for (FileStatus f : fs.listStatus(dir)) {
+            String n = f.getPath().getName();
+            if (isOffsetName(n, LOG)) {
+                segments.put(Long.parseLong(n.substring(0, 20)), false);
+            } else if (isOffsetName(n, SWAP)) {
+                swaps.add(Long.parseLong(n.substring(0, 20)));
+            }
+        }
+        swaps.sort(null);
+        for (long base : swaps) {
+            long next = nextOffset(fs, file(dir.toString(), base, true), base);
+            segments.subMap(base, true, Math.max(next, base + 1), false).clear();
+            segments.put(base, true);
+        }
+        long[] bases = new long[segments.size()];
+        boolean[] swapped = new boolean[bases.length];
+        int i = 0;
+        for (Map.Entry<Long, Boolean> e : segments.entrySet()) {
+            bases[i] = e.getKey();
+            swapped[i++] = e.getValue();
+        }
+        return new SegmentList(dir.toString(), bases, swapped);
+    }
+
+    private static boolean isOffsetName(String n, String suffix) {
+        return n.length() == 20 + suffix.length() && n.endsWith(suffix)
+            && n.substring(0, 20).chars().allMatch(Character::isDigit);
+    }
+
+    private static Path file(String dir, long base, boolean swap) {
+        return new Path(dir, String.format("%020d", base) + (swap ? SWAP : LOG));
+    }
+
+    /** One past the last offset of a swap segment (its base when it holds no batch), read from batch headers. */
+    private static long nextOffset(FileSystem fs, Path p, long base) throws IOException {
+        long next = base;
+        try (SegmentStream s = new SegmentStream(fs, p, 0, 64 << 10, true)) {
+            while (s.next(true)) {
+                next = BatchDecoder.lastOffset(s) + 1;
+            }
+        }
+        return next;
     }
 
     Path path(int i) {
-        return new Path(dir, String.format("%020d.log", bases[i]));
+        return file(dir, bases[i], swapped[i]);
     }
 
     /** The index of the segment that holds {@code offset} (the last one whose base is not after it). */
