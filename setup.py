@@ -6,21 +6,33 @@ Build-time switches (read here only, never at import time):
   KVLOG_WARNINGS_AS_ERRORS=1  -Werror on the hand-written C kernels' warnings
   KVLOG_CYTHON_BUILD_DIR=<dir> write the generated .c files there instead of beside the .pyx files, so a
                               wheel or debug build never reuses (or leaves behind) another build's C code
+  KVLOG_REQUIRE_JAR=1         fail the wheel build when the JVM Spark source's jar cannot be put in it
+                              (`make wheel` and the wheels workflow set it); otherwise a build without javac
+                              or pyspark leaves the jar out with a one-line message
+  KVLOG_SPARK_CLASSPATH=<dir> the folder of Spark jars to compile the jar against (default: the jars/ of the
+                              pyspark this Python can import); see tools/build_jar.py
 """
 
+import importlib.util
 import os
+import pathlib
+import sys
 from glob import glob
 
 import numpy
 from Cython import __version__ as cython_version
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+from setuptools.errors import SetupError
 
 DEBUG = os.environ.get("KVLOG_DEBUG_BUILD") == "1"
 MARCH = os.environ.get("KVLOG_MARCH", "")
 WERROR = os.environ.get("KVLOG_WARNINGS_AS_ERRORS") == "1"
 # Debug builds get their own generated C by default: the directives differ, and cythonize only looks at mtimes.
 CYTHON_BUILD_DIR = os.environ.get("KVLOG_CYTHON_BUILD_DIR") or ("build-debug/cython" if DEBUG else None)
+REQUIRE_JAR = os.environ.get("KVLOG_REQUIRE_JAR") == "1"
+HERE = pathlib.Path(__file__).resolve().parent
 
 CORE = "src/kvlog/_core"
 INCLUDE = [f"{CORE}/include", numpy.get_include()]
@@ -73,7 +85,61 @@ extensions = [
     ext("point", CRC_SOURCES),
 ]
 
+
+def _jar_tool():
+    """tools/build_jar.py, loaded by path (tools/ is not a package), or None when this tree lacks it."""
+    tool = HERE / "tools" / "build_jar.py"
+    if not tool.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("kvlog_build_jar", tool)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildPyWithJar(build_py):
+    """The usual build_py, then the JVM Spark source's jar as package data: kvlog/spark/jars/kvlog-spark.jar.
+
+    The jar comes from build-jar/ when it is up to date with java/ (no JDK needed: the wheels workflow builds
+    it once before cibuildwheel), else tools/build_jar.py compiles it there. Without javac or Spark's jars the
+    wheel goes without it (the Python source remains), unless KVLOG_REQUIRE_JAR=1. Editable installs skip it:
+    kvlog.spark.jar_path() finds build-jar/ in the checkout.
+    """
+
+    def run(self):
+        super().run()
+        self._jar = None
+        if getattr(self, "editable_mode", False):
+            return
+        tool = _jar_tool()
+        if tool is None:
+            why = "tools/build_jar.py is not in this source tree"
+            if REQUIRE_JAR:
+                raise SetupError(f"KVLOG_REQUIRE_JAR=1 but {why}")
+            print(f"setup.py: {why}; the wheel carries no kvlog-spark.jar", file=sys.stderr)
+            return
+        try:
+            jar = tool.build(HERE / "build-jar", require=REQUIRE_JAR)
+        except tool.JarBuildError as exc:
+            if REQUIRE_JAR:
+                raise SetupError(f"{exc} (KVLOG_REQUIRE_JAR=1)") from exc
+            print(f"{exc}; the wheel carries no {tool.JAR_NAME}", file=sys.stderr)
+            return
+        if jar is None:
+            return
+        dest = os.path.join(self.build_lib, "kvlog", "spark", "jars", tool.JAR_NAME)
+        self.mkpath(os.path.dirname(dest))
+        self.copy_file(str(jar), dest, preserve_times=False)
+        self._jar = dest
+
+    def get_outputs(self, include_bytecode=True):
+        outputs = super().get_outputs(include_bytecode)
+        jar = getattr(self, "_jar", None)
+        return outputs + [jar] if jar and jar not in outputs else outputs
+
+
 setup(
+    cmdclass={"build_py": BuildPyWithJar},
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,

@@ -47,22 +47,52 @@ def kraft_segment(tmp_path):
     return dst
 
 
-def jvm_source_jar():
-    """The ``kvlog_jvm`` jar: built (when stale) from this checkout's java/ with tools/build_jar.py, else the
-    packaged one; None without javac or pyspark."""
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def kvlog_from_checkout() -> bool:
+    """Whether kvlog is imported from this checkout's src/ (in place, editable) rather than an installed wheel."""
+    return pathlib.Path(kvlog.__file__).resolve().is_relative_to(REPO / "src")
+
+
+def packaged_jar() -> pathlib.Path:
+    """Where an installed wheel carries the JVM Spark source's jar (``kvlog/spark/jars/kvlog-spark.jar``)."""
+    return pathlib.Path(kvlog.__file__).resolve().parent / "spark" / "jars" / "kvlog-spark.jar"
+
+
+def build_checkout_jar():
+    """``build-jar/kvlog-spark.jar`` built (when stale) from this checkout's java/ by tools/build_jar.py, or
+    None without javac or pyspark."""
     import importlib.util
 
-    import kvlog.spark.jvm
-
-    tool = pathlib.Path(__file__).resolve().parents[1] / "tools" / "build_jar.py"
+    tool = REPO / "tools" / "build_jar.py"
     if not tool.is_file():
-        return kvlog.spark.jvm.jar_path()
+        return None
     spec = importlib.util.spec_from_file_location("kvlog_build_jar", tool)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    built = module.build(tool.parents[1] / "build-jar")
+    built = module.build(REPO / "build-jar")
     return None if built is None else str(built)
+
+
+def jvm_source_jar():
+    """The JVM source's jar for the test session: the one the installed wheel carries (so the suite runs what
+    users get; nothing is built), else, in place or for a wheel without it, build-jar/'s; None without javac or
+    pyspark."""
+    if not kvlog_from_checkout() and packaged_jar().is_file():
+        return str(packaged_jar())
+    return build_checkout_jar()
+
+
+@pytest.fixture(scope="session")
+def checkout_jar():
+    """build-jar/kvlog-spark.jar built from this checkout's java/ (for in-place runs); skips without javac or
+    pyspark."""
+    jar = build_checkout_jar()
+    if jar is None:
+        pytest.skip("no javac or pyspark here: build-jar/kvlog-spark.jar cannot be built")
+    return pathlib.Path(jar)
 
 
 @pytest.fixture(scope="session")
@@ -80,9 +110,10 @@ def spark():
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder
-    jar = jvm_source_jar()  # the JVM kvlog_jvm source, for the differential tests (tests/test_spark_jvm.py)
+    jar = jvm_source_jar()  # the JVM source, for the differential tests (tests/test_spark_jvm.py)
     if jar is not None:
-        os.environ["KVLOG_SPARK_JAR"] = jar  # what kvlog.spark.jar_path() answers in the installed wheel
+        if jar != str(packaged_jar()):
+            os.environ["KVLOG_SPARK_JAR"] = jar  # what kvlog.spark.jar_path() answers for an installed wheel without it
         builder = builder.config("spark.jars", jar)
     session = (
         builder.master("local[2]")

@@ -6,7 +6,9 @@ incident on someone's Spark executors, so each of those is a hard failure here:
 - the platform tag is manylinux (or musllinux) and every compiled module matches it;
 - every extension module needs nothing beyond the C library (no grafted ``kvlog.libs/``);
 - every ``.py`` module of ``src/kvlog`` is inside, with ``py.typed`` and a ``.pyi`` stub per ``_core`` module;
-- no build inputs (``.pyx``, generated ``.c``) leak into it.
+- no build inputs (``.pyx``, generated ``.c``) leak into it;
+- the JVM Spark source's jar is inside (``kvlog/spark/jars/kvlog-spark.jar``): a valid zip holding the
+  ``io/kvlog/spark`` classes and the ``DataSourceRegister`` service file, every provider it names compiled in.
 
 Usage: ``python tools/check_wheel.py WHEEL [WHEEL ...]`` (run from the repository root).
 """
@@ -18,6 +20,7 @@ import pathlib
 import re
 import sys
 import zipfile
+import zlib
 
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
@@ -28,6 +31,8 @@ SRC = REPO / "src"
 # What manylinux policies allow an extension to link against that kvlog may plausibly need.
 ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "ld-linux-x86-64.so.2",
                   "ld-linux-aarch64.so.1"}
+JAR = "kvlog/spark/jars/kvlog-spark.jar"
+SERVICE = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
 TAG = re.compile(r"-(?P<py>cp\d+)-(?P<abi>cp\d+t?)-(?P<plat>[a-z0-9_.]+)\.whl$")
 
 
@@ -49,6 +54,37 @@ def needed_libraries(data: bytes) -> list[str]:
     return out
 
 
+def jar_problems(data: bytes) -> list[str]:
+    """What is wrong with the wheel's jar (its bytes), if anything."""
+    try:
+        jar = zipfile.ZipFile(io.BytesIO(data))
+        bad = jar.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+        return [f"{JAR}: not a valid zip ({exc})"]
+    if bad is not None:
+        return [f"{JAR}: member {bad} fails its CRC"]
+    names = set(jar.namelist())
+    problems: list[str] = []
+    classes = sorted(n for n in names if re.fullmatch(r"io/kvlog/spark/[^/]+\.class", n))
+    if not classes:
+        problems.append(f"{JAR}: no io/kvlog/spark/*.class")
+    # Class file major version 61 is Java 17, the oldest JVM Spark 4 runs on (javac --release 17).
+    heads = {c: jar.read(c)[:8] for c in classes}
+    newer = [c for c, h in heads.items() if h[:4] != b"\xca\xfe\xba\xbe" or int.from_bytes(h[6:8], "big") > 61]
+    if newer:
+        problems.append(f"{JAR}: not class files for Java 17: {', '.join(newer[:5])}")
+    if SERVICE not in names:
+        return [*problems, f"{JAR}: no {SERVICE}"]
+    providers = [line.split("#", 1)[0].strip() for line in jar.read(SERVICE).decode().splitlines()]
+    providers = [p for p in providers if p]
+    if not providers:
+        problems.append(f"{JAR}: {SERVICE} names no provider")
+    for cls in providers:
+        if cls.replace(".", "/") + ".class" not in names:
+            problems.append(f"{JAR}: provider {cls} (named by the service file) is not in the jar")
+    return problems
+
+
 def check(path: pathlib.Path) -> list[str]:
     problems: list[str] = []
     m = TAG.search(path.name)
@@ -66,6 +102,10 @@ def check(path: pathlib.Path) -> list[str]:
         grafted = sorted(n for n in names if ".libs/" in n)
         if grafted:
             problems.append(f"external libraries were grafted in: {', '.join(grafted)}")
+        if JAR in names:
+            problems += jar_problems(zf.read(JAR))
+        else:
+            problems.append(f"missing from the wheel: {JAR} (the JVM Spark source: built without javac or pyspark?)")
         leaked = sorted(n for n in names if n.endswith((".pyx", ".c", ".html")))
         if leaked:
             problems.append(f"build inputs in the wheel: {', '.join(leaked)}")
@@ -101,7 +141,8 @@ def main(argv: list[str]) -> int:
         else:
             with zipfile.ZipFile(path) as zf:
                 n = len(zf.namelist())
-            print(f"OK   {path.name}: manylinux tag, libc-only extensions, {n} files incl. stubs and py.typed")
+            print(f"OK   {path.name}: manylinux tag, libc-only extensions, {n} files incl. stubs, py.typed "
+                  f"and {JAR}")
     return 1 if bad else 0
 
 

@@ -4,6 +4,10 @@ The jar (``kvlog-spark.jar``, built from ``java/`` by ``tools/build_jar.py``) is
 pruning and columnar batches, with the Python source's schema, options and results. On a session that has it,
 ``format("kvlog")`` is the JVM scan (``format("kvlog_jvm")`` names it without a fallback); the Python source
 remains ``format("kvlog_python")``.
+
+The wheel carries the jar as package data (``kvlog/spark/jars/kvlog-spark.jar``). A build from source without a
+JDK or pyspark leaves it out (with a message; ``KVLOG_REQUIRE_JAR=1`` makes that an error), and then only the
+Python source is there.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ _SOURCE_CLASS = "io.kvlog.spark.KvlogSource"
 
 def jar_path() -> str | None:
     """The jar named by ``KVLOG_SPARK_JAR`` (a cluster image's copy, a build of your own), else the one
-    shipped in the package (``kvlog/spark/jars/``), else one built in a source checkout (``build-jar/``),
-    else None."""
+    shipped in the package (``kvlog/spark/jars/``, what an installed wheel answers), else one built in a source
+    checkout (``build-jar/``), else None."""
     here = pathlib.Path(__file__).resolve().parent
     candidates = [pathlib.Path(os.environ["KVLOG_SPARK_JAR"])] if os.environ.get("KVLOG_SPARK_JAR") else []
     candidates += [here / "jars" / JAR_NAME]
@@ -36,7 +40,8 @@ def jar_path() -> str | None:
 def with_jar(builder: Any) -> Any:
     """Add the jar to a ``SparkSession.builder``'s ``spark.jars`` (kept alongside jars already given).
 
-    Raises ``FileNotFoundError`` when no jar is available (build it with ``make jar``).
+    Raises ``FileNotFoundError`` when no jar is available (a kvlog built without it: build one with
+    ``make jar`` in a checkout and name it in ``KVLOG_SPARK_JAR``).
     """
     jar = jar_path()
     if jar is None:
