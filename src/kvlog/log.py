@@ -187,6 +187,8 @@ class Log:
     _rng: random.Random
     _failed: OSError | None
     _psm: ProducerStateManager | None
+    _txn_from: int | None
+    _txn_from_checked: bool
     _rows: np.ndarray
     _rows_raw: np.ndarray
     _roll_probe: tuple[int, str]
@@ -237,6 +239,8 @@ class Log:
         self.quarantined = []
         self._set_aside_now = False  # this open's recovery set bytes aside
         self._failed = None
+        self._txn_from = None  # a reader's: where a writer would start rebuilding transaction indexes
+        self._txn_from_checked = True
         self._rows = np.empty(16, dtype=_k.BATCH_DTYPE)  # reused by every point append
         self._rows_raw = self._rows.view(np.uint8)
         self._roll_probe = (-1, "")
@@ -332,6 +336,8 @@ class Log:
             self._next_offset = self._segments[-1].read_next_offset() if self._segments else self.log_start_offset
             self.recovery_point = self._next_offset
             self._psm = None  # loaded on first use: most readers never ask (only read_committed does)
+            self._txn_from = txn_from
+            self._txn_from_checked = False
             return
         next_offset = self._segments[-1].read_next_offset() if self._segments else 0
         if self._segments and next_offset < log_start:
@@ -358,7 +364,9 @@ class Log:
         shutdown, the active one), and any whose indexes failed their checks. A writer and a read-only
         open reach the same verdict on the same bytes; the writer then acts on it (rebuilt indexes,
         the bytes after a cut set aside and the file truncated, later segments set aside), the reader
-        only limits its view. Returns the base offset from which transaction indexes are rebuilt.
+        only limits its view. Returns the base offset from which transaction indexes are rebuilt (a
+        writer rewrites them at once; a reader derives them in memory on first use, see
+        ``_reader_txn_from``).
         """
         if not self._segments:
             return None
@@ -390,10 +398,13 @@ class Log:
             prev_last = audit.last_offset if len(audit.headers) else prev_last
             cut = audit.valid_end < audit.size
             self._set_aside_now |= cut and not audit.zero_tail
+            if recovering or not audit.clean:
+                # a writer rebuilds this segment's indexes, its transaction index included; a reader
+                # derives the transaction index in memory when it first needs it (read_committed)
+                txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
             if self.read_only:
                 seg.limit_to(audit)
             elif recovering or not audit.clean:
-                txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
                 seg.recover(audit=audit)
             else:
                 seg.audit = audit
@@ -455,10 +466,35 @@ class Log:
         psm = self._psm
         if psm is None:
             # a read-only open defers this: replaying producer batches can mean reading the whole log
-            self._load_producer_state(None)
+            self._load_producer_state(self._reader_txn_from())
             psm = self._psm
             assert psm is not None
         return psm
+
+    def _reader_txn_from(self) -> int | None:
+        """Where a writable open of this directory would start rebuilding transaction indexes: the first
+        segment its recovery re-reads (from the one holding the recovery point, and any whose offset or
+        time index is missing or damaged: raw segment files, a copy without indexes), or an earlier one
+        whose ``.txnindex`` fails its checks. A reader derives the same entries, in memory.
+
+        The segments before it keep their ``.txnindex`` as it is, and one without the file has no
+        aborted transaction (Kafka creates the file with the first abort; its broker trusts these
+        segments the same way), so a log whose recovery point covers its intact segments costs no
+        rescan. The checks of the older files run once, at the first use.
+        """
+        if not self._txn_from_checked:
+            self._txn_from_checked = True
+            limit = self._txn_from if self._txn_from is not None else LONG_MAX
+            for seg in self._segments:
+                if seg.base_offset >= limit:
+                    break
+                if seg.txn_index.exists():
+                    try:
+                        seg.txn_index.sanity_check()
+                    except KvlogError:
+                        self._txn_from = seg.base_offset
+                        break
+        return self._txn_from
 
     def _load_producer_state(self, txn_from: int | None) -> None:
         """Latest snapshot at or below the log end (and below ``txn_from``), then the batches after it.
@@ -466,7 +502,8 @@ class Log:
         Snapshots past the log end are stale (a cut tail, a truncation) and are deleted, unless this
         open set bytes aside: then they are set aside with them. Replaying
         from offset S also rebuilds every transaction-index entry from S on; an index that already
-        holds exactly those entries is not rewritten.
+        holds exactly those entries is not rewritten. A reader keeps the rebuilt entries in memory
+        (its files stay as they are), so it filters exactly what a writer's recovery would.
         """
         leo = self._next_offset
         if self._set_aside_now and not self.read_only:
@@ -492,7 +529,7 @@ class Log:
                 break
             found: list[AbortedTxn] = []
             pos = seg.offset_index.lookup(start).position if start > seg.base_offset else 0
-            for headers in seg.iter_headers(pos):
+            for headers in self._replay_headers(seg, pos):
                 rows = np.nonzero((headers["producer_id"] >= 0) & (headers["magic"] == 2)
                                   & (headers["last_offset"] >= start))[0]
                 for i in rows:
@@ -508,7 +545,23 @@ class Log:
                     psm.update_map_end_offset(int(h["last_offset"]) + 1)
             if rebuild:
                 seg.txn_index.replace_from(start, found)
+            else:
+                seg.txn_index.derive_from(start, found)  # in memory: a reader writes nothing
         psm.update_map_end_offset(end)
+
+    def _replay_headers(self, seg: LogSegment, position: int) -> Iterator[np.ndarray]:
+        """The batch headers of ``seg`` from ``position``. A reader's view of an audited segment only grows
+        after its open, so the headers its open's audit kept serve as far as they reach (the bytes that
+        audit just walked are not read again); the rest comes from the file."""
+        audit = seg.audit if self.read_only else None
+        if audit is None or audit.valid_end > seg.size_in_bytes:
+            yield from seg.iter_headers(position)
+            return
+        h = audit.headers
+        if len(h):
+            yield h[h["position"] >= position]
+        if seg.size_in_bytes > audit.valid_end:
+            yield from seg.iter_headers(max(position, audit.valid_end))
 
     def _analyze_producers(self, headers: np.ndarray, data: Any, origin: str, seg: LogSegment | None = None
                            ) -> tuple[dict[int, ProducerAppendInfo], list[CompletedTxn], BatchMetadata | None]:
@@ -588,12 +641,16 @@ class Log:
 
     def aborted_transactions(self, start_offset: int, upper_bound: int) -> list[AbortedTxn]:
         """Aborted transactions overlapping ``[start_offset, upper_bound)`` from the transaction
-        indexes (Kafka's collectAbortedTransactions: what a read_committed fetch needs)."""
+        indexes (Kafka's collectAbortedTransactions: what a read_committed fetch needs). A segment that
+        recovery would re-read (see ``_reader_txn_from``) has its entries derived from the batches, as
+        a writer's recovery rebuilds them; a read-only open keeps those in memory."""
         e = self._aborted_array(start_offset, upper_bound)
         return [AbortedTxn(int(r["producer_id"]), int(r["first_offset"]), int(r["last_offset"]),
                            int(r["last_stable_offset"]), int(r["version"])) for r in e]
 
     def _aborted_array(self, start: int, upper: int) -> np.ndarray:
+        if self._psm is None and self._reader_txn_from() is not None:
+            _ = self._producer_state  # a reader derives the transaction indexes a writer would rebuild
         parts = []
         for seg in self._segments[self._segment_for(start):]:
             hit, complete = seg.txn_index.collect(start, upper)

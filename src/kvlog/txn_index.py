@@ -82,6 +82,7 @@ class TransactionIndex:
         self.writable = writable
         self._entries: np.ndarray | None = None  # ENTRY_DTYPE, as on disk
         self._dirty = False
+        self.derived = False  # the entries were derived from the batches in memory (a reader's view)
 
     def __repr__(self) -> str:
         return f"TransactionIndex({self.path!r})"
@@ -208,6 +209,16 @@ class TransactionIndex:
         for t in txns:
             self.append(t)
         return True
+
+    def derive_from(self, offset: int, txns: list[AbortedTxn]) -> None:
+        """What ``replace_from`` would leave, in memory only: a read-only log's view of an index a
+        writer would rebuild from the batches. Nothing is written (the file may not even exist); reads
+        of this object (``collect``, ``entries``) see these entries from now on."""
+        keep = self.prefix_before(offset)
+        rows = np.frombuffer(b"".join(t.to_bytes() for t in txns), ENTRY_DTYPE)
+        # (concatenate gives native byte order: keep the file's, so ``entries`` reads as the file would)
+        self._entries = np.concatenate([self._load()[:keep], rows]).astype(ENTRY_DTYPE, copy=False)
+        self.derived = True
 
     def reset(self) -> None:
         self._cut(0)
