@@ -152,10 +152,9 @@ def test_transactions_read_uncommitted_skip_control_batches(jvm, logs):
     rows = _same(jvm, logs, {"subscribe": "txn"})
     offsets = [r[4] for r in rows]
     assert 5 not in offsets and 11 not in offsets and len(offsets) == 15 + 8
-    # No .txnindex beside these raw segments: the JVM source replays the markers themselves and drops the aborted
-    # transaction (6..10). The Python source trusts the (absent) .txnindex and still returns it, so it is not the
-    # oracle here; Kafka's rule is.
-    committed = _rows(jvm, "kvlog", logs, {"subscribe": "txn", "kafka.isolation.level": "read_committed"})
+    # No .txnindex beside these raw segments: the JVM source replays the markers, the Python source rebuilds the
+    # missing index from them (in memory) as recovery would; both drop the aborted transaction (6..10).
+    committed = _same(jvm, logs, {"subscribe": "txn", "kafka.isolation.level": "read_committed"})
     assert [r[4] for r in committed] == [*range(0, 5), *range(12, 17), *range(18, 26)]
 
 
@@ -516,12 +515,12 @@ def test_offset_only_queries_over_large_batches(jvm, big_logs):
 def test_transactions_over_large_batches(jvm, big_logs):
     uncommitted = _same(jvm, big_logs, {"subscribe": "bigtxn"}, ("offset",))
     assert len(uncommitted) == 6 * BIG
-    committed = [r[0] for r in _rows(jvm, "kvlog", big_logs,
-                                     {"subscribe": "bigtxn", "kafka.isolation.level": "read_committed"}, ("offset",))]
+    committed = [r[0] for r in _same(jvm, big_logs, {"subscribe": "bigtxn", "kafka.isolation.level": "read_committed"},
+                                     ("offset",))]
     step = BIG + 1
     # committed: txn 0 and 2; aborted 1 and 3; producer 99's transaction is open, so reads stop before it
     assert committed == [*range(0, BIG), *range(2 * step, 2 * step + BIG)]
-    full = _rows(jvm, "kvlog", big_logs, {"subscribe": "bigtxn", "kafka.isolation.level": "read_committed"})
+    full = _same(jvm, big_logs, {"subscribe": "bigtxn", "kafka.isolation.level": "read_committed"})
     assert [r[4] for r in full] == committed
 
 
@@ -627,3 +626,24 @@ def test_a_swap_in_progress_reads_as_recovery_would_leave_it(jvm, tmp_path):
 def test_a_file_system_the_cluster_lacks_is_named(jvm):
     with pytest.raises(Exception, match=r"has none for s3:// .*hadoop-aws.*kvlog_python"):
         jvm.read.format("kvlog").load("s3://some-bucket/kvlog").collect()
+
+
+def test_a_marker_the_cleaner_emptied_ends_nothing(jvm, tmp_path):
+    """A control batch with no record left does not end a transaction (Kafka's producer state skips it), in both
+    engines; the transaction that was open stays open, so read_committed stops before it."""
+    import crc32c
+
+    rng = np.random.default_rng(2)
+    data = encode_batch(_records(rng, 5, T0, False), base_offset=0, producer_id=50, producer_epoch=0,
+                        is_transactional=True)
+    marker = bytearray(_control(5, 50, True))
+    empty = marker[:57] + struct.pack(">i", 0)
+    body = bytes(empty[21:])
+    empty = empty[:8] + struct.pack(">i", len(empty) - 12) + empty[12:17] + struct.pack(">I", crc32c.crc32c(body)) \
+        + body
+    committed_other = encode_batch(_records(rng, 3, T0, False), base_offset=6, producer_id=51, producer_epoch=0,
+                                   is_transactional=True)
+    plain, _ = _log_of(rng, 2, "none", batches=1, per_batch=4, first=10)
+    _write_partition(str(tmp_path), "e", 0, [[data, bytes(empty), committed_other, _control(9, 51, True), *plain]], [0])
+    assert len(_same(jvm, str(tmp_path))) == 5 + 3 + 4
+    assert _same(jvm, str(tmp_path), {"kafka.isolation.level": "read_committed"}) == []

@@ -64,6 +64,9 @@ final class TransactionScan {
                     } catch (BatchFormatException e) {
                         throw new CorruptLogException(s.file(), s.position(), e.getMessage(), e);
                     }
+                    if (type < 0) {
+                        continue; // a marker the cleaner emptied: the transaction it ended was cleaned away too (Kafka)
+                    }
                     Long first = open.remove(pid);
                     if (type == ABORT && first != null) {
                         aborted.add(pid, first, base);
