@@ -647,3 +647,120 @@ def test_a_marker_the_cleaner_emptied_ends_nothing(jvm, tmp_path):
     _write_partition(str(tmp_path), "e", 0, [[data, bytes(empty), committed_other, _control(9, 51, True), *plain]], [0])
     assert len(_same(jvm, str(tmp_path))) == 5 + 3 + 4
     assert _same(jvm, str(tmp_path), {"kafka.isolation.level": "read_committed"}) == []
+
+
+# ---------------------------------------------------------------- aggregates answered from batch headers
+def _agg_queries():
+    from pyspark.sql import functions as F
+
+    return {
+        "count": lambda df: [(df.count(),)],
+        "by partition": lambda df: df.groupBy("topic", "partition").agg(
+            F.count("*"), F.min("offset"), F.max("offset"), F.sum("offset"), F.count("timestamp")),
+        "sum(offset)": lambda df: df.select("offset").agg(F.sum("offset")),
+        "by partition only": lambda df: df.groupBy("partition").agg(F.max("offset"), F.count("topic")),
+        "not pushed": lambda df: df.groupBy("topic").agg(F.count("key"), F.avg("offset"),
+                                                         F.countDistinct("timestampType")),
+    }
+
+
+def _collected(result) -> list:
+    rows = result if isinstance(result, list) else [tuple(r) for r in result.collect()]
+    return sorted(rows, key=repr)
+
+
+@pytest.mark.parametrize("which", ["logs", "big_logs"])
+@pytest.mark.parametrize("options", [
+    {},
+    {"kafka.isolation.level": "read_committed"},
+    {"subscribe": "events,big", "startingOffsets": json.dumps({"events": {"0": 7, "1": -2}, "big": {"0": 45, "1": -2,
+     "2": 300}}), "endingOffsets": json.dumps({"events": {"0": 55, "1": -1}, "big": {"0": 301, "1": 2, "2": -1}}),
+     "failOnDataLoss": "false"},
+    {"maxRecordsPerPartition": "29"},
+], ids=["all", "read_committed", "offset ranges", "split ranges"])
+def test_pushed_aggregates_equal_the_rows(jvm, logs, big_logs, which, options):
+    root = logs if which == "logs" else big_logs
+    if "subscribe" in options:
+        options = {**options, "subscribe": "events" if which == "logs" else "big"}
+        topic = options["subscribe"]
+        options["startingOffsets"] = json.dumps({topic: json.loads(options["startingOffsets"])[topic]})
+        options["endingOffsets"] = json.dumps({topic: json.loads(options["endingOffsets"])[topic]})
+    for name, query in _agg_queries().items():
+        frames = {fmt: jvm.read.format(fmt).options(**options).load(root) for fmt in ("kvlog", "kvlog_python")}
+        unpushed = jvm.read.format("kvlog").options(**options).option("kvlog.aggregatePushdown", "false").load(root)
+        got, want = _collected(query(frames["kvlog"])), _collected(query(frames["kvlog_python"]))
+        assert got == want, name
+        assert _collected(query(unpushed)) == want, name
+        if name not in ("count", "not pushed"):
+            plan = query(frames["kvlog"])._jdf.queryExecution().executedPlan().toString()
+            assert "(aggregates from batch headers)" in plan, (name, plan)
+            plan = query(unpushed)._jdf.queryExecution().executedPlan().toString()
+            assert "(aggregates from batch headers)" not in plan
+
+
+def _varint(n: int) -> bytes:
+    z, out = (n << 1) ^ (n >> 63), bytearray()
+    while True:
+        byte = z & 0x7F
+        z >>= 7
+        out.append(byte | (0x80 if z else 0))
+        if not z:
+            return bytes(out)
+
+
+def _compacted_batch(base: int, deltas: list[int]) -> bytes:
+    """An uncompressed v2 batch whose records keep only the offset deltas given, as the cleaner leaves them."""
+    import crc32c
+
+    records = b""
+    for d in deltas:
+        body = b"\x00" + _varint(d) + _varint(d) + _varint(2) + b"k%d" % (d % 10) + _varint(1) + b"v" + _varint(0)
+        records += _varint(len(body)) + body
+    tail = struct.pack(">hiqqqhii", 0, deltas[-1], T0, T0 + deltas[-1], -1, -1, -1, len(deltas)) + records
+    return struct.pack(">qiib", base, 4 + 1 + 4 + len(tail), 0, 2) + struct.pack(">I", crc32c.crc32c(tail)) + tail
+
+
+def test_pushed_aggregates_over_gaps_and_filters(jvm, tmp_path):
+    """Compacted batches (offsets with gaps, so the record count differs from the offset span) are walked, not
+    counted from the header; filters Spark must apply after the scan keep aggregates from being pushed."""
+    from pyspark.sql import functions as F
+
+    plain = encode_batch([Record(key=b"k%d" % i, value=b"v", timestamp=T0 + i) for i in range(6)], base_offset=100)
+    _write_partition(str(tmp_path), "g", 0, [[_compacted_batch(0, [0, 4, 9]), _compacted_batch(10, [3]), plain]],
+                     [0])
+    (tmp_path / "cleaner-offset-checkpoint").write_text("0\n1\ng 0 13\n")  # compacted: gaps are expected
+    def q(df):
+        return df.groupBy("partition").agg(F.count("*"), F.min("offset"), F.max("offset"), F.sum("offset"))
+    frames = {fmt: jvm.read.format(fmt).load(str(tmp_path)) for fmt in ("kvlog", "kvlog_python")}
+    assert _collected(q(frames["kvlog"])) == _collected(q(frames["kvlog_python"])) \
+        == [(0, 10, 0, 105, 0 + 4 + 9 + 13 + sum(range(100, 106)))]
+    def filtered(df):
+        return q(df.where(F.col("timestamp") > F.lit("2023-11-14 22:13:20.002").cast("timestamp")))
+    assert _collected(filtered(frames["kvlog"])) == _collected(filtered(frames["kvlog_python"]))
+    assert "(aggregates from batch headers)" not in \
+        filtered(frames["kvlog"])._jdf.queryExecution().executedPlan().toString()
+
+
+def test_a_sum_past_the_long_range_overflows_as_spark_does(jvm, tmp_path):
+    big = 2**62
+    batch = encode_batch([Record(key=None, value=b"v", timestamp=T0 + i) for i in range(3)], base_offset=big)
+    _write_partition(str(tmp_path), "o", 0, [[batch]], [big])
+    from pyspark.sql import functions as F
+
+    df = jvm.read.format("kvlog").load(str(tmp_path)).select("offset").agg(F.sum("offset"))
+    assert "(aggregates from batch headers)" in df._jdf.queryExecution().executedPlan().toString()
+    unpushed = jvm.read.format("kvlog").option("kvlog.aggregatePushdown", "false").load(str(tmp_path)) \
+        .select("offset").agg(F.sum("offset"))
+    for ansi in ("true", "false"):
+        jvm.conf.set("spark.sql.ansi.enabled", ansi)
+        try:
+            outcomes = []
+            for frame in (df, unpushed):
+                try:
+                    outcomes.append(frame.collect()[0][0])
+                except Exception as exc:  # noqa: BLE001 - compared below
+                    outcomes.append("overflow" if "overflow" in str(exc).lower() else str(exc)[:300])
+            assert outcomes[0] == outcomes[1], (ansi, outcomes)
+            assert outcomes[0] == "overflow" if ansi == "true" else True
+        finally:
+            jvm.conf.unset("spark.sql.ansi.enabled")

@@ -219,8 +219,9 @@ class ReadOptions:
         if level not in ("read_uncommitted", "read_committed"):
             raise ConfigError(f"option kafka.isolation.level must be read_uncommitted or read_committed, got {level!r}")
         # The JVM source may serve offsets-only columns from batch headers unless this is true; this source
-        # always reads batches whole (CRC checked), so the option is only validated here.
+        # always reads batches whole (CRC checked), so the options are only validated here.
         _bool(opts, "kvlog.verifychecksums", False)
+        _bool(opts, "kvlog.aggregatepushdown", True)  # the JVM source's; Python sources take no aggregates
         max_trigger = _positive(opts, "maxoffsetspertrigger")
         min_trigger = _positive(opts, "minoffsetspertrigger")
         delay = _duration_ms(opts.get("maxtriggerdelay", "15m"), "maxTriggerDelay")

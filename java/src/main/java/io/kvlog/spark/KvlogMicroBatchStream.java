@@ -17,7 +17,6 @@ import org.apache.spark.sql.connector.read.streaming.ReadMaxRows;
 import org.apache.spark.sql.connector.read.streaming.SupportsAdmissionControl;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * Tails partition logs as the Python source's stream reader does: offsets are the next offset per partition,
@@ -207,7 +206,7 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        return new LogRangeReaderFactory(required, new SerializableConfiguration(conf), opts.chunkBytes,
+        return new LogRangeReaderFactory(required, null, conf, opts.chunkBytes,
             opts.maxRowsPerBatch, opts.verifyChecksums);
     }
 

@@ -11,7 +11,6 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import org.apache.spark.util.SerializableConfiguration;
 
 /** A scan: batch ranges planned on the driver (or a micro-batch stream), read as columnar batches of the pruned schema. */
 final class KvlogScan implements Scan, Batch {
@@ -19,12 +18,16 @@ final class KvlogScan implements Scan, Batch {
     private ReadOptions opts;
     private final StructType required;
     private final PushedFilters filters;
+    /** Partial aggregates each task returns instead of rows; null for a row scan. */
+    private final PushedAggregation aggregation;
     private final org.apache.hadoop.conf.Configuration conf;
     private List<LogRange> planned;
 
-    KvlogScan(CaseInsensitiveStringMap options, StructType required, PushedFilters filters) {
+    KvlogScan(CaseInsensitiveStringMap options, StructType required, PushedFilters filters,
+              PushedAggregation aggregation) {
         this.options = options;
-        this.required = required;
+        this.aggregation = aggregation;
+        this.required = aggregation == null ? required : aggregation.schema();
         this.filters = filters;
         this.conf = SparkSession.active().sessionState().newHadoopConf();
     }
@@ -37,7 +40,7 @@ final class KvlogScan implements Scan, Batch {
     @Override
     public String description() {
         return "kvlog " + options.getOrDefault("path", options.getOrDefault("paths", "")) + " columns "
-            + required.simpleString();
+            + required.simpleString() + (aggregation == null ? "" : " (aggregates from batch headers)");
     }
 
     @Override
@@ -48,6 +51,9 @@ final class KvlogScan implements Scan, Batch {
 
     @Override
     public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+        if (aggregation != null) {
+            throw new IllegalStateException("aggregates are pushed to batch scans only");
+        }
         return new KvlogMicroBatchStream(ReadOptions.parse(options, true), required, conf);
     }
 
@@ -60,12 +66,15 @@ final class KvlogScan implements Scan, Batch {
                 throw new UncheckedIOException(e);
             }
         }
+        if (aggregation != null) {
+            return LogRangeGroup.pack(planned, SparkSession.active().sparkContext().defaultParallelism());
+        }
         return planned.toArray(new InputPartition[0]);
     }
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        return new LogRangeReaderFactory(required, new SerializableConfiguration(conf), opts.chunkBytes,
+        return new LogRangeReaderFactory(required, aggregation, conf, opts.chunkBytes,
             opts.maxRowsPerBatch, opts.verifyChecksums);
     }
 }

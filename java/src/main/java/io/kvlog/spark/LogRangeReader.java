@@ -9,13 +9,19 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-/** Reads one {@link LogRange}: its segments in offset order, streamed in chunks, into columnar batches. */
+/**
+ * Reads one {@link LogRange}: its segments in offset order, streamed in chunks, into columnar batches of the
+ * requested columns, or, for a pushed-down aggregate, into one batch of partial results.
+ */
 final class LogRangeReader implements PartitionReader<ColumnarBatch> {
     private final LogRange range;
     private final FileSystem fs;
     private final int chunkBytes;
     private final int maxRows;
-    private final ColumnSink sink;
+    private final ColumnSink sink; // null when aggregating
+    private final AggregateSink aggregate; // null when reading rows
+    private final RecordSink target;
+    private boolean aggregated;
     /** Offsets-only columns: batches are served from their headers (see {@link SegmentStream}). */
     private final boolean headersOnly;
     private final BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
@@ -24,22 +30,42 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
     private boolean done;
     private long previousLast = Long.MIN_VALUE;
 
-    LogRangeReader(LogRange range, StructType required, Configuration conf, int chunkBytes, int maxRows,
-                   boolean verifyChecksums) throws IOException {
+    LogRangeReader(LogRange range, StructType required, PushedAggregation aggregation, Configuration conf,
+                   int chunkBytes, int maxRows, boolean verifyChecksums) throws IOException {
         this.range = range;
         this.fs = LogFileSystems.of(new Path(range.segments().dir), conf);
         this.chunkBytes = chunkBytes;
         this.maxRows = maxRows;
-        this.sink = new ColumnSink(required, range.topic(), range.partition(), maxRows);
-        this.headersOnly = !verifyChecksums && !sink.needsRecordFields();
+        this.sink = aggregation == null ? new ColumnSink(required, range.topic(), range.partition(), maxRows) : null;
+        this.aggregate = aggregation == null ? null : new AggregateSink(aggregation, range.topic(), range.partition());
+        this.target = sink != null ? sink : aggregate;
+        this.headersOnly = !verifyChecksums && !target.needsRecordFields();
         this.segment = range.segments().segmentFor(range.start());
         this.done = range.size() <= 0 || range.segments().bases.length == 0;
     }
 
     @Override
     public boolean next() throws IOException {
+        if (aggregate != null) {
+            if (aggregated) {
+                return false;
+            }
+            while (step()) {
+                // the whole range goes into one row of partial results
+            }
+            aggregated = true;
+            return !aggregate.empty();
+        }
         sink.reset();
-        while (!done && sink.rows() < maxRows) {
+        while (sink.rows() < maxRows && step()) {
+            // until the batch is full or the range ends
+        }
+        return sink.rows() > 0;
+    }
+
+    /** Reads the next batch of the range into the sink; false once the range is done. */
+    private boolean step() throws IOException {
+        while (!done) {
             if (stream == null && !open()) {
                 done = true;
                 break;
@@ -63,13 +89,14 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
                 continue;
             }
             if (!abortedData(stream)) {
-                decoder.decode(stream, range.start(), range.end(), sink);
+                decoder.decode(stream, range.start(), range.end(), target);
             }
             if (last >= range.end() - 1) {
                 done = true;
             }
+            return true;
         }
-        return sink.rows() > 0;
+        return false;
     }
 
     /** A transactional data batch of an aborted transaction (only read_committed ranges carry any). */
@@ -101,7 +128,7 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
 
     @Override
     public ColumnarBatch get() {
-        return sink.batch();
+        return aggregate != null ? aggregate.result() : sink.batch();
     }
 
     @Override
@@ -114,7 +141,12 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
             throw new UncheckedIOException(e);
         } finally {
             decoder.close();
-            sink.close();
+            if (sink != null) {
+                sink.close();
+            }
+            if (aggregate != null) {
+                aggregate.close();
+            }
         }
     }
 }

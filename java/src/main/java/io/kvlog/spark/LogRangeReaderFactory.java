@@ -8,23 +8,28 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.apache.spark.util.SerializableConfiguration;
+import java.util.HashMap;
 
-/** Sent to executors: makes a columnar reader per {@link LogRange} (rows are never produced one by one). */
+/**
+ * Sent to executors: makes a columnar reader per {@link LogRange} (rows are never produced one by one). The
+ * session's Hadoop settings travel as the few entries it changed ({@link HadoopConf}).
+ */
 final class LogRangeReaderFactory implements PartitionReaderFactory {
     private static final long serialVersionUID = 1L;
 
     private final StructType required;
-    private final SerializableConfiguration conf;
+    private final PushedAggregation aggregation;
+    private final HashMap<String, String> conf;
     private final int chunkBytes;
     private final boolean verifyChecksums;
     private final int maxRows;
 
-    LogRangeReaderFactory(StructType required, SerializableConfiguration conf, int chunkBytes, int maxRows,
-                          boolean verifyChecksums) {
+    LogRangeReaderFactory(StructType required, PushedAggregation aggregation, org.apache.hadoop.conf.Configuration conf,
+                          int chunkBytes, int maxRows, boolean verifyChecksums) {
+        this.aggregation = aggregation;
         this.verifyChecksums = verifyChecksums;
         this.required = required;
-        this.conf = conf;
+        this.conf = HadoopConf.changes(conf);
         this.chunkBytes = chunkBytes;
         this.maxRows = maxRows;
     }
@@ -42,7 +47,10 @@ final class LogRangeReaderFactory implements PartitionReaderFactory {
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
         try {
-            return new LogRangeReader((LogRange) partition, required, conf.value(), chunkBytes, maxRows,
+            if (partition instanceof LogRangeGroup group) {
+                return new LogRangeGroupReader(group, aggregation, HadoopConf.with(conf), chunkBytes, verifyChecksums);
+            }
+            return new LogRangeReader((LogRange) partition, required, aggregation, HadoopConf.with(conf), chunkBytes, maxRows,
                 verifyChecksums);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -46,6 +46,11 @@ final class ReadOptions {
     private ReadOptions() {
     }
 
+    /** Whether aggregates may be answered from batch headers ({@code kvlog.aggregatePushdown}, default true). */
+    static boolean aggregatePushdown(CaseInsensitiveStringMap o) {
+        return bool(o, "kvlog.aggregatePushdown", true);
+    }
+
     static boolean wantsHeaders(CaseInsensitiveStringMap options) {
         return "true".equals(options.getOrDefault("includeHeaders", "false").trim().toLowerCase(Locale.ROOT));
     }
@@ -162,6 +167,7 @@ final class ReadOptions {
         Integer chunk = positive(o, "kvlog.chunkBytes");
         r.chunkBytes = chunk != null ? chunk : r.chunkBytes;
         r.verifyChecksums = bool(o, "kvlog.verifyChecksums", false);
+        aggregatePushdown(o); // validated here too, so a bad value fails every query, not only aggregates
         Integer rows = positive(o, "kvlog.maxRowsPerBatch");
         r.maxRowsPerBatch = rows != null ? rows : r.maxRowsPerBatch;
         r.maxOffsetsPerTrigger = positive(o, "maxOffsetsPerTrigger");

@@ -47,7 +47,6 @@ final class SegmentStream implements Closeable {
         this.in = fs.open(path);
         this.buf = new byte[Math.max(chunkBytes, 4096)];
         this.bufPosition = Math.min(from, fileEnd);
-        in.seek(bufPosition);
     }
 
     String file() {
@@ -83,11 +82,10 @@ final class SegmentStream implements Closeable {
     boolean next(boolean tolerateTail) throws IOException {
         head = batchStart + batchSize;
         batchSize = 0;
-        if (head > tail) { // the last batch was read headers-only: seek past its records
+        if (head > tail) { // the last batch was read headers-only: move past its records
             bufPosition += head;
             head = 0;
             tail = 0;
-            in.seek(bufPosition);
         }
         batchStart = head;
         if (!ensure(LegacyMessageDecoder.LOG_OVERHEAD + 5)) {
@@ -165,7 +163,7 @@ final class SegmentStream implements Closeable {
                 return false;
             }
             int want = (int) Math.min(Math.min(buf.length - tail, left), Math.max(n - tail, readLimit));
-            int got = in.read(buf, tail, want);
+            int got = in.read(bufPosition + tail, buf, tail, want); // positioned: one pread, no seek
             if (got < 0) {
                 return false;
             }

@@ -1,0 +1,138 @@
+package io.kvlog.spark;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * Counts, minimum, maximum and sum of the offsets a range yields, from offset runs (batch headers) or records,
+ * then one row of partial results. A sum that would pass the long range is carried over several rows, so Spark's
+ * merge overflows (ANSI error, or wrap-around) exactly where summing the rows would: offsets are never negative.
+ */
+final class AggregateSink implements RecordSink, AutoCloseable {
+    private final PushedAggregation aggregation;
+    private final String topic;
+    private final int partition;
+    private long count;
+    private long min = Long.MAX_VALUE;
+    private long max = Long.MIN_VALUE;
+    private long sum;
+    private final List<Long> fullSums = new ArrayList<>();
+    private ColumnarBatch batch;
+
+    AggregateSink(PushedAggregation aggregation, String topic, int partition) {
+        this.aggregation = aggregation;
+        this.topic = topic;
+        this.partition = partition;
+    }
+
+    @Override
+    public boolean needsRecordFields() {
+        return false;
+    }
+
+    @Override
+    public void offsetRun(long first, int n, int timestampType) {
+        count += n;
+        min = Math.min(min, first);
+        max = Math.max(max, first + n - 1);
+        addRun(first, n);
+    }
+
+    @Override
+    public void record(long offset, long timestampMs, int timestampType, byte[] buf, int keyOff, int keyLen,
+                       int valueOff, int valueLen) {
+        count++;
+        min = Math.min(min, offset);
+        max = Math.max(max, offset);
+        add(offset);
+    }
+
+    @Override
+    public void headers(int n) {
+    }
+
+    @Override
+    public void header(byte[] buf, int keyOff, int keyLen, int valueOff, int valueLen) {
+    }
+
+    /** first + (first + 1) + ... + (first + n - 1), split in halves where the closed form would overflow. */
+    private void addRun(long first, long n) {
+        try {
+            long pairs = n % 2 == 0 ? Math.multiplyExact(n / 2, n - 1) : Math.multiplyExact(n, (n - 1) / 2);
+            add(Math.addExact(Math.multiplyExact(first, n), pairs));
+        } catch (ArithmeticException e) {
+            long half = n / 2;
+            addRun(first, half);
+            addRun(first + half, n - half);
+        }
+    }
+
+    private void add(long v) {
+        try {
+            sum = Math.addExact(sum, v);
+        } catch (ArithmeticException e) {
+            fullSums.add(sum);
+            sum = v;
+        }
+    }
+
+    boolean empty() {
+        return count == 0;
+    }
+
+    /** The partial results: one row (more only when a sum needed carrying), none for an empty range. */
+    ColumnarBatch result() {
+        StructType schema = aggregation.schema();
+        int rows = fullSums.size() + 1;
+        ColumnVector[] vectors = new ColumnVector[schema.fields().length];
+        int col = 0;
+        for (String g : aggregation.groupBy) {
+            OnHeapColumnVector v = new OnHeapColumnVector(rows, schema.fields()[col].dataType());
+            for (int r = 0; r < rows; r++) {
+                if (KafkaSchema.TOPIC.equals(g)) {
+                    byte[] name = UTF8String.fromString(topic).getBytes();
+                    v.putByteArray(r, name, 0, name.length);
+                } else {
+                    v.putInt(r, partition);
+                }
+            }
+            vectors[col++] = v;
+        }
+        for (PushedAggregation.Kind k : aggregation.kinds) {
+            OnHeapColumnVector v = new OnHeapColumnVector(rows, schema.fields()[col].dataType());
+            for (int r = 0; r < rows; r++) {
+                boolean first = r == 0;
+                switch (k) {
+                    case COUNT -> v.putLong(r, first ? count : 0);
+                    case MIN -> put(v, r, first, min);
+                    case MAX -> put(v, r, first, max);
+                    case SUM -> v.putLong(r, r < fullSums.size() ? fullSums.get(r) : sum);
+                    default -> throw new IllegalStateException(k.name());
+                }
+            }
+            vectors[col++] = v;
+        }
+        batch = new ColumnarBatch(vectors, rows);
+        return batch;
+    }
+
+    private static void put(OnHeapColumnVector v, int row, boolean value, long x) {
+        if (value) {
+            v.putLong(row, x);
+        } else {
+            v.putNull(row);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (batch != null) {
+            batch.close();
+        }
+    }
+}
