@@ -472,6 +472,12 @@ def measure(args):
             from spark_bench import spark_rows
 
             rows += [(*r[:5], r[5] or 0) for r in spark_rows(max(3, repeat // 3))]
+            import kvlog.spark
+
+            if kvlog.spark.jar_path() is not None:  # the JVM scan, against Parquet and the Python source
+                from spark_jvm_bench import jvm_rows
+
+                rows += [(*r[:5], r[5] or 0) for r in jvm_rows(max(3, repeat // 3))]
     return rows
 
 

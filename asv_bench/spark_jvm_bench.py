@@ -64,16 +64,37 @@ def _build(workdir: str, rows: int, codec: str) -> tuple[str, str]:
     return root, pq_dir
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=int, default=2_000_000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--codec", default="none")
-    ap.add_argument("--workdir", default=None,
-                    help="keep the generated logs and Parquet files here and reuse them on the next run")
-    ap.add_argument("--query", action="append", default=None, choices=list(_queries()),
-                    help="run only these queries (default: all three)")
-    args = ap.parse_args()
+ENGINES = ("kvlog (jvm)", "parquet", "kvlog_python", "jvm no agg pushdown")
+# the issue-16 targets, JVM scan over Parquet: (query, codec) -> ratio
+TARGETS = {("sum(offset)+sum(length(value))", "none"): 1.0, ("sum(offset)+sum(length(value))", "lz4"): 0.8,
+           ("sum(offset)+sum(length(value))", "zstd"): 0.8, ("select(offset)", "none"): 1.5,
+           ("sum(hash(all seven))", "none"): 0.8}
+
+
+def measure(spark, root: str, pq_dir: str, rows: int, repeat: int, only=None) -> dict[str, dict[str, float]]:
+    """Best rows/s per query and engine, engines interleaved so a noisy moment hits all of them; every engine's
+    result is checked equal first."""
+    frames = {"kvlog (jvm)": spark.read.format("kvlog").load(root), "parquet": spark.read.parquet(pq_dir),
+              "kvlog_python": spark.read.format("kvlog_python").load(root),
+              # the pruned scan alone, without answering aggregates from batch headers
+              "jvm no agg pushdown": spark.read.format("kvlog").option("kvlog.aggregatePushdown", "false").load(root)}
+    out = {}
+    for name, query in _queries().items():
+        if only and name not in only:
+            continue
+        times: dict[str, list[float]] = {engine: [] for engine in frames}
+        results = {engine: query(df) for engine, df in frames.items()}  # warm-up, and the results to compare
+        assert len({str(v) for v in results.values()}) == 1, results
+        for _ in range(repeat):
+            for engine, df in frames.items():
+                t = time.perf_counter()
+                query(df)
+                times[engine].append(time.perf_counter() - t)
+        out[name] = {e: rows / min(ts) for e, ts in times.items()}
+    return out
+
+
+def jvm_session():
     import kvlog.spark
     from kvlog.spark.demo import session
 
@@ -81,11 +102,48 @@ def main() -> None:
     if jar is None:
         raise SystemExit("no kvlog-spark.jar: run `make jar` first")
     spark = session("local[2]", {"spark.sql.shuffle.partitions": "2", "spark.driver.memory": "3g", "spark.jars": jar})
-    info = kvlog._core.build_info()
-    print("cpu:", {k: info[k] for k in ("cpu_features", "crc32", "crc32c") if k in info})
     engine = kvlog.spark.register(spark)
     if engine != "jvm":
         raise SystemExit(f"format('kvlog') is served by {engine!r}, not the JVM scan")
+    return spark
+
+
+def jvm_rows(repeat: int, rows: int = 2_000_000) -> list[tuple]:
+    """compare_peers rows: (what, peer, ours, theirs, unit, target); each codec in its own process and JVM."""
+    import json
+    import subprocess
+
+    out = []
+    for codec in ("none", "lz4", "zstd"):
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--codec", codec, "--rows", str(rows),
+                               "--repeat", str(repeat), "--json"], capture_output=True, text=True, check=True)
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        for query, by_engine in figures.items():
+            ours = by_engine["kvlog (jvm)"] / 1e6
+            out.append((f"Spark JVM scan [{codec}] {query}", "same rows in Parquet", ours,
+                        by_engine["parquet"] / 1e6, "M rows/s", TARGETS.get((query, codec))))
+            out.append((f"Spark JVM scan [{codec}] {query}", "kvlog_python (same session)", ours,
+                        by_engine["kvlog_python"] / 1e6, "M rows/s", None))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=2_000_000)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--codec", default="none")
+    ap.add_argument("--workdir", default=None,
+                    help="keep the generated logs and Parquet files here and reuse them on the next run")
+    ap.add_argument("--query", action="append", default=None, choices=list(_queries()),
+                    help="run only these queries (default: all three)")
+    ap.add_argument("--json", action="store_true", help="print one JSON line of rows/s per query and engine")
+    args = ap.parse_args()
+    import kvlog
+
+    spark = jvm_session()
+    info = kvlog._core.build_info()
+    if not args.json:
+        print("cpu:", {k: info[k] for k in ("cpu_features", "crc32", "crc32c") if k in info})
     with tempfile.TemporaryDirectory() as scratch:
         work = os.path.join(args.workdir, f"{args.codec}-{args.rows}") if args.workdir else scratch
         if args.workdir and os.path.isdir(os.path.join(work, "parquet")):
@@ -93,25 +151,18 @@ def main() -> None:
         else:
             os.makedirs(work, exist_ok=True)
             root, pq_dir = _build(work, args.rows, args.codec)
-        frames = {"kvlog (jvm)": spark.read.format("kvlog").load(root), "parquet": spark.read.parquet(pq_dir),
-                  "kvlog_python": spark.read.format("kvlog_python").load(root)}
-        for name, query in _queries().items():
-            if args.query and name not in args.query:
-                continue
-            results = {}
-            for engine, df in frames.items():
-                query(df)  # warm-up
-                best = float("inf")
-                for _ in range(args.repeat):
-                    t = time.perf_counter()
-                    out = query(df)
-                    best = min(best, time.perf_counter() - t)
-                results[engine] = (args.rows / best, out)
-            assert len({str(v[1]) for v in results.values()}) == 1, results
-            line = "  ".join(f"{e} {r / 1e6:5.2f} M rows/s" for e, (r, _) in results.items())
-            ratio = results["kvlog (jvm)"][0] / results["parquet"][0]
-            print(f"[{args.codec}] {name:34s} {line}  jvm/parquet {ratio:4.2f}x")
+        figures = measure(spark, root, pq_dir, args.rows, args.repeat, args.query)
     spark.stop()
+    if args.json:
+        import json
+
+        print(json.dumps(figures))
+        return
+    for name, best in figures.items():
+        line = "  ".join(f"{e} {r / 1e6:5.2f}" for e, r in best.items())
+        print(f"[{args.codec}] {name:30s} M rows/s: {line}  jvm/parquet {best['kvlog (jvm)'] / best['parquet']:4.2f}x"
+              f" (no agg pushdown {best['jvm no agg pushdown'] / best['parquet']:4.2f}x)"
+              f"  jvm/python {best['kvlog (jvm)'] / best['kvlog_python']:4.2f}x")
 
 
 if __name__ == "__main__":

@@ -52,3 +52,50 @@ class SparkRates:
         return rates["udf"][0]
 
     track_udf_decode_records_per_s.unit = "records/s"
+
+
+class SparkJvmRates:
+    """The JVM scan (``format("kvlog")`` with the jar) over Parquet, per issue-16 query, uncompressed topic."""
+
+    timeout = 900
+    number = 1
+    repeat = 1
+    rounds = 1
+
+    def setup_cache(self):
+        import kvlog.spark
+        from spark_jvm_bench import _build, jvm_session, measure
+
+        if kvlog.spark.jar_path() is None:
+            raise NotImplementedError("no kvlog-spark.jar in this environment")
+        work = tempfile.mkdtemp(prefix="kvlog-asv-spark-jvm-")
+        spark = jvm_session()
+        try:
+            root, pq = _build(work, 2_000_000, "none")
+            return measure(spark, root, pq, 2_000_000, 5)
+        finally:
+            spark.stop()
+            shutil.rmtree(work, ignore_errors=True)
+
+    def track_offsets_and_value_lengths_ratio_to_parquet(self, rates):
+        r = rates["sum(offset)+sum(length(value))"]
+        return r["kvlog (jvm)"] / r["parquet"]
+
+    track_offsets_and_value_lengths_ratio_to_parquet.unit = "ratio"
+
+    def track_select_offset_ratio_to_parquet(self, rates):
+        r = rates["select(offset)"]
+        return r["kvlog (jvm)"] / r["parquet"]
+
+    track_select_offset_ratio_to_parquet.unit = "ratio"
+
+    def track_all_seven_columns_ratio_to_parquet(self, rates):
+        r = rates["sum(hash(all seven))"]
+        return r["kvlog (jvm)"] / r["parquet"]
+
+    track_all_seven_columns_ratio_to_parquet.unit = "ratio"
+
+    def track_all_seven_columns_rows_per_s(self, rates):
+        return rates["sum(hash(all seven))"]["kvlog (jvm)"]
+
+    track_all_seven_columns_rows_per_s.unit = "rows/s"
