@@ -87,10 +87,12 @@ def run(workdir: str, keys: int = 25_000, rounds: int = 4, master: str = "local[
     print(f"kvlog {kvlog.__version__} + Spark: the KIP-280 / KIP-33 pipeline in {workdir}\n")
     t = time.perf_counter()
     own_session = spark is None
-    if own_session:
-        spark = session(master)
-    kvlog.spark.register(spark)
-    clock.step("start Spark", time.perf_counter() - t, f"{spark.version}, {spark.sparkContext.master}, UI off")
+    if own_session:  # with the JVM scan when kvlog's jar is there (the wheel carries it)
+        jar = kvlog.spark.jar_path()
+        spark = session(master, {"spark.jars": jar} if jar else None)
+    engine = kvlog.spark.register(spark)
+    clock.step("start Spark", time.perf_counter() - t,
+               f"{spark.version}, {spark.sparkContext.master}, UI off, format('kvlog') on the {engine} engine")
 
     # 1. two producers racing on the same keys ------------------------------------------------------
     root = os.path.join(workdir, "data")
