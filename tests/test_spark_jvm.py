@@ -792,3 +792,21 @@ def test_streaming_restarts_from_its_checkpoint(jvm, tmp_path, fmt):
     run()
     got = sorted((r.partition, r.offset) for r in jvm.read.parquet(str(tmp_path / "out")).collect())
     assert got == [(0, o) for o in range(12)] + [(1, o) for o in range(17)]
+
+
+def test_a_record_count_no_batch_can_hold_is_refused(jvm, tmp_path):
+    """A CRC-valid header claiming a billion records in a few bytes (crafted, so the CRC proves nothing) must not
+    size the offsets of a header-served batch: both engines refuse it, and nothing allocates a billion rows."""
+    import crc32c
+
+    plain = bytearray(encode_batch([Record(key=b"k", value=b"v", timestamp=T0)], base_offset=0))
+    struct.pack_into(">i", plain, 23, 10**9 - 1)
+    struct.pack_into(">i", plain, 57, 10**9)
+    struct.pack_into(">I", plain, 17, crc32c.crc32c(bytes(plain[21:])))
+    _write_partition(str(tmp_path), "n", 0, [[bytes(plain)]], [0])
+    for fmt in ("kvlog", "kvlog_python"):
+        for cols in (("offset",), ("offset", "value")):
+            with pytest.raises(Exception, match=r"(?i)record count|records|offset"):
+                jvm.read.format(fmt).load(str(tmp_path)).select(*cols).collect()
+    with pytest.raises(Exception, match=r"record count 1000000000 cannot fit in a batch of \d+ bytes"):
+        jvm.read.format("kvlog").load(str(tmp_path)).select("offset").collect()

@@ -23,6 +23,10 @@ final class Decompressor implements AutoCloseable {
         out = new PayloadBuffer(budget);
     }
 
+    int budget() {
+        return out.budget();
+    }
+
     /** The decompressed bytes are {@code result.data[0, result.size)} until the next call. */
     PayloadBuffer decompress(int codec, int magic, byte[] src, int off, int len) throws BatchFormatException {
         out.size = 0;

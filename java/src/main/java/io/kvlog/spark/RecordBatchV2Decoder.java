@@ -37,6 +37,19 @@ final class RecordBatchV2Decoder {
         }
     }
 
+    /** The smallest record is 7 bytes (length, attributes, two deltas, two lengths, header count: one each). */
+    static final int MIN_RECORD_BYTES = 7;
+
+    /**
+     * The most records a batch of {@code size} bytes can hold: its record bytes (uncompressed) or the
+     * decompression budget (compressed) over {@link #MIN_RECORD_BYTES}. A count above it is damage, and believing
+     * it would size the offsets of a header-served batch by a number no CRC guarantees is sane.
+     */
+    int maxRecords(int size, int codec) {
+        long bytes = codec == Decompressor.NONE ? size - HEADER_SIZE : decompressor.budget();
+        return (int) Math.max(0, bytes / MIN_RECORD_BYTES);
+    }
+
     /**
      * Serves a batch from its header alone when that is enough: the sink needs offsets only, the record count
      * agrees with the last offset delta (both CRC-covered, so a flip in one shows), and the count fits the bytes.
@@ -50,7 +63,8 @@ final class RecordBatchV2Decoder {
         int attributes = Bytes.int16(b, p + ATTRIBUTES_OFFSET);
         int lastDelta = Bytes.int32(b, p + LAST_OFFSET_DELTA_OFFSET);
         int count = Bytes.int32(b, p + RECORD_COUNT_OFFSET);
-        if (count <= 0 || lastDelta != count - 1 || count > size - HEADER_SIZE || (attributes & 0x07) > 4) {
+        if (count <= 0 || lastDelta != count - 1 || count > maxRecords(size, attributes & 0x07)
+                || (attributes & 0x07) > 4) {
             return false;
         }
         if ((attributes & 0x20) != 0) {
@@ -79,8 +93,9 @@ final class RecordBatchV2Decoder {
         int lastDelta = Bytes.int32(b, p + LAST_OFFSET_DELTA_OFFSET);
         int count = Bytes.int32(b, p + RECORD_COUNT_OFFSET);
         int timestampType = (attributes & 0x08) != 0 ? 1 : 0;
-        if (count < 0) {
-            throw new BatchFormatException("negative record count " + count);
+        if (count < 0 || count > maxRecords(size, attributes & 0x07)) {
+            throw new BatchFormatException("record count " + count + " cannot fit in a batch of " + size + " bytes"
+                + ((attributes & 0x07) == Decompressor.NONE ? "" : " (decompressed within the budget)"));
         }
         if (!sink.needsRecordFields() && lastDelta == count - 1) {
             long first = Math.max(baseOffset, start);
