@@ -849,3 +849,34 @@ def test_damaged_headers_of_large_batches_fail_cleanly(jvm, tmp_path):
     # headers-only queries leave the CRC unchecked, so a flip in a field they do not use goes unseen; lengths,
     # magic, counts and offsets that contradict their neighbours are still caught
     assert failures >= 6
+
+
+@pytest.fixture(scope="module")
+def indexed_logs(tmp_path_factory) -> str:
+    """Logs a writer made (offset and time indexes beside every segment): small batches over many segments,
+    CreateTime stamps that wander back and forth, so the time index's entries are what a search starts from."""
+    root = str(tmp_path_factory.mktemp("jvm-indexed"))
+    rng = np.random.default_rng(33)
+    config = kvlog.LogConfig(segment_bytes=6 << 10, index_interval_bytes=300)
+    with kvlog.LogManager(root, config) as m:
+        for p, log in enumerate(m.create_topic("ti", 2, config)):
+            t = T0
+            for b in range(150):
+                recs = []
+                for _ in range(int(rng.integers(1, 6))):
+                    t += int(rng.integers(-30, 60))
+                    recs.append(Record(key=b"k", value=rng.bytes(int(rng.integers(10, 120))), timestamp=t))
+                log.append(recs)
+            log.flush()
+    return root
+
+
+def test_timestamp_options_start_from_the_time_index(jvm, indexed_logs):
+    segments = [n for n in os.listdir(os.path.join(indexed_logs, "ti-0")) if n.endswith(".timeindex")]
+    assert len(segments) > 5
+    for target in (T0 - 5, T0 + 700, T0 + 2_345, T0 + 6_000, T0 + 9_999, T0 + 10**6):
+        for options in ({"startingTimestamp": str(target), "startingOffsetsByTimestampStrategy": "latest"},
+                        {"endingTimestamp": str(target)},
+                        {"startingOffsetsByTimestamp": json.dumps({"ti": {"0": target, "1": target + 77}}),
+                         "startingOffsetsByTimestampStrategy": "latest"}):
+            _same(jvm, indexed_logs, {"subscribe": "ti", **options}, ("partition", "offset", "timestamp"))

@@ -57,12 +57,18 @@ final class PartitionLog {
         return next;
     }
 
-    /** The earliest offset at or after the log start whose record timestamp is at or after {@code ts}; -1 if none. */
+    /**
+     * The earliest offset at or after the log start whose record timestamp is at or after {@code ts}; -1 if none.
+     * Each segment is searched from where its time index proves every earlier record is older, reading batch
+     * headers (max timestamps) until one may hold the answer.
+     */
     long offsetForTimestamp(long ts) throws IOException {
         TimestampSearch search = new TimestampSearch(ts, logStartOffset);
         try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
             for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
-                try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
+                Path p = segments.path(i);
+                long from = TimeIndexLookup.positionFor(fs, p, segments.bases[i], ts, fs.getFileStatus(p).getLen());
+                try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes, headersOnly)) {
                     while (s.next()) {
                         if (BatchDecoder.lastOffset(s) < logStartOffset) {
                             continue;
