@@ -880,3 +880,20 @@ def test_timestamp_options_start_from_the_time_index(jvm, indexed_logs):
                         {"startingOffsetsByTimestamp": json.dumps({"ti": {"0": target, "1": target + 77}}),
                          "startingOffsetsByTimestampStrategy": "latest"}):
             _same(jvm, indexed_logs, {"subscribe": "ti", **options}, ("partition", "offset", "timestamp"))
+
+
+def test_session_hadoop_settings_reach_the_executors(jvm, logs):
+    """Settings made on the session (not in SparkConf) must reach the tasks' file systems: a viewfs mount table
+    set with spark.conf.set, uncached, resolves on the driver and in every task."""
+    mount = "fs.viewfs.mounttable.kvlogtest.link./logs"
+    keys = {mount: "file://" + logs, "fs.viewfs.impl.disable.cache": "true"}
+    for k, v in keys.items():
+        jvm.conf.set(k, v)
+    try:
+        got = _rows(jvm, "kvlog", "viewfs://kvlogtest/logs", {"subscribe": "events"})
+        count = jvm.read.format("kvlog").load("viewfs://kvlogtest/logs").where("topic = 'events'").count()
+    finally:
+        for k in keys:
+            jvm.conf.unset(k)
+    assert got == _rows(jvm, "kvlog_python", logs, {"subscribe": "events"})
+    assert count == len(got) > 0
