@@ -659,6 +659,9 @@ def _agg_queries():
             F.count("*"), F.min("offset"), F.max("offset"), F.sum("offset"), F.count("timestamp")),
         "sum(offset)": lambda df: df.select("offset").agg(F.sum("offset")),
         "by partition only": lambda df: df.groupBy("partition").agg(F.max("offset"), F.count("topic")),
+        # filters kvlog applies exactly while planning: the aggregates are still pushed
+        "exact filters": lambda df: df.where("partition >= 1 and offset >= 10 and offset < 200")
+        .groupBy("topic").agg(F.count("*"), F.min("offset"), F.sum("offset")),
         "not pushed": lambda df: df.groupBy("topic").agg(F.count("key"), F.avg("offset"),
                                                          F.countDistinct("timestampType")),
     }

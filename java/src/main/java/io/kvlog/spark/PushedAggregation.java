@@ -75,7 +75,7 @@ final class PushedAggregation implements Serializable {
     }
 
     /** Columns every record has: the Kafka schema marks them nullable, but no row of kvlog's holds a null there. */
-    private static boolean neverNull(String c) {
+    static boolean neverNull(String c) {
         return KafkaSchema.TOPIC.equals(c) || KafkaSchema.PARTITION.equals(c) || KafkaSchema.OFFSET.equals(c)
             || KafkaSchema.TIMESTAMP.equals(c) || KafkaSchema.TIMESTAMP_TYPE.equals(c);
     }

@@ -8,6 +8,7 @@ import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.sources.GreaterThan;
 import org.apache.spark.sql.sources.GreaterThanOrEqual;
 import org.apache.spark.sql.sources.In;
+import org.apache.spark.sql.sources.IsNotNull;
 import org.apache.spark.sql.sources.LessThan;
 import org.apache.spark.sql.sources.LessThanOrEqual;
 
@@ -31,6 +32,9 @@ final class PushedFilters {
             return false;
         }
         String col = refs[0];
+        if (f instanceof IsNotNull) { // Spark infers these; no kvlog row has a null in those columns
+            return PushedAggregation.neverNull(col);
+        }
         Object value = valueOf(f);
         switch (col) {
             case KafkaSchema.TOPIC:
