@@ -688,17 +688,37 @@ def test_pushed_aggregates_equal_the_rows(jvm, logs, big_logs, which, options):
         topic = options["subscribe"]
         options["startingOffsets"] = json.dumps({topic: json.loads(options["startingOffsets"])[topic]})
         options["endingOffsets"] = json.dumps({topic: json.loads(options["endingOffsets"])[topic]})
+    # answered whole while planning (these logs are small), as partial results per task, and not pushed at all
+    modes = {"whole": {}, "partial": {"kvlog.completeAggregateBatches": "0"},
+             "budget": {"kvlog.completeAggregateBatches": "3"}, "unpushed": {"kvlog.aggregatePushdown": "false"}}
     for name, query in _agg_queries().items():
-        frames = {fmt: jvm.read.format(fmt).options(**options).load(root) for fmt in ("kvlog", "kvlog_python")}
-        unpushed = jvm.read.format("kvlog").options(**options).option("kvlog.aggregatePushdown", "false").load(root)
-        got, want = _collected(query(frames["kvlog"])), _collected(query(frames["kvlog_python"]))
-        assert got == want, name
-        assert _collected(query(unpushed)) == want, name
-        if name not in ("count", "not pushed"):
-            plan = query(frames["kvlog"])._jdf.queryExecution().executedPlan().toString()
-            assert "(aggregates from batch headers)" in plan, (name, plan)
-            plan = query(unpushed)._jdf.queryExecution().executedPlan().toString()
-            assert "(aggregates from batch headers)" not in plan
+        want = _collected(query(jvm.read.format("kvlog_python").options(**options).load(root)))
+        for mode, extra in modes.items():
+            df = jvm.read.format("kvlog").options(**options, **extra).load(root)
+            assert _collected(query(df)) == want, (name, mode)
+            if name in ("count", "not pushed"):
+                continue
+            plan = query(df)._jdf.queryExecution().executedPlan().toString()
+            assert ("(aggregates from batch headers)" in plan) == (mode != "unpushed"), (name, mode, plan)
+            if mode == "budget":  # whole when the ranges hold at most 3 batches, else partial
+                whole = "answered while planning" in plan
+                assert whole != ("Exchange" in plan), (name, plan)
+                assert not whole or options or name != "by partition", plan  # every partition is over it
+                continue
+            assert ("answered while planning" in plan) == (mode == "whole"), (name, mode, plan)
+            assert ("Exchange" in plan) == (mode != "whole"), (name, mode, plan)
+
+
+def test_a_global_aggregate_over_no_rows(jvm, logs):
+    from pyspark.sql import functions as F
+
+    options = {"subscribe": "events", "startingOffsets": json.dumps({"events": {"0": 40, "1": 40}}),
+               "endingOffsets": json.dumps({"events": {"0": 40, "1": 40}})}
+    for extra in ({}, {"kvlog.completeAggregateBatches": "0"}):
+        rows = {fmt: [tuple(r) for r in jvm.read.format(fmt).options(**options, **extra).load(logs)
+                      .agg(F.count("*"), F.min("offset"), F.sum("offset")).collect()]
+                for fmt in ("kvlog", "kvlog_python")}
+        assert rows["kvlog"] == rows["kvlog_python"] == [(0, None, None)]
 
 
 def _varint(n: int) -> bytes:
@@ -745,26 +765,27 @@ def test_pushed_aggregates_over_gaps_and_filters(jvm, tmp_path):
 
 
 def test_a_sum_past_the_long_range_overflows_as_spark_does(jvm, tmp_path):
+    """Answered whole (while planning), as partial results, or not pushed: the same overflow error under ANSI
+    mode, the same wrapped-around sum without it."""
+    from pyspark.sql import functions as F
+
     big = 2**62
     batch = encode_batch([Record(key=None, value=b"v", timestamp=T0 + i) for i in range(3)], base_offset=big)
     _write_partition(str(tmp_path), "o", 0, [[batch]], [big])
-    from pyspark.sql import functions as F
-
-    df = jvm.read.format("kvlog").load(str(tmp_path)).select("offset").agg(F.sum("offset"))
-    assert "(aggregates from batch headers)" in df._jdf.queryExecution().executedPlan().toString()
-    unpushed = jvm.read.format("kvlog").option("kvlog.aggregatePushdown", "false").load(str(tmp_path)) \
-        .select("offset").agg(F.sum("offset"))
+    modes = {"whole": {}, "partial": {"kvlog.completeAggregateBatches": "0"},
+             "unpushed": {"kvlog.aggregatePushdown": "false"}}
     for ansi in ("true", "false"):
         jvm.conf.set("spark.sql.ansi.enabled", ansi)
         try:
-            outcomes = []
-            for frame in (df, unpushed):
+            outcomes = {}
+            for mode, extra in modes.items():
                 try:
-                    outcomes.append(frame.collect()[0][0])
+                    df = jvm.read.format("kvlog").options(**extra).load(str(tmp_path)).select("offset")
+                    outcomes[mode] = df.agg(F.sum("offset")).collect()[0][0]
                 except Exception as exc:  # noqa: BLE001 - compared below
-                    outcomes.append("overflow" if "overflow" in str(exc).lower() else str(exc)[:300])
-            assert outcomes[0] == outcomes[1], (ansi, outcomes)
-            assert outcomes[0] == "overflow" if ansi == "true" else True
+                    outcomes[mode] = "overflow" if "overflow" in str(exc).lower() else str(exc)[:300]
+            assert len(set(outcomes.values())) == 1, (ansi, outcomes)
+            assert outcomes["whole"] == ("overflow" if ansi == "true" else 3 * big - 2**64 + 3), outcomes
         finally:
             jvm.conf.unset("spark.sql.ansi.enabled")
 

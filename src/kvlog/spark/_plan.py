@@ -222,6 +222,10 @@ class ReadOptions:
         # always reads batches whole (CRC checked), so the options are only validated here.
         _bool(opts, "kvlog.verifychecksums", False)
         _bool(opts, "kvlog.aggregatepushdown", True)  # the JVM source's; Python sources take no aggregates
+        if opts.get("kvlog.completeaggregatebatches") is not None and \
+                not str(opts["kvlog.completeaggregatebatches"]).strip().isdigit():
+            raise ConfigError("option kvlog.completeAggregateBatches must be a non-negative integer, got "
+                              f"{opts['kvlog.completeaggregatebatches']!r}")
         max_trigger = _positive(opts, "maxoffsetspertrigger")
         min_trigger = _positive(opts, "minoffsetspertrigger")
         delay = _duration_ms(opts.get("maxtriggerdelay", "15m"), "maxTriggerDelay")

@@ -85,6 +85,33 @@ final class AggregateSink implements RecordSink, AutoCloseable {
         return count == 0;
     }
 
+    /**
+     * Whether this range has a row of partial results: always for an aggregate without groups, whose merge
+     * over no rows at all would make {@code count(*)} null instead of 0.
+     */
+    boolean hasRow() {
+        return count > 0 || aggregation.groupBy.length == 0;
+    }
+
+    long count() {
+        return count;
+    }
+
+    long min() {
+        return min;
+    }
+
+    long max() {
+        return max;
+    }
+
+    /** The sum of the range's offsets, in as many longs as it took (several only past the long range). */
+    List<Long> sums() {
+        List<Long> all = new ArrayList<>(fullSums);
+        all.add(sum);
+        return all;
+    }
+
     /** The partial results: one row (more only when a sum needed carrying), none for an empty range. */
     ColumnarBatch result() {
         StructType schema = aggregation.schema();
@@ -109,9 +136,9 @@ final class AggregateSink implements RecordSink, AutoCloseable {
                 boolean first = r == 0;
                 switch (k) {
                     case COUNT -> v.putLong(r, first ? count : 0);
-                    case MIN -> put(v, r, first, min);
-                    case MAX -> put(v, r, first, max);
-                    case SUM -> v.putLong(r, r < fullSums.size() ? fullSums.get(r) : sum);
+                    case MIN -> put(v, r, first && count > 0, min);
+                    case MAX -> put(v, r, first && count > 0, max);
+                    case SUM -> put(v, r, count > 0, r < fullSums.size() ? fullSums.get(r) : sum);
                     default -> throw new IllegalStateException(k.name());
                 }
             }

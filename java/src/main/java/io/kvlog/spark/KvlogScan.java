@@ -20,11 +20,14 @@ final class KvlogScan implements Scan, Batch {
     private final PushedFilters filters;
     /** Partial aggregates each task returns instead of rows; null for a row scan. */
     private final PushedAggregation aggregation;
+    /** The whole answer, found while planning; null when tasks aggregate. */
+    private final CompleteAggregate complete;
     private final org.apache.hadoop.conf.Configuration conf;
     private List<LogRange> planned;
 
     KvlogScan(CaseInsensitiveStringMap options, StructType required, PushedFilters filters,
-              PushedAggregation aggregation) {
+              PushedAggregation aggregation, CompleteAggregate complete) {
+        this.complete = complete;
         this.options = options;
         this.aggregation = aggregation;
         this.required = aggregation == null ? required : aggregation.schema();
@@ -40,7 +43,8 @@ final class KvlogScan implements Scan, Batch {
     @Override
     public String description() {
         return "kvlog " + options.getOrDefault("path", options.getOrDefault("paths", "")) + " columns "
-            + required.simpleString() + (aggregation == null ? "" : " (aggregates from batch headers)");
+            + required.simpleString() + (aggregation == null ? "" : " (aggregates from batch headers)")
+            + (complete == null ? "" : " answered while planning");
     }
 
     @Override
@@ -59,9 +63,19 @@ final class KvlogScan implements Scan, Batch {
 
     @Override
     public InputPartition[] planInputPartitions() {
+        if (complete != null) {
+            return new InputPartition[] {complete};
+        }
         if (planned == null) {
             try {
                 planned = new OffsetRangePlanner(opts, conf).plan(filters);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        if (aggregation != null && planned.isEmpty() && aggregation.groupBy.length == 0) {
+            try { // no range at all: one row of empty results, so that count(*) merges to 0
+                return new InputPartition[] {CompleteAggregate.compute(planned, aggregation, conf, opts, 0, false)};
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -1,14 +1,19 @@
 package io.kvlog.spark;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -24,6 +29,7 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
     private StructType required;
     private Filter[] accepted = new Filter[0];
     private PushedAggregation aggregation;
+    private CompleteAggregate complete;
 
     KvlogScanBuilder(CaseInsensitiveStringMap options, StructType schema) {
         this.options = options;
@@ -55,6 +61,30 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
         return accepted;
     }
 
+    /**
+     * Whole answers when they are cheap: the ranges are planned now and their batch headers aggregated on the
+     * driver, unless that would take more than {@code kvlog.completeAggregateBatches} batches; then Spark runs
+     * the partial results of {@link #pushAggregation} through its own final aggregate.
+     */
+    @Override
+    public boolean supportCompletePushDown(Aggregation agg) {
+        complete = null;
+        PushedAggregation wanted = ReadOptions.aggregatePushdown(options) ? PushedAggregation.of(agg) : null;
+        long maxBatches = ReadOptions.completeAggregateBatches(options);
+        if (wanted == null || maxBatches == 0) {
+            return false;
+        }
+        ReadOptions opts = ReadOptions.parse(options, false);
+        Configuration conf = SparkSession.active().sessionState().newHadoopConf();
+        try {
+            List<LogRange> ranges = new OffsetRangePlanner(opts, conf).plan(pushed);
+            complete = CompleteAggregate.compute(ranges, wanted, conf, opts, maxBatches, SQLConf.get().ansiEnabled());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return complete != null;
+    }
+
     @Override
     public boolean pushAggregation(Aggregation agg) {
         if (!ReadOptions.aggregatePushdown(options)) {
@@ -66,6 +96,6 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
 
     @Override
     public Scan build() {
-        return new KvlogScan(options, required, pushed, aggregation);
+        return new KvlogScan(options, required, pushed, aggregation, aggregation == null ? null : complete);
     }
 }

@@ -26,6 +26,7 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
     private final boolean headersOnly;
     private final BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
     private int segment;
+    private long closedBytes; // read by streams already closed
     private SegmentStream stream;
     private boolean done;
     private long previousLast = Long.MIN_VALUE;
@@ -54,13 +55,38 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
                 // the whole range goes into one row of partial results
             }
             aggregated = true;
-            return !aggregate.empty();
+            return aggregate.hasRow();
         }
         sink.reset();
         while (sink.rows() < maxRows && step()) {
             // until the batch is full or the range ends
         }
         return sink.rows() > 0;
+    }
+
+    /**
+     * Aggregates the whole range unless that takes more than {@code maxBatches} batches or {@code maxBytes} bytes
+     * read; returns the batches it took, or -1 when it stopped at a limit.
+     */
+    long aggregateWithin(long maxBatches, long maxBytes) throws IOException {
+        long batches = 0;
+        while (step()) {
+            if (++batches > maxBatches || closedBytes + (stream == null ? 0 : stream.bytesRead()) > maxBytes) {
+                return -1;
+            }
+        }
+        aggregated = true;
+        return batches;
+    }
+
+    /** Bytes read from the range's segment files so far. */
+    long bytesRead() {
+        return closedBytes + (stream == null ? 0 : stream.bytesRead());
+    }
+
+    /** The aggregates of a range read in aggregate mode. */
+    AggregateSink aggregate() {
+        return aggregate;
     }
 
     /** Reads the next batch of the range into the sink; false once the range is done. */
@@ -71,6 +97,7 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
                 break;
             }
             if (!stream.next()) {
+                closedBytes += stream.bytesRead();
                 stream.close();
                 stream = null;
                 segment++;

@@ -47,6 +47,9 @@ final class LogRangeReaderFactory implements PartitionReaderFactory {
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
         try {
+            if (partition instanceof CompleteAggregate done) {
+                return new CompleteAggregateReader(done.batch(aggregation));
+            }
             if (partition instanceof LogRangeGroup group) {
                 return new LogRangeGroupReader(group, aggregation, HadoopConf.with(conf), chunkBytes, verifyChecksums);
             }

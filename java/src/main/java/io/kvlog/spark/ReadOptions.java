@@ -46,6 +46,23 @@ final class ReadOptions {
     private ReadOptions() {
     }
 
+    /** The most batches a pushed aggregation reads on the driver to answer it whole (0: never). */
+    static long completeAggregateBatches(CaseInsensitiveStringMap o) {
+        String raw = o.get("kvlog.completeAggregateBatches");
+        if (raw == null) {
+            return 8192;
+        }
+        try {
+            long v = Long.parseLong(raw.trim());
+            if (v >= 0) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw bad("option kvlog.completeAggregateBatches must be a non-negative integer, got '" + raw + "'");
+    }
+
     /** Whether aggregates may be answered from batch headers ({@code kvlog.aggregatePushdown}, default true). */
     static boolean aggregatePushdown(CaseInsensitiveStringMap o) {
         return bool(o, "kvlog.aggregatePushdown", true);
@@ -168,6 +185,7 @@ final class ReadOptions {
         r.chunkBytes = chunk != null ? chunk : r.chunkBytes;
         r.verifyChecksums = bool(o, "kvlog.verifyChecksums", false);
         aggregatePushdown(o); // validated here too, so a bad value fails every query, not only aggregates
+        completeAggregateBatches(o);
         Integer rows = positive(o, "kvlog.maxRowsPerBatch");
         r.maxRowsPerBatch = rows != null ? rows : r.maxRowsPerBatch;
         r.maxOffsetsPerTrigger = positive(o, "maxOffsetsPerTrigger");

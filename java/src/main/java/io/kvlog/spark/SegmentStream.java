@@ -28,6 +28,7 @@ final class SegmentStream implements Closeable {
     private int head;
     private int tail;
     private long bufPosition; // file position of buf[0]
+    private long bytesRead;
 
     /** The current batch: {@code buffer()[batchStart(), batchStart() + batchSize())} at file position {@link #position()}. */
     private int batchStart;
@@ -122,6 +123,11 @@ final class SegmentStream implements Closeable {
         return true;
     }
 
+    /** Bytes read from the file so far. */
+    long bytesRead() {
+        return bytesRead;
+    }
+
     /** Whether the current batch was read whole (always, unless opened headers-only and the batch is large). */
     boolean complete() {
         return complete;
@@ -168,6 +174,7 @@ final class SegmentStream implements Closeable {
                 return false;
             }
             tail += got;
+            bytesRead += got;
         }
         return true;
     }
