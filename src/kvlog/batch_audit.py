@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from kvlog import _io
+from kvlog import _files, _io
 from kvlog._core import records as _k
 from kvlog.checksum import crc32c
 from kvlog.errors import CorruptRecordError, KvlogError, StorageError
@@ -496,11 +496,19 @@ def dense_history(directory: str, topic: str | None, partition: int | None,
     """Whether a partition's offsets can have no gaps: never compacted, by config and by the cleaner's record.
 
     The cleaner's record is ``cleaner-offset-checkpoint`` beside the partition directory; an unreadable
-    one counts as "may have been compacted" (gaps allowed: the weaker, safer assumption).
+    one counts as "may have been compacted" (gaps allowed: the weaker, safer assumption), and so do a
+    compaction's ``.cleaned`` / ``.swap`` leftovers (the first compaction of a log writes its checkpoint
+    entry only after its swap).
     """
     from kvlog import checkpoint
 
     if "compact" in cleanup_policy:
+        return False
+    try:  # a compaction caught between its renames: it ran, though its checkpoint may not name the log yet
+        if any(n.endswith((_files.SWAP, _files.CLEANED)) and _files.is_offset_name(n)
+               for n in _io.fs.listdir(directory)):
+            return False
+    except OSError:
         return False
     try:
         cleaned = checkpoint.read_offsets(os.path.join(os.path.dirname(directory), checkpoint.CLEANER_OFFSET))

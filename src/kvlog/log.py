@@ -238,6 +238,7 @@ class Log:
         self._rng = random.Random()
         self.quarantined = []
         self._set_aside_now = False  # this open's recovery set bytes aside
+        self._compaction_leftovers = False  # .swap/.cleaned files at open: offsets may have gaps
         self._failed = None
         self._txn_from = None  # a reader's: where a writer would start rebuilding transaction indexes
         self._txn_from_checked = True
@@ -286,6 +287,9 @@ class Log:
 
     def _load(self, clean_shutdown: bool) -> None:
         names = sorted(_io.fs.listdir(self.dir))
+        # seen before a writer finishes the swap: a compaction ran, whatever the cleaner's checkpoint says yet
+        self._compaction_leftovers = any(n.endswith((_files.SWAP, _files.CLEANED)) and _files.is_offset_name(n)
+                                         for n in names)
         if not self.read_only:
             names = self._resolve_temporary_files(names)
             for n in names:  # an interrupted snapshot write (the snapshot itself is replaced atomically)
@@ -371,7 +375,8 @@ class Log:
         if not self._segments:
             return None
         txn_from: int | None = None
-        dense = dense_history(self.dir, self.topic, self.partition, self.config.cleanup_policy)
+        dense = not self._compaction_leftovers and dense_history(self.dir, self.topic, self.partition,
+                                                                 self.config.cleanup_policy)
         snapshots: list[list[ProducerLast]] = []
 
         def producers() -> list[ProducerLast]:  # read once, and only if a batch has a producer id
