@@ -492,23 +492,24 @@ def _check_epochs(h: np.ndarray, findings: list[Finding], cut: int | None) -> No
 
 
 def dense_history(directory: str, topic: str | None, partition: int | None,
-                  cleanup_policy: tuple[str, ...] = ("delete",)) -> bool:
+                  cleanup_policy: tuple[str, ...] = ("delete",), names: list[str] | None = None) -> bool:
     """Whether a partition's offsets can have no gaps: never compacted, by config and by the cleaner's record.
 
     The cleaner's record is ``cleaner-offset-checkpoint`` beside the partition directory; an unreadable
     one counts as "may have been compacted" (gaps allowed: the weaker, safer assumption), and so do a
     compaction's ``.cleaned`` / ``.swap`` leftovers (the first compaction of a log writes its checkpoint
-    entry only after its swap).
+    entry only after its swap). ``names`` is the directory's listing when the caller has it (a writer's,
+    taken before it finished a swap).
     """
     from kvlog import checkpoint
 
     if "compact" in cleanup_policy:
         return False
     try:  # a compaction caught between its renames: it ran, though its checkpoint may not name the log yet
-        if any(n.endswith((_files.SWAP, _files.CLEANED)) and _files.is_offset_name(n)
-               for n in _io.fs.listdir(directory)):
-            return False
+        listing = _io.fs.listdir(directory) if names is None else names
     except OSError:
+        return False
+    if any(n.endswith((_files.SWAP, _files.CLEANED)) and _files.is_offset_name(n) for n in listing):
         return False
     try:
         cleaned = checkpoint.read_offsets(os.path.join(os.path.dirname(directory), checkpoint.CLEANER_OFFSET))

@@ -194,6 +194,7 @@ class Log:
     _roll_probe: tuple[int, str]
     _rules: "_AppendRules | None"
     _set_aside_now: bool
+    _listed: list[str]  # the directory at open, before a writer finishes an interrupted swap
     quarantined: list[str]
     """Log data set aside by recovery, kept for inspection and ``kvlog repair``: whole segments after a
     damaged one (``<segment>.log.quarantined``) and the bytes after a cut inside a segment
@@ -238,7 +239,7 @@ class Log:
         self._rng = random.Random()
         self.quarantined = []
         self._set_aside_now = False  # this open's recovery set bytes aside
-        self._compaction_leftovers = False  # .swap/.cleaned files at open: offsets may have gaps
+        self._listed = []
         self._failed = None
         self._txn_from = None  # a reader's: where a writer would start rebuilding transaction indexes
         self._txn_from_checked = True
@@ -287,9 +288,7 @@ class Log:
 
     def _load(self, clean_shutdown: bool) -> None:
         names = sorted(_io.fs.listdir(self.dir))
-        # seen before a writer finishes the swap: a compaction ran, whatever the cleaner's checkpoint says yet
-        self._compaction_leftovers = any(n.endswith((_files.SWAP, _files.CLEANED)) and _files.is_offset_name(n)
-                                         for n in names)
+        self._listed = names
         if not self.read_only:
             names = self._resolve_temporary_files(names)
             for n in names:  # an interrupted snapshot write (the snapshot itself is replaced atomically)
@@ -375,8 +374,7 @@ class Log:
         if not self._segments:
             return None
         txn_from: int | None = None
-        dense = not self._compaction_leftovers and dense_history(self.dir, self.topic, self.partition,
-                                                                 self.config.cleanup_policy)
+        dense = dense_history(self.dir, self.topic, self.partition, self.config.cleanup_policy, self._listed)
         snapshots: list[list[ProducerLast]] = []
 
         def producers() -> list[ProducerLast]:  # read once, and only if a batch has a producer id

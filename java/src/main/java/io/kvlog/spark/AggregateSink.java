@@ -2,11 +2,7 @@ package io.kvlog.spark;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
-import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Counts, minimum, maximum and sum of the offsets a range yields, from offset runs (batch headers) or records,
@@ -114,46 +110,27 @@ final class AggregateSink implements RecordSink, AutoCloseable {
 
     /** The partial results: one row (more only when a sum needed carrying), none for an empty range. */
     ColumnarBatch result() {
-        StructType schema = aggregation.schema();
-        int rows = fullSums.size() + 1;
-        ColumnVector[] vectors = new ColumnVector[schema.fields().length];
-        int col = 0;
-        for (String g : aggregation.groupBy) {
-            OnHeapColumnVector v = new OnHeapColumnVector(rows, schema.fields()[col].dataType());
-            for (int r = 0; r < rows; r++) {
-                if (KafkaSchema.TOPIC.equals(g)) {
-                    byte[] name = UTF8String.fromString(topic).getBytes();
-                    v.putByteArray(r, name, 0, name.length);
-                } else {
-                    v.putInt(r, partition);
-                }
+        int n = fullSums.size() + 1;
+        List<Object[]> rows = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            Object[] row = new Object[aggregation.groupBy.length + aggregation.kinds.length];
+            int col = 0;
+            for (String g : aggregation.groupBy) {
+                row[col++] = KafkaSchema.TOPIC.equals(g) ? topic : (Object) partition;
             }
-            vectors[col++] = v;
-        }
-        for (PushedAggregation.Kind k : aggregation.kinds) {
-            OnHeapColumnVector v = new OnHeapColumnVector(rows, schema.fields()[col].dataType());
-            for (int r = 0; r < rows; r++) {
-                boolean first = r == 0;
-                switch (k) {
-                    case COUNT -> v.putLong(r, first ? count : 0);
-                    case MIN -> put(v, r, first && count > 0, min);
-                    case MAX -> put(v, r, first && count > 0, max);
-                    case SUM -> put(v, r, count > 0, r < fullSums.size() ? fullSums.get(r) : sum);
-                    default -> throw new IllegalStateException(k.name());
-                }
+            boolean first = r == 0;
+            for (PushedAggregation.Kind k : aggregation.kinds) {
+                row[col++] = switch (k) {
+                    case COUNT -> (Object) (first ? count : 0L);
+                    case MIN -> first && count > 0 ? (Object) min : null;
+                    case MAX -> first && count > 0 ? (Object) max : null;
+                    case SUM -> count > 0 ? (Object) (r < fullSums.size() ? fullSums.get(r) : sum) : null;
+                };
             }
-            vectors[col++] = v;
+            rows.add(row);
         }
-        batch = new ColumnarBatch(vectors, rows);
+        batch = aggregation.batch(rows);
         return batch;
-    }
-
-    private static void put(OnHeapColumnVector v, int row, boolean value, long x) {
-        if (value) {
-            v.putLong(row, x);
-        } else {
-            v.putNull(row);
-        }
     }
 
     @Override

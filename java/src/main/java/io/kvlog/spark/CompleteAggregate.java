@@ -8,11 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.connector.read.InputPartition;
-import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
-import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * A pushed aggregation answered whole while planning, when its ranges' batch headers are few: then Spark needs
@@ -60,27 +56,7 @@ record CompleteAggregate(List<Object[]> rows) implements InputPartition {
 
     /** The rows as one columnar batch of {@link PushedAggregation#schema()}. */
     ColumnarBatch batch(PushedAggregation aggregation) {
-        StructType schema = aggregation.schema();
-        int n = rows.size();
-        ColumnVector[] vectors = new ColumnVector[schema.fields().length];
-        for (int c = 0; c < vectors.length; c++) {
-            OnHeapColumnVector v = new OnHeapColumnVector(Math.max(n, 1), schema.fields()[c].dataType());
-            for (int r = 0; r < n; r++) {
-                Object x = rows.get(r)[c];
-                if (x == null) {
-                    v.putNull(r);
-                } else if (x instanceof String s) {
-                    byte[] b = UTF8String.fromString(s).getBytes();
-                    v.putByteArray(r, b, 0, b.length);
-                } else if (x instanceof Integer i) {
-                    v.putInt(r, i);
-                } else {
-                    v.putLong(r, (Long) x);
-                }
-            }
-            vectors[c] = v;
-        }
-        return new ColumnarBatch(vectors, n);
+        return aggregation.batch(rows);
     }
 
     /** count, min, max and sum of one group across its ranges; sums overflow as Spark's do (ANSI or wrapping). */

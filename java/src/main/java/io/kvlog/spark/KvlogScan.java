@@ -26,8 +26,9 @@ final class KvlogScan implements Scan, Batch {
     private List<LogRange> planned;
 
     KvlogScan(CaseInsensitiveStringMap options, StructType required, PushedFilters filters,
-              PushedAggregation aggregation, CompleteAggregate complete) {
+              PushedAggregation aggregation, CompleteAggregate complete, List<LogRange> planned) {
         this.complete = complete;
+        this.planned = planned;
         this.options = options;
         this.aggregation = aggregation;
         this.required = aggregation == null ? required : aggregation.schema();

@@ -30,6 +30,7 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
     private Filter[] accepted = new Filter[0];
     private PushedAggregation aggregation;
     private CompleteAggregate complete;
+    private List<LogRange> planned; // planned for the aggregation: the scan reuses it
 
     KvlogScanBuilder(CaseInsensitiveStringMap options, StructType schema) {
         this.options = options;
@@ -77,8 +78,8 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
         ReadOptions opts = ReadOptions.parse(options, false);
         Configuration conf = SparkSession.active().sessionState().newHadoopConf();
         try {
-            List<LogRange> ranges = new OffsetRangePlanner(opts, conf).plan(pushed);
-            complete = CompleteAggregate.compute(ranges, wanted, conf, opts, maxBatches, SQLConf.get().ansiEnabled());
+            planned = new OffsetRangePlanner(opts, conf).plan(pushed);
+            complete = CompleteAggregate.compute(planned, wanted, conf, opts, maxBatches, SQLConf.get().ansiEnabled());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -96,6 +97,6 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
 
     @Override
     public Scan build() {
-        return new KvlogScan(options, required, pushed, aggregation, aggregation == null ? null : complete);
+        return new KvlogScan(options, required, pushed, aggregation, aggregation == null ? null : complete, planned);
     }
 }

@@ -16,45 +16,54 @@ final class OffsetIndexLookup {
     private OffsetIndexLookup() {
     }
 
+    /**
+     * The whole entries of the index beside {@code logFile} ({@code .log} becomes {@code suffix}, so a
+     * {@code .log.swap}'s index is {@code .index.swap}); null when it is missing, unreadable or implausibly large.
+     * An index is a hint: failing to read one only means reading more of the segment.
+     */
+    static byte[] readEntries(FileSystem fs, Path logFile, String suffix, int entryBytes) {
+        Path index = new Path(logFile.getParent(), logFile.getName().replace(".log", suffix));
+        try {
+            if (!fs.exists(index)) {
+                return null;
+            }
+            long len = fs.getFileStatus(index).getLen();
+            if (len < entryBytes || len > MAX_INDEX_BYTES) {
+                return null;
+            }
+            byte[] data = new byte[(int) (len - len % entryBytes)];
+            try (InputStream in = fs.open(index)) {
+                return in.readNBytes(data, 0, data.length) == data.length ? data : null;
+            }
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** A file position at or before the first batch that can hold {@code target}. */
     static long positionFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
-        Path index = new Path(logFile.getParent(), logFile.getName().replace(".log", ".index"));
         if (target <= baseOffset) {
             return 0;
         }
-        try {
-            if (!fs.exists(index)) {
-                return 0;
-            }
-            long len = fs.getFileStatus(index).getLen();
-            if (len < 8 || len > MAX_INDEX_BYTES) {
-                return 0;
-            }
-            byte[] data = new byte[(int) (len - len % 8)];
-            try (InputStream in = fs.open(index)) {
-                int got = in.readNBytes(data, 0, data.length);
-                if (got != data.length) {
-                    return 0;
-                }
-            }
-            long best = 0;
-            long prev = -1;
-            for (int p = 0; p + 8 <= data.length; p += 8) {
-                long rel = Bytes.int32(data, p) & 0xFFFFFFFFL;
-                long pos = Bytes.int32(data, p + 4) & 0xFFFFFFFFL;
-                if (rel <= prev || pos > segmentSize) {
-                    break;
-                }
-                prev = rel;
-                // the entry maps a batch's last offset to the batch's start: that batch holds nothing past it
-                if (baseOffset + rel > target) {
-                    break;
-                }
-                best = pos;
-            }
-            return best;
-        } catch (IOException e) {
+        byte[] data = readEntries(fs, logFile, ".index", 8);
+        if (data == null) {
             return 0;
         }
+        long best = 0;
+        long prev = -1;
+        for (int p = 0; p + 8 <= data.length; p += 8) {
+            long rel = Bytes.int32(data, p) & 0xFFFFFFFFL;
+            long pos = Bytes.int32(data, p + 4) & 0xFFFFFFFFL;
+            if (rel <= prev || pos > segmentSize) {
+                break;
+            }
+            prev = rel;
+            // the entry maps a batch's last offset to the batch's start: that batch holds nothing past it
+            if (baseOffset + rel > target) {
+                break;
+            }
+            best = pos;
+        }
+        return best;
     }
 }

@@ -37,24 +37,10 @@ final class PartitionLog {
             return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes, headersOnly, null);
         }
         long start = Math.max(checkpointedStart, segs.bases[0]);
-        long end = nextOffset(fs, segs, segs.bases.length - 1, chunkBytes, headersOnly);
+        int last = segs.bases.length - 1;
+        long end = SegmentStream.nextOffset(fs, segs.path(last), segs.bases[last], chunkBytes, headersOnly);
         TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes, headersOnly) : null;
         return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, txns);
-    }
-
-    /** One past the last offset in segment {@code i} (its base offset when it is empty). */
-    private static long nextOffset(FileSystem fs, SegmentList segs, int i, int chunkBytes, boolean headersOnly)
-            throws IOException {
-        Path p = segs.path(i);
-        long size = fs.getFileStatus(p).getLen();
-        long from = OffsetIndexLookup.positionFor(fs, p, segs.bases[i], Long.MAX_VALUE, size);
-        long next = segs.bases[i];
-        try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes, headersOnly)) {
-            while (s.next(true)) {
-                next = BatchDecoder.lastOffset(s) + 1;
-            }
-        }
-        return next;
     }
 
     /**

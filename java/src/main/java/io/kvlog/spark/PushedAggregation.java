@@ -12,8 +12,12 @@ import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
 import org.apache.spark.sql.connector.expressions.aggregate.Max;
 import org.apache.spark.sql.connector.expressions.aggregate.Min;
 import org.apache.spark.sql.connector.expressions.aggregate.Sum;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Aggregates a scan answers from batch headers: {@code count(*)}, {@code count} of a column that is never null,
@@ -85,6 +89,31 @@ final class PushedAggregation implements Serializable {
             return r.fieldNames()[0];
         }
         return null;
+    }
+
+    /** Rows of {@link #schema()} values (String, Integer, Long or null) as one columnar batch. */
+    ColumnarBatch batch(List<Object[]> rows) {
+        StructType schema = schema();
+        int n = rows.size();
+        ColumnVector[] vectors = new ColumnVector[schema.fields().length];
+        for (int c = 0; c < vectors.length; c++) {
+            OnHeapColumnVector v = new OnHeapColumnVector(Math.max(n, 1), schema.fields()[c].dataType());
+            for (int r = 0; r < n; r++) {
+                Object x = rows.get(r)[c];
+                if (x == null) {
+                    v.putNull(r);
+                } else if (x instanceof String s) {
+                    byte[] b = UTF8String.fromString(s).getBytes();
+                    v.putByteArray(r, b, 0, b.length);
+                } else if (x instanceof Integer i) {
+                    v.putInt(r, i);
+                } else {
+                    v.putLong(r, (Long) x);
+                }
+            }
+            vectors[c] = v;
+        }
+        return new ColumnarBatch(vectors, n);
     }
 
     /** Group-by columns, then one long per aggregate, in Spark's order. */

@@ -46,7 +46,7 @@ final class SegmentList implements Serializable {
         }
         swaps.sort(null);
         for (long base : swaps) {
-            long next = nextOffset(fs, file(dir.toString(), base, true), base);
+            long next = SegmentStream.nextOffset(fs, file(dir.toString(), base, true), base, 64 << 10, true);
             segments.subMap(base, true, Math.max(next, base + 1), false).clear();
             segments.put(base, true);
         }
@@ -67,17 +67,6 @@ final class SegmentList implements Serializable {
 
     private static Path file(String dir, long base, boolean swap) {
         return new Path(dir, String.format("%020d", base) + (swap ? SWAP : LOG));
-    }
-
-    /** One past the last offset of a swap segment (its base when it holds no batch), read from batch headers. */
-    private static long nextOffset(FileSystem fs, Path p, long base) throws IOException {
-        long next = base;
-        try (SegmentStream s = new SegmentStream(fs, p, 0, 64 << 10, true)) {
-            while (s.next(true)) {
-                next = BatchDecoder.lastOffset(s) + 1;
-            }
-        }
-        return next;
     }
 
     Path path(int i) {

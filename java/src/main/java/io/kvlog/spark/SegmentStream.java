@@ -50,6 +50,21 @@ final class SegmentStream implements Closeable {
         this.bufPosition = Math.min(from, fileEnd);
     }
 
+    /**
+     * One past the last offset of the segment file {@code p} (its base offset when it holds no batch): the batch
+     * headers from its offset index's last entry on; a torn or zero-filled tail ends it.
+     */
+    static long nextOffset(FileSystem fs, Path p, long base, int chunkBytes, boolean headersOnly) throws IOException {
+        long from = OffsetIndexLookup.positionFor(fs, p, base, Long.MAX_VALUE, fs.getFileStatus(p).getLen());
+        long next = base;
+        try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes, headersOnly)) {
+            while (s.next(true)) {
+                next = BatchDecoder.lastOffset(s) + 1;
+            }
+        }
+        return next;
+    }
+
     String file() {
         return file;
     }

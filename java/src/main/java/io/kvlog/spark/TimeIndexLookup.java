@@ -1,7 +1,5 @@
 package io.kvlog.spark;
 
-import java.io.IOException;
-import java.io.InputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -14,7 +12,6 @@ import org.apache.hadoop.fs.Path;
  */
 final class TimeIndexLookup {
     private static final int ENTRY = 12;
-    private static final int MAX_INDEX_BYTES = 64 << 20;
 
     private TimeIndexLookup() {
     }
@@ -27,40 +24,23 @@ final class TimeIndexLookup {
 
     /** The offset of the last trusted entry whose timestamp is below {@code target}; -1 if none. */
     static long lastOffsetBefore(FileSystem fs, Path logFile, long baseOffset, long target) {
-        Path index = new Path(logFile.getParent(), logFile.getName().replace(".log", ".timeindex"));
-        try {
-            if (!fs.exists(index)) {
-                return -1;
-            }
-            long len = fs.getFileStatus(index).getLen();
-            if (len < ENTRY || len > MAX_INDEX_BYTES) {
-                return -1;
-            }
-            byte[] data = new byte[(int) (len - len % ENTRY)];
-            try (InputStream in = fs.open(index)) {
-                if (in.readNBytes(data, 0, data.length) != data.length) {
-                    return -1;
-                }
-            }
-            long found = -1;
-            long prevTs = Long.MIN_VALUE;
-            long prevRel = -1;
-            for (int p = 0; p + ENTRY <= data.length; p += ENTRY) {
-                long ts = Bytes.int64(data, p);
-                long rel = Bytes.int32(data, p + 8) & 0xFFFFFFFFL;
-                if (ts <= prevTs || rel < prevRel || (p > 0 && ts == 0 && rel == 0)) {
-                    break;
-                }
-                if (ts >= target) {
-                    break;
-                }
-                prevTs = ts;
-                prevRel = rel;
-                found = baseOffset + rel;
-            }
-            return found;
-        } catch (IOException e) {
+        byte[] data = OffsetIndexLookup.readEntries(fs, logFile, ".timeindex", ENTRY);
+        if (data == null) {
             return -1;
         }
+        long found = -1;
+        long prevTs = Long.MIN_VALUE;
+        long prevRel = -1;
+        for (int p = 0; p + ENTRY <= data.length; p += ENTRY) {
+            long ts = Bytes.int64(data, p);
+            long rel = Bytes.int32(data, p + 8) & 0xFFFFFFFFL;
+            if (ts <= prevTs || rel < prevRel || (p > 0 && ts == 0 && rel == 0) || ts >= target) {
+                break;
+            }
+            prevTs = ts;
+            prevRel = rel;
+            found = baseOffset + rel;
+        }
+        return found;
     }
 }
