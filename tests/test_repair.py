@@ -17,7 +17,8 @@ import pytest
 import kvlog
 from kvlog import LogConfig, Record
 from kvlog.cli import main, verify_partition
-from kvlog.errors import LogLockedError
+from kvlog.damage import DataLossWarning
+from kvlog.errors import CorruptRecordError, LogLockedError
 from kvlog.log import Log
 from kvlog.repair import repair_partition
 
@@ -47,6 +48,14 @@ def rows(d: Path, **kw) -> list[tuple]:
         log.close()
 
 
+def rows_around_damage(d: Path) -> list[tuple]:
+    """A reader of durable data with a damaged batch: an error by default, the rows before it when asked."""
+    with pytest.raises(CorruptRecordError, match="below what the log directory says is durable"):
+        rows(d, read_only=True)
+    with pytest.warns(DataLossWarning):
+        return rows(d, read_only=True, on_damage="skip")
+
+
 def flip(path: Path, batch: int, byte: int, mask: int = 1) -> int:
     data = bytearray(path.read_bytes())
     pos = list(kvlog.MemoryRecords(bytes(data)).batches())[batch].position
@@ -67,8 +76,9 @@ def test_issue_case_sets_aside_then_repair_restores_every_record(tmp_path, magic
     assert len(written) == 400
     # magic 1 uncompressed: one message per "batch"; damage message 100 (the first of batch 5)
     pos = flip(d / SEG0, 100 if (magic, codec) == (1, "none") else 5, byte)
-    # the reader, before any writer touched the files, and then the writer see the same 100 records
-    ro = rows(d, read_only=True)
+    # the reader, before any writer touched the files, reports the damage (or skips it when asked); the
+    # writer sets the bytes from there aside and sees the same 100 records the skipping reader does
+    ro = rows_around_damage(d)
     assert ro == written[:100]
     rw = rows(d)
     assert rw == ro
@@ -214,7 +224,7 @@ def test_dense_log_tail_gap_is_set_aside(tmp_path):
     pos = flip(d / SEG0, 19, 3, 0x01)
     rep = verify_partition(str(d), "t", 0)
     assert any(p.position == pos and p.message.startswith("base offset") for p in rep.errors)
-    assert rows(d, read_only=True) == written[:380] == rows(d)
+    assert rows_around_damage(d) == written[:380] == rows(d)
     assert (d / f"{SEG0}.{pos}.quarantined").exists()
 
 
@@ -253,10 +263,12 @@ def test_offset_index_entry_is_evidence_in_a_compacted_log(tmp_path):
         log.append(kvlog.encode_batch([Record(b"k", b"v", T0)] * 2, base_offset=base), assign_offsets=False)
     log.close()
     pos = flip(d / SEG0, 4, 4, 0x01)  # the last batch: 45 -> 45 + 2**24, a gap a compacted log may have
-    for read_only in (True, False):
-        log = Log.open(d, cfg, read_only=read_only, time=clock)
-        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21, 40, 41]
-        log.close()
+    with Log.open(d, cfg, read_only=True, time=clock) as log, pytest.raises(CorruptRecordError):
+        list(log.records())  # a reader: damage in durable data is an error...
+    with Log.open(d, cfg, read_only=True, on_damage="skip", time=clock) as log, pytest.warns(DataLossWarning):
+        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21, 40, 41]  # ...or a reported skip
+    with Log.open(d, cfg, time=clock) as log:
+        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21, 40, 41]  # a writer sets it aside
     assert (d / f"{SEG0}.{pos}.quarantined").exists()
     # without the index nothing contradicts that batch in a compacted log (the README's stated limit)
     shutil.rmtree(tmp_path / "u", ignore_errors=True)
@@ -288,10 +300,12 @@ def test_producer_snapshot_is_evidence(tmp_path):
     rep = verify_partition(str(d), "t", 0)
     assert any(p.position == pos and "producer snapshot" in p.message and "expected 40 (proven)" in p.message
                for p in rep.errors), [p.message for p in rep.errors]
-    for read_only in (True, False):
-        log = Log.open(d, cfg, read_only=read_only, time=clock)
-        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21]
-        log.close()
+    with Log.open(d, cfg, read_only=True, time=clock) as log, pytest.raises(CorruptRecordError):
+        list(log.records())  # a reader: damage in durable data is an error...
+    with Log.open(d, cfg, read_only=True, on_damage="skip", time=clock) as log, pytest.warns(DataLossWarning):
+        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21]  # ...or a reported skip
+    with Log.open(d, cfg, time=clock) as log:
+        assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21]  # a writer sets it aside
     assert repair_partition(str(d), "t", 0).ok
     log = Log.open(d, cfg, time=clock)
     assert [r.offset for r in log.records()] == [0, 1, 10, 11, 20, 21, 40, 41]

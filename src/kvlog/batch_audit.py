@@ -87,6 +87,9 @@ class SegmentAudit:
     headers: np.ndarray  # BATCH_DTYPE rows of the batches before valid_end
     findings: list[Finding] = field(default_factory=list)
     zero_tail: bool = False  # the bytes after valid_end are all zero (nothing worth setting aside)
+    later: np.ndarray = field(default_factory=lambda: np.empty(0, _k.BATCH_DTYPE))
+    """BATCH_DTYPE rows of the CRC-valid batches found after the one at ``valid_end`` (evidence that the bytes at the
+    cut were written and flushed before later ones, not a torn tail)."""
 
     @property
     def last_offset(self) -> int:
@@ -186,9 +189,10 @@ def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None
     if cut_frame is not None:
         valid_end = min(valid_end, int(h["position"][cut_frame]))
     keep = h[h["position"] < valid_end] if len(h) else h
+    later = h[h["position"] > valid_end] if len(h) else h
     findings.sort(key=lambda f: f.position)
     tail_zero = zero_tail and not regions and cut_frame is None
-    return SegmentAudit(seg.base_offset, size, valid_end, keep, findings, tail_zero)
+    return SegmentAudit(seg.base_offset, size, valid_end, keep, findings, tail_zero, later)
 
 
 # ------------------------------------------------------------------------------------------ framing

@@ -28,6 +28,7 @@ from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog.batch_audit import ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.config import LogConfig
+from kvlog.damage import DataLossWarning, LogDamage, check_on_damage, find_damage
 from kvlog.errors import (
     ConfigError,
     CorruptRecordError,
@@ -195,6 +196,13 @@ class Log:
     _rules: "_AppendRules | None"
     _set_aside_now: bool
     _listed: list[str]  # the directory at open, before a writer finishes an interrupted swap
+    _stored: dict[str, int]  # this partition's entries in the root checkpoint files
+    on_damage: str
+    damage: list[LogDamage]
+    """A read-only view's damaged stretches (see ``kvlog.damage``): bytes that fail their checks where
+    the directory's own evidence says the data is durable. Reads that reach one raise
+    ``CorruptRecordError`` (``on_damage="raise"``) or skip it with a ``DataLossWarning``
+    (``on_damage="skip"``). Empty for a writer, whose recovery sets such bytes aside instead."""
     quarantined: list[str]
     """Log data set aside by recovery, kept for inspection and ``kvlog repair``: whole segments after a
     damaged one (``<segment>.log.quarantined``) and the bytes after a cut inside a segment
@@ -213,13 +221,19 @@ class Log:
         read_only: bool = False,
         time: Callable[[], int] | None = None,
         create: bool = True,
+        on_damage: str = "raise",
         _clean_shutdown: bool = False,
         _checkpoints: "_RootCheckpoints | None" = None,
     ) -> "Log":
         """Open (and after an unclean stop, recover) the log in ``path``; create it when missing.
 
         ``time`` is a zero-argument callable returning epoch milliseconds (tests inject a clock).
+        ``on_damage`` (read-only opens) says what a read does at damaged durable data (``Log.damage``):
+        ``"raise"`` a ``CorruptRecordError``, or ``"skip"`` it with a counted ``DataLossWarning``.
         """
+        check_on_damage(on_damage)
+        if config is not None and not isinstance(config, LogConfig):
+            raise TypeError(f"config must be a kvlog.LogConfig, not {type(config).__name__}")
         if not read_only:
             storage.refuse_remote_writer(path, "Log.open without read_only=True")
         self = object.__new__(cls)
@@ -240,6 +254,9 @@ class Log:
         self.quarantined = []
         self._set_aside_now = False  # this open's recovery set bytes aside
         self._listed = []
+        self._stored = {}
+        self.on_damage = on_damage
+        self.damage = []
         self._failed = None
         self._txn_from = None  # a reader's: where a writer would start rebuilding transaction indexes
         self._txn_from_checked = True
@@ -287,6 +304,7 @@ class Log:
             preallocate_bytes=cfg.segment_bytes if cfg.preallocate else 0)
 
     def _load(self, clean_shutdown: bool) -> None:
+        self.damage = []
         names = sorted(_io.fs.listdir(self.dir))
         self._listed = names
         if not self.read_only:
@@ -307,10 +325,10 @@ class Log:
             root = os.path.dirname(self.dir)
             _io.fs.prefetch_files(
                 [os.path.join(root, n) for n in (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET,
-                                                 checkpoint.CLEANER_OFFSET)]
+                                                 checkpoint.CLEANER_OFFSET, checkpoint.REPLICATION_OFFSET)]
                 + [os.path.join(self.dir, n) for n in names
                    if n.endswith((_files.INDEX, _files.TIME_INDEX)) and _files.is_offset_name(n)])
-        stored = self._checkpoints.read(self.topic, self.partition)
+        stored = self._stored = self._checkpoints.read(self.topic, self.partition)
         recovery_point = stored.get("recovery_point", 0) if not clean_shutdown else LONG_MAX
         log_start = stored.get("log_start_offset", 0)
         needs_recovery: set[int] = set()
@@ -337,6 +355,8 @@ class Log:
         if self.read_only:
             self.log_start_offset = max(log_start, self._segments[0].base_offset if self._segments else 0)
             self._next_offset = self._segments[-1].read_next_offset() if self._segments else self.log_start_offset
+            if self.damage and self.damage[-1].path == self._segments[-1].log_path:
+                self._next_offset = max(self._next_offset, self.damage[-1].end_offset)
             self.recovery_point = self._next_offset
             self._psm = None  # loaded on first use: most readers never ask (only read_committed does)
             self._txn_from = txn_from
@@ -383,10 +403,13 @@ class Log:
             return snapshots[0]
 
         start_idx = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
+        # a reader that skips damage must know it all before the first read; one that raises finds damage
+        # in the flushed segments as it reads them (their CRCs are checked on decode), as a broker does
+        audit_all = self.read_only and self.on_damage == "skip"
         prev_last = -1
         for i, seg in enumerate(list(self._segments)):
             recovering = (i >= start_idx and not clean_shutdown) or seg.base_offset in needs_recovery
-            if i < start_idx and not recovering:
+            if i < start_idx and not recovering and not audit_all:
                 if not self.read_only and seg.txn_index.exists():
                     try:
                         seg.txn_index.sanity_check()
@@ -396,10 +419,23 @@ class Log:
                 continue
             next_base = self._bases[i + 1] if i + 1 < len(self._segments) else None
             trusted = seg.base_offset not in needs_recovery and seg.offset_index is not None
+            audit_index = seg.offset_index.to_numpy() if trusted else None
             audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense,
-                                  index=seg.offset_index.to_numpy() if trusted else None, producers=producers)
+                                  index=audit_index, producers=producers)
             prev_last = audit.last_offset if len(audit.headers) else prev_last
             cut = audit.valid_end < audit.size
+            if self.read_only and cut:
+                # a reader tells damage in durable data (an error, or a reported skip) from a torn tail
+                damage = find_damage(seg, audit, later_segment=next_base,
+                                     recovery_point=self._stored.get("recovery_point", -1),
+                                     high_watermark=self._stored.get("high_watermark", -1),
+                                     index=audit_index if trusted else None)
+                if damage is not None:
+                    self.damage.append(damage)
+                    prev_last = damage.end_offset - 1
+                    seg.limit_to(audit)
+                    txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
+                    continue
             self._set_aside_now |= cut and not audit.zero_tail
             if recovering or not audit.clean:
                 # a writer rebuilds this segment's indexes, its transaction index included; a reader
@@ -411,7 +447,7 @@ class Log:
                 seg.recover(audit=audit)
             else:
                 seg.audit = audit
-            if cut and i >= start_idx and i + 1 < len(self._segments):
+            if cut and i >= start_idx and i + 1 < len(self._segments) and not self.read_only:
                 # After a damaged region the later segments cannot be part of this log (Kafka deletes
                 # them). Their batches may still be intact, and kvlog deletes nothing it cannot prove
                 # invalid: a writer sets them aside as <name>.quarantined, a reader stops before them.
@@ -468,6 +504,8 @@ class Log:
     def _producer_state(self) -> ProducerStateManager:
         psm = self._psm
         if psm is None:
+            for d in self.damage:  # transactions whose markers the damage hides cannot be resolved
+                self._past_damage(d.first_offset, LONG_MAX)
             # a read-only open defers this: replaying producer batches can mean reading the whole log
             self._load_producer_state(self._reader_txn_from())
             psm = self._psm
@@ -1172,7 +1210,35 @@ class Log:
             got = segments[i].read(offset, max_bytes, None, min_one_batch, stop)
             if got is not None and len(got[1]):
                 return MemoryRecords._fetched(got[1], got[2])
+            if self.damage:
+                offset = self._past_damage(offset, upper)
+                if offset >= upper:
+                    break
         return MemoryRecords(b"")
+
+    def _damage_at(self, offset: int) -> LogDamage | None:
+        for d in self.damage:
+            if d.first_offset <= offset < d.end_offset:
+                return d
+        return None
+
+    def _past_segment_damage(self, seg: LogSegment) -> None:
+        for d in self.damage:
+            if d.path == seg.log_path:
+                self._past_damage(d.first_offset, LONG_MAX)
+
+    def _past_damage(self, offset: int, end: int) -> int:
+        """A read at ``offset`` (wanting offsets below ``end``) found no batch where it looked: when damage
+        hides ``offset``, raise (``on_damage="raise"``) or warn and return where reading goes on."""
+        d = self._damage_at(offset)
+        if d is None or offset >= end:
+            return offset
+        if self.on_damage == "raise":
+            raise d.error()
+        import warnings
+
+        warnings.warn(DataLossWarning(f"{self.dir}: {d.describe()}"), stacklevel=3)
+        return d.end_offset
 
     def _ranges(self, start: int, end: int) -> Iterator[tuple[LogSegment, int, int]]:
         """(segment, start position, end position) covering offsets [start, end)."""
@@ -1181,14 +1247,17 @@ class Log:
             if seg.base_offset >= end:
                 return
             first = seg.translate_offset(start)
-            if first is None:
-                continue
-            stop = seg.translate_offset(end) if end < self._next_offset else None
-            end_pos = seg.size_in_bytes if stop is None else stop.position
-            if stop is not None and stop.base_offset < end:
-                end_pos = stop.position + stop.size  # the batch straddling `end` is read, then filtered
-            if end_pos > first.position:
-                yield seg, first.position, end_pos
+            if first is not None:
+                stop = seg.translate_offset(end) if end < self._next_offset else None
+                end_pos = seg.size_in_bytes if stop is None else stop.position
+                if stop is not None and stop.base_offset < end:
+                    end_pos = stop.position + stop.size  # the batch straddling `end` is read, then filtered
+                if end_pos > first.position:
+                    yield seg, first.position, end_pos
+            if self.damage:
+                start = self._past_damage(max(start, seg.read_next_offset()), end)
+        if self.damage:
+            self._past_damage(start, end)  # damage at the end of the last segment
 
     def _bounds(self, start: int | None, end: int | None) -> tuple[int, int]:
         s = self.log_start_offset if start is None else max(start, self.log_start_offset)
@@ -1208,6 +1277,8 @@ class Log:
                 ahead = self._read_ahead(i, offset)
             got = segments[i].read(offset, chunk, None, True, stop)
             if got is None or not len(got[1]) or got[2] < 0:
+                if self.damage:
+                    offset = self._past_damage(offset, end)
                 i += 1
                 continue
             if where is not None:
@@ -1308,13 +1379,19 @@ class Log:
         for seg in self._segments:
             largest = seg._max_ts  # the segment's max timestamp once known (skips the property chain)
             if seg._size == 0 or (largest.timestamp if largest is not None else seg.max_timestamp) < timestamp:
+                if self.damage:  # the damaged bytes may hold the answer
+                    self._past_segment_damage(seg)
                 continue
             found = seg.find_offset_by_timestamp(timestamp, start)
             if found is not None:
                 return _new_offset_and_timestamp(OffsetAndTimestamp, found)
+            if self.damage:
+                self._past_segment_damage(seg)
         return None
 
     def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:
+        for d in self.damage:  # the damaged bytes may hold the largest timestamp
+            self._past_damage(d.first_offset, LONG_MAX)
         best: LogSegment | None = None
         for seg in self._segments:
             if seg.size_in_bytes and (best is None or seg.max_timestamp > best.max_timestamp):
@@ -1610,7 +1687,8 @@ class _RootCheckpoints:
     def read(self, topic: str, partition: int) -> dict[str, int]:
         out: dict[str, int] = {}
         for name, key in ((checkpoint.RECOVERY_POINT, "recovery_point"),
-                          (checkpoint.LOG_START_OFFSET, "log_start_offset")):
+                          (checkpoint.LOG_START_OFFSET, "log_start_offset"),
+                          (checkpoint.REPLICATION_OFFSET, "high_watermark")):
             try:
                 table = checkpoint.read_offsets(os.path.join(self.root, name))
             except checkpoint.CorruptCheckpointError:
