@@ -347,9 +347,10 @@ class LogBounds:
     log_end_offset: int
 
 
-def open_read_only(path: str) -> Log:
-    """A read-only open (no lock, nothing rewritten); use it in a ``with`` block."""
-    return Log.open(path, read_only=True)
+def open_read_only(path: str, on_damage: str = "raise") -> Log:
+    """A read-only open (no lock, nothing rewritten); use it in a ``with`` block. ``on_damage="skip"``
+    (``failOnDataLoss=false``) reads around damaged durable data with a ``DataLossWarning``."""
+    return Log.open(path, read_only=True, on_damage=on_damage)
 
 
 def read_bounds(path: str, read_committed: bool) -> LogBounds:
@@ -511,7 +512,7 @@ def to_spark_batch(table: pa.RecordBatch | pa.Table, topic: str, partition: int,
 
 def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = False,
                chunk_bytes: int = 1 << 20, max_rows: int = 10_000,
-               schema: pa.Schema | None = None) -> Iterator[pa.RecordBatch]:
+               schema: pa.Schema | None = None, on_damage: str = "raise") -> Iterator[pa.RecordBatch]:
     """Arrow batches of the records with ``r.start ≤ offset < r.end``, straight from the record kernels.
 
     Batches hold at most ``max_rows`` rows (zero-copy slices of a decoded chunk): Spark ingests Arrow
@@ -520,7 +521,7 @@ def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = 
     schema = schema or spark_arrow_schema(include_headers)
     if r.size <= 0:
         return
-    with open_read_only(r.path) as log:
+    with open_read_only(r.path, on_damage) as log:
         for table in _decoded(log, r.start, r.end, include_headers, read_committed, chunk_bytes):
             for batch in table.to_batches(max_chunksize=max_rows):
                 if batch.num_rows:

@@ -97,7 +97,8 @@ class KvlogBatchReader(DataSourceReader):
             return iter(())
         opts = ReadOptions.parse(self.options)
         return _plan.read_range(r, include_headers=self.include_headers, read_committed=opts.read_committed,
-                                chunk_bytes=opts.chunk_bytes, max_rows=opts.max_rows_per_batch)
+                                chunk_bytes=opts.chunk_bytes, max_rows=opts.max_rows_per_batch,
+                                on_damage="raise" if opts.fail_on_data_loss else "skip")
 
 
 class _Constraints:
@@ -315,7 +316,8 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return _plan.read_range(partition.value, include_headers=self.include_headers,
                                 read_committed=self.opts.read_committed, chunk_bytes=self.opts.chunk_bytes,
-                                max_rows=self.opts.max_rows_per_batch)
+                                max_rows=self.opts.max_rows_per_batch,
+                                on_damage="raise" if self.opts.fail_on_data_loss else "skip")
 
     def commit(self, end: dict[str, Any]) -> None:
         """Nothing to release: offsets live in Spark's checkpoint, as for the Kafka source."""

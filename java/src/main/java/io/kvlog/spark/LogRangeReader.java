@@ -14,6 +14,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * requested columns, or, for a pushed-down aggregate, into one batch of partial results.
  */
 final class LogRangeReader implements PartitionReader<ColumnarBatch> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LogRangeReader.class);
     private final LogRange range;
     private final FileSystem fs;
     private final int chunkBytes;
@@ -40,7 +41,9 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
         this.sink = aggregation == null ? new ColumnSink(required, range.topic(), range.partition(), maxRows) : null;
         this.aggregate = aggregation == null ? null : new AggregateSink(aggregation, range.topic(), range.partition());
         this.target = sink != null ? sink : aggregate;
-        this.headersOnly = !verifyChecksums && !target.needsRecordFields();
+        // skipping damage needs every batch's CRC checked, so that a damaged batch is found where the Python source
+        // finds it (a header-served batch would be counted without its records being proven)
+        this.headersOnly = !verifyChecksums && !range.skipDamage() && !target.needsRecordFields();
         this.segment = range.segments().segmentFor(range.start());
         this.done = range.size() <= 0 || range.segments().bases.length == 0;
     }
@@ -91,6 +94,30 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
 
     /** Reads the next batch of the range into the sink; false once the range is done. */
     private boolean step() throws IOException {
+        while (true) {
+            try {
+                return stepOnce();
+            } catch (CorruptLogException e) {
+                if (!range.skipDamage() || stream == null) {
+                    throw e;
+                }
+                // failOnDataLoss=false: the rest of this segment file is skipped, reported, and the read goes on
+                // with the next segment (kvlog.damage: the Python source skips the same stretch)
+                long next = segment + 1 < range.segments().bases.length ? range.segments().bases[segment + 1]
+                    : range.end();
+                LOG.warn("skipping offsets from " + Math.max(previousLast + 1, range.start())
+                    + " up to " + next + " of " + range.topic() + "-" + range.partition()
+                    + " (failOnDataLoss=false): " + e.getMessage());
+                closedBytes += stream.bytesRead();
+                stream.close();
+                stream = null;
+                segment++;
+                previousLast = Long.MIN_VALUE;
+            }
+        }
+    }
+
+    private boolean stepOnce() throws IOException {
         while (!done) {
             if (stream == null && !open()) {
                 done = true;
@@ -104,11 +131,22 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
                 continue;
             }
             long last = BatchDecoder.lastOffset(stream);
+            long[] bases = range.segments().bases;
+            long bound = segment + 1 < bases.length ? bases[segment + 1] : range.logEnd();
+            if (last >= bound) { // offsets lie outside every CRC: a batch past its segment or the log end is damage
+                throw new CorruptLogException(stream.file(), stream.position(), "batch last offset " + last
+                    + " is past " + (segment + 1 < bases.length ? "the next segment's base offset " : "the log end offset ")
+                    + bound);
+            }
             if (BatchDecoder.magic(stream) >= 2) {
                 long base = BatchDecoder.baseOffset(stream);
                 if (base <= previousLast || last < base) { // base offset and length are outside the CRC: cross-check
                     throw new CorruptLogException(stream.file(), stream.position(), "batch offsets " + base + ".." + last
                         + " do not follow the previous batch's last offset " + previousLast);
+                }
+                if (range.segments().dense && previousLast != Long.MIN_VALUE && base != previousLast + 1) {
+                    throw new CorruptLogException(stream.file(), stream.position(), "batch base offset " + base
+                        + " leaves a gap after offset " + previousLast + " in a log that was never compacted");
                 }
                 previousLast = last;
             }

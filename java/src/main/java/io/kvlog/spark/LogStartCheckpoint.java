@@ -16,8 +16,38 @@ final class LogStartCheckpoint {
     private LogStartCheckpoint() {
     }
 
+    /**
+     * Per partition, the larger of the {@code replication-offset-checkpoint} (high watermark) and the
+     * {@code recovery-point-offset-checkpoint}: evidence of how far the log was durably written. A malformed
+     * file is no evidence (Kafka falls back to full recovery for it).
+     */
+    static Map<TopicPartition, Long> durableEnds(FileSystem fs, Path root) throws IOException {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        for (String name : new String[] {"replication-offset-checkpoint", "recovery-point-offset-checkpoint"}) {
+            try {
+                read(fs, root, name).forEach((tp, offset) -> out.merge(tp, offset, Math::max));
+            } catch (IllegalStateException e) {
+                // a damaged checkpoint proves nothing
+            }
+        }
+        return out;
+    }
+
     static Map<TopicPartition, Long> read(FileSystem fs, Path root) throws IOException {
-        Path file = new Path(root, FILE);
+        return read(fs, root, FILE);
+    }
+
+    /** The {@code cleaner-offset-checkpoint}'s partitions (compacted at least once); null when it is unreadable. */
+    static Map<TopicPartition, Long> cleaned(FileSystem fs, Path root) throws IOException {
+        try {
+            return read(fs, root, "cleaner-offset-checkpoint");
+        } catch (IllegalStateException e) {
+            return null; // unreadable: any partition may have been compacted
+        }
+    }
+
+    static Map<TopicPartition, Long> read(FileSystem fs, Path root, String name) throws IOException {
+        Path file = new Path(root, name);
         Map<TopicPartition, Long> out = new HashMap<>();
         String text;
         try (InputStream in = fs.open(file)) {

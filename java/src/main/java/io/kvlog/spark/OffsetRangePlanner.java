@@ -29,6 +29,8 @@ final class OffsetRangePlanner {
     Map<TopicPartition, PartitionLog> openLogs() throws IOException {
         Map<TopicPartition, Path> chosen = LogDiscovery.select(LogDiscovery.discover(opts.paths, conf), opts);
         Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
+        Map<Path, Map<TopicPartition, Long>> durable = new HashMap<>();
+        Map<Path, Map<TopicPartition, Long>> cleaned = new HashMap<>();
         Map<TopicPartition, PartitionLog> out = new java.util.TreeMap<>();
         for (Map.Entry<TopicPartition, Path> en : chosen.entrySet()) {
             Path dir = en.getValue();
@@ -37,9 +39,15 @@ final class OffsetRangePlanner {
             if (cp == null) {
                 cp = LogStartCheckpoint.read(fs, dir.getParent());
                 checkpoints.put(dir.getParent(), cp);
+                durable.put(dir.getParent(), LogStartCheckpoint.durableEnds(fs, dir.getParent()));
+                cleaned.put(dir.getParent(), LogStartCheckpoint.cleaned(fs, dir.getParent()));
             }
+            Map<TopicPartition, Long> cleanedHere = cleaned.get(dir.getParent());
             out.put(en.getKey(), PartitionLog.open(fs, dir, en.getKey(), cp.getOrDefault(en.getKey(), 0L),
-                opts.chunkBytes, opts.readCommitted, !opts.verifyChecksums));
+                durable.get(dir.getParent()).getOrDefault(en.getKey(), -1L), !opts.failOnDataLoss,
+                cleanedHere != null && !cleanedHere.containsKey(en.getKey()), opts.chunkBytes,
+                opts.readCommitted,
+                !opts.verifyChecksums));
         }
         logs.putAll(out);
         return out;
@@ -73,7 +81,7 @@ final class OffsetRangePlanner {
             long end = resolveEnd(log, ends.get(tp));
             long[] se = checkRange(log, start, end);
             ranges.add(new LogRange(tp.topic(), tp.partition(), log.segments, se[0], se[1],
-                log.aborted.within(se[0], se[1])));
+                log.aborted.within(se[0], se[1]), !opts.failOnDataLoss, log.logEndOffset));
         }
         ranges = split(ranges);
         List<LogRange> out = new ArrayList<>();

@@ -30,15 +30,32 @@ final class PartitionLog {
         this.chunkBytes = chunkBytes;
     }
 
-    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, int chunkBytes,
-                             boolean readCommitted, boolean headersOnly) throws IOException {
-        SegmentList segs = SegmentList.list(fs, dir);
+    /**
+     * {@code durableEnd} is the larger of the partition's high watermark and recovery point checkpoints (-1 when
+     * the directory has neither): offsets below it were written and flushed, so a log whose batches end earlier
+     * is damaged, not torn. Its end stays there and the read fails (or skips) at the damaged batch, as the Python
+     * source's does. With {@code skipDamage} a last segment whose batch headers cannot be walked to its end
+     * ends the log at that evidence (or its base offset): its readers skip it, as the Python source's do.
+     */
+    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
+                             boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
+                             boolean headersOnly) throws IOException {
+        SegmentList segs = SegmentList.list(fs, dir, mayBeDense);
         if (segs.bases.length == 0) {
             return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes, headersOnly, null);
         }
         long start = Math.max(checkpointedStart, segs.bases[0]);
         int last = segs.bases.length - 1;
-        long end = SegmentStream.nextOffset(fs, segs.path(last), segs.bases[last], chunkBytes, headersOnly);
+        long end;
+        try {
+            end = SegmentStream.nextOffset(fs, segs.path(last), segs.bases[last], chunkBytes, headersOnly);
+        } catch (CorruptLogException e) {
+            if (!skipDamage) {
+                throw e;
+            }
+            end = segs.bases[last];
+        }
+        end = Math.max(end, durableEnd);
         TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes, headersOnly) : null;
         return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, txns);
     }

@@ -26,22 +26,39 @@ final class SegmentList implements Serializable {
     final String dir;
     final long[] bases;
     private final boolean[] swapped;
+    /**
+     * The partition's offsets can have no gaps: never compacted, by the cleaner's checkpoint and by the absence of
+     * a compaction's {@code .cleaned}/{@code .swap} files (the Python source's {@code dense_history}). A batch
+     * whose base offset leaves a gap is then damage: the base offset lies outside the CRC.
+     */
+    final boolean dense;
 
-    private SegmentList(String dir, long[] bases, boolean[] swapped) {
+    private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense) {
         this.dir = dir;
         this.bases = bases;
         this.swapped = swapped;
+        this.dense = dense;
     }
 
     static SegmentList list(FileSystem fs, Path dir) throws IOException {
+        return list(fs, dir, true);
+    }
+
+    /** {@code mayBeDense}: the cleaner's checkpoint does not name the partition (and could be read). */
+    static SegmentList list(FileSystem fs, Path dir, boolean mayBeDense) throws IOException {
         TreeMap<Long, Boolean> segments = new TreeMap<>();
         List<Long> swaps = new ArrayList<>();
+        boolean dense = mayBeDense;
         for (FileStatus f : fs.listStatus(dir)) {
             String n = f.getPath().getName();
             if (isOffsetName(n, LOG)) {
                 segments.put(Long.parseLong(n.substring(0, 20)), false);
             } else if (isOffsetName(n, SWAP)) {
                 swaps.add(Long.parseLong(n.substring(0, 20)));
+            }
+            if (n.length() > 20 && n.substring(0, 20).chars().allMatch(Character::isDigit)
+                    && (n.endsWith(".swap") || n.endsWith(".cleaned"))) {
+                dense = false;
             }
         }
         swaps.sort(null);
@@ -57,7 +74,7 @@ final class SegmentList implements Serializable {
             bases[i] = e.getKey();
             swapped[i++] = e.getValue();
         }
-        return new SegmentList(dir.toString(), bases, swapped);
+        return new SegmentList(dir.toString(), bases, swapped, dense);
     }
 
     private static boolean isOffsetName(String n, String suffix) {
