@@ -148,7 +148,7 @@ class LogManager:
         if not self._kraft_read:
             self._kraft = read_kraft_configs(self.root)
             self._kraft_read = True
-        kvlog = {t: dict(e.get("config") or {}) for t, e in self._topics.items()}  # type: ignore[call-overload]
+        kvlog = {topic: dict(entry.get("config") or {})}  # type: ignore[call-overload]
         return TopicConfigs(kraft=self._kraft, kvlog=kvlog, base=self._explicit_config).resolve(topic)
 
     # ---------------------------------------------------------------------------------- topics
