@@ -54,6 +54,7 @@ __all__ = [
     "TopicConfigs",
     "maintenance_refusal",
     "read_kraft_configs",
+    "read_kvlog_topics",
 ]
 
 KVLOG_TOPICS_FILE = "kvlog-topics.json"
