@@ -653,7 +653,8 @@ def test_retention_dry_run_then_apply(tmp_path, capfd):
         assert ro.log_start_offset == ro.segments[0].base_offset > 0
         assert all(T0 + 30_000 - s.max_timestamp <= 20_000 for s in ro.segments[:-1])
     rc, out, _ = run(capfd, *args)
-    assert out[0].endswith(f"nothing to delete (log start offset {ro.log_start_offset})")
+    assert out[0].endswith(f"nothing to delete (log start offset {ro.log_start_offset}) [cleanup.policy=delete "
+                           "(kafka-default), retention.ms=20000 (override), retention.bytes=-1 (kafka-default)]")
 
 
 def test_retention_data_directory_uses_topic_config(tmp_path, capfd):

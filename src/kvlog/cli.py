@@ -6,6 +6,9 @@ so its output can be diffed against the broker tool's; every other command is kv
 operation fails, 2 on usage errors. Expected errors are reported as ``kvlog: <message>`` on stderr.
 
 ``verify``, ``offsets`` and ``retention --dry-run`` open logs read-only and never write anything.
+``retention`` and ``compact`` take each topic's config from the broker's KRaft metadata, then kvlog's topic
+table, then Kafka's defaults (:mod:`kvlog.topic_configs`), print the deciding values and their sources, and
+leave Kafka's internal topics alone unless ``--force-internal`` (``__cluster_metadata`` always).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, Log
 from kvlog.manager import LogManager
 from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
 from kvlog.segment import LogSegment
+from kvlog.topic_configs import ResolvedConfig, TopicConfigs, maintenance_refusal
 
 __all__ = ["build_parser", "main", "parse_timestamp", "verify_partition", "verify_path"]
 
@@ -1077,44 +1081,88 @@ def _describe_deletion(label: str, verb: str, gone: list[tuple[int, int]], start
             f"log start offset {start_before} -> {start_after}")
 
 
-def _apply_retention(log: Log, label: str, now: int) -> None:
+def _apply_retention(log: Log, label: str, now: int, explained: str) -> None:
     before = {s.base_offset: s.size_in_bytes for s in log.segments}
     start = log.log_start_offset
     log.delete_old_segments(now)
     left = {s.base_offset for s in log.segments}
     gone = [(b, s) for b, s in sorted(before.items()) if b not in left]
-    _out(_describe_deletion(label, "deleted", gone, start, log.log_start_offset))
+    _out(f"{_describe_deletion(label, 'deleted', gone, start, log.log_start_offset)} [{explained}]")
+
+
+_RETENTION_CONFIGS = ("cleanup.policy", "retention.ms", "retention.bytes")
+_COMPACT_CONFIGS = ("cleanup.policy", "min.cleanable.dirty.ratio", "delete.retention.ms", "min.compaction.lag.ms")
+
+
+@dataclass
+class _Maintenance:
+    """One retention or compaction run's partitions with their resolved configs (KRaft metadata, then
+    kvlog's topic table, then Kafka's defaults; see kvlog.topic_configs) and the internal-topic rules."""
+
+    action: str
+    single: bool
+    parts: list[tuple[str, str | None, int | None]]
+    configs: TopicConfigs
+    overrides: dict[str, str]
+    force_internal: bool
+
+    @classmethod
+    def of(cls, action: str, args: argparse.Namespace) -> "_Maintenance":
+        single, parts = _partitions(args.path)
+        root = os.path.dirname(parts[0][0]) if single else storage.normalize(args.path)
+        configs = TopicConfigs.load(root, metadata_dir=args.metadata_dir)
+        return cls(action, single, parts, configs, dict(args.config or []), args.force_internal)
+
+    def label(self, path: str) -> str:
+        return path if self.single else os.path.basename(path)
+
+    def resolve(self, topic: str | None) -> ResolvedConfig:
+        return self.configs.resolve(topic or "", self.overrides, force_internal=self.force_internal)
+
+    def refused(self, path: str, topic: str | None, rc: ResolvedConfig) -> bool:
+        """Print why a partition is skipped and return True, when the internal-topic rules forbid it."""
+        why = maintenance_refusal(topic or "", self.action, force_internal=self.force_internal)
+        if why is None:
+            return False
+        names = _RETENTION_CONFIGS if self.action == "retention" else _COMPACT_CONFIGS
+        _out(f"{self.label(path)}: skipped ({why}) [{rc.explain(names)}]")
+        return True
 
 
 def cmd_retention(args: argparse.Namespace) -> int:
-    overrides = dict(args.config or [])
+    run = _Maintenance.of("retention", args)
     now = args.now if args.now is not None else int(time.time() * 1000)
-    single, parts = _partitions(args.path)
     if args.dry_run:
-        for path, _, _ in parts:
-            label = path if single else os.path.basename(path)
-            with Log.open(path, _topic_config(path, overrides), read_only=True) as log:
+        for path, topic, _ in run.parts:
+            rc = run.resolve(topic)
+            if run.refused(path, topic, rc):
+                continue
+            with Log.open(path, rc.config, read_only=True) as log:
                 doomed = _plan_retention(log, now)
                 gone = [(s.base_offset, s.size_in_bytes) for s in doomed]
                 remaining = [s for s in log.segments if s not in doomed]
                 first_left = remaining[0].base_offset if remaining else log.log_end_offset
                 after = max(log.log_start_offset, first_left)
-                _out(_describe_deletion(label, "would delete", gone, log.log_start_offset, after))
+                line = _describe_deletion(run.label(path), "would delete", gone, log.log_start_offset, after)
+                _out(f"{line} [{rc.explain(_RETENTION_CONFIGS)}]")
         return 0
-    if single:
-        with Log.open(parts[0][0], _topic_config(parts[0][0], overrides)) as log:
-            _apply_retention(log, parts[0][0], now)
+    if run.single:
+        path, topic, _ = run.parts[0]
+        rc = run.resolve(topic)
+        if not run.refused(path, topic, rc):
+            with Log.open(path, rc.config) as log:
+                _apply_retention(log, path, now, rc.explain(_RETENTION_CONFIGS))
         return 0
     # a data directory: through a LogManager, which takes the directory's lock and its shutdown marker
     with LogManager(args.path) as manager:
-        for path, topic, partition in parts:
+        for path, topic, partition in run.parts:
             assert topic is not None and partition is not None
+            rc = run.resolve(topic)
+            if run.refused(path, topic, rc):
+                continue
             log = manager.log(topic, partition)
-            if overrides:
-                props: dict[str, object] = dict(log.config.to_properties())
-                props.update(overrides)
-                log.config = LogConfig.from_properties(props)
-            _apply_retention(log, os.path.basename(path), now)
+            log.config = rc.config
+            _apply_retention(log, os.path.basename(path), now, rc.explain(_RETENTION_CONFIGS))
     return 0
 
 
@@ -1123,7 +1171,6 @@ def cmd_compact(args: argparse.Namespace) -> int:
     """One cleaning pass over every compacted partition (or, with --filthiest, the dirtiest one)."""
     from kvlog.cleaner import LogCleaner
 
-    overrides = dict(args.config or [])
     tty = sys.stderr.isatty()
 
     def progress(line: str) -> None:
@@ -1131,36 +1178,41 @@ def cmd_compact(args: argparse.Namespace) -> int:
             _err(line)
 
     cleaner = LogCleaner(args.dedupe_buffer_size, generational=args.generational, progress=progress)
-    single, parts = _partitions(args.path)
+    run = _Maintenance.of("compact", args)
     now = args.now if args.now is not None else int(time.time() * 1000)
 
-    def run(log: Log, label: str) -> None:
+    def clean(log: Log, label: str, rc: ResolvedConfig) -> None:
+        explained = rc.explain(_COMPACT_CONFIGS)
         if not log.config.compact:
-            _out(f"{label}: skipped (cleanup.policy={','.join(log.config.cleanup_policy) or 'none'})")
+            policy = rc.values["cleanup.policy"]
+            _out(f"{label}: skipped (cleanup.policy={policy.value or 'none'} is not compact) [{explained}]")
             return
         stats = cleaner.clean(log, now_ms=now)
-        _out(f"{label}: {stats.summary()}")
+        _out(f"{label}: {stats.summary()} [{explained}]")
 
-    if single:
-        with Log.open(parts[0][0], _topic_config(parts[0][0], overrides)) as log:
-            run(log, parts[0][0])
+    if run.single:
+        path, topic, _ = run.parts[0]
+        rc = run.resolve(topic)
+        if not run.refused(path, topic, rc):
+            with Log.open(path, rc.config) as log:
+                clean(log, path, rc)
         return 0
     with LogManager(args.path) as manager:
         logs = []
-        for path, topic, partition in parts:
+        for path, topic, partition in run.parts:
             assert topic is not None and partition is not None
+            rc = run.resolve(topic)
+            if run.refused(path, topic, rc):
+                continue
             log = manager.log(topic, partition)
-            if overrides:
-                props: dict[str, object] = dict(log.config.to_properties())
-                props.update(overrides)
-                log.config = LogConfig.from_properties(props)
-            logs.append((log, os.path.basename(path)))
+            log.config = rc.config
+            logs.append((log, os.path.basename(path), rc))
         if args.filthiest:
-            stats = cleaner.clean_filthiest([lg for lg, _ in logs], now_ms=now)
+            stats = cleaner.clean_filthiest([lg for lg, _, _ in logs], now_ms=now)
             _out(stats.summary() if stats else "nothing is dirty enough to clean (min.cleanable.dirty.ratio)")
             return 0
-        for log, label in logs:
-            run(log, label)
+        for log, label, rc in logs:
+            clean(log, label, rc)
     return 0
 
 
@@ -1284,6 +1336,13 @@ def _pair(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def _add_topic_config_options(p: argparse.ArgumentParser, force_help: str) -> None:
+    p.add_argument("--metadata-dir", metavar="DIR",
+                   help="where the broker's __cluster_metadata-0 is, when not in the data directory "
+                        "(its metadata.log.dir)")
+    p.add_argument("--force-internal", action="store_true", help=force_help)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kvlog",
                 description="Kafka log directories: dump, verify, search by time, retention, mirroring.")
@@ -1344,18 +1403,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("retention", help="delete segments past retention",
                        description="Apply retention (log start offset, retention.bytes, retention.ms) to a "
-                                   "partition or every partition of a data directory.")
+                                   "partition or every partition of a data directory. Topic configs come from "
+                                   "the broker's KRaft metadata, then kvlog-topics.json, then Kafka's defaults; "
+                                   "each line ends with the deciding values and their sources. Kafka's internal "
+                                   "topics are skipped unless --force-internal; __cluster_metadata always.")
     r.add_argument("path", help="a partition directory or a data directory")
     r.add_argument("--now", type=_non_negative, metavar="MS",
                    help="the current time in epoch ms (default: now)")
     r.add_argument("--dry-run", action="store_true", help="report what would be deleted; change nothing")
     r.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
-                   help="topic configs to apply (Kafka names, e.g. retention.ms=86400000)")
+                   help="topic configs to apply over the resolved ones (Kafka names, e.g. retention.ms=86400000); "
+                        "not to internal topics unless --force-internal")
+    _add_topic_config_options(r, "delete segments of Kafka's internal topics too (__consumer_offsets, "
+                                 "__transaction_state, __share_group_state, __remote_log_metadata), and apply "
+                                 "--config to them; __cluster_metadata is never touched")
     r.set_defaults(func=cmd_retention)
 
     c = sub.add_parser("compact", help="run the log cleaner (key-based compaction)",
                        description="One cleaning pass over a compacted partition or every compacted partition "
-                                   "of a data directory (compaction.strategy offset|timestamp|header).")
+                                   "of a data directory (compaction.strategy offset|timestamp|header). Topic "
+                                   "configs are resolved as for retention; __cluster_metadata is never compacted.")
     c.add_argument("path", help="a partition directory or a data directory")
     c.add_argument("--filthiest", action="store_true",
                    help="clean only the dirtiest log at or above min.cleanable.dirty.ratio")
@@ -1365,7 +1432,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="offset map memory (default 128 MiB: 24 bytes per key, 32 with a version)")
     c.add_argument("--now", type=_non_negative, metavar="MS", help="the current time in epoch ms")
     c.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
-                   help="topic configs to apply (Kafka names, e.g. cleanup.policy=compact)")
+                   help="topic configs to apply over the resolved ones (Kafka names, e.g. cleanup.policy=compact); "
+                        "not to internal topics unless --force-internal")
+    _add_topic_config_options(c, "apply --config to Kafka's internal topics too (they are otherwise compacted "
+                                 "only as their own configs say); __cluster_metadata is never touched")
     c.set_defaults(func=cmd_compact)
 
     m = sub.add_parser("mirror", help="copy a log or a data directory into another",

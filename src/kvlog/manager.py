@@ -2,8 +2,9 @@
 
 The root holds Kafka's checkpoint files (``recovery-point-offset-checkpoint``,
 ``log-start-offset-checkpoint``), the ``.lock`` a broker takes, and the clean-shutdown marker written by
-``close()``. Kafka keeps topic configurations in its metadata log, not on disk; kvlog keeps them in
-``kvlog-topics.json`` in the root (a plain file, which brokers ignore).
+``close()``. Kafka keeps topic configurations in its metadata log (``__cluster_metadata-0``); kvlog keeps
+its own in ``kvlog-topics.json`` in the root (a plain file, which brokers ignore). A log opened without a
+config gets its topic's effective config from both, as :mod:`kvlog.topic_configs` resolves it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kvlog import _files, _io, storage
 from kvlog.config import LogConfig
 from kvlog.errors import ConfigError, KvlogError, StorageError
 from kvlog.log import Log, _RootCheckpoints
+from kvlog.topic_configs import KraftConfigs, ResolvedConfig, TopicConfigs, read_kraft_configs
 
 __all__ = ["LogManager", "validate_topic_name", "MAX_TOPIC_LENGTH"]
 
@@ -68,6 +70,9 @@ class LogManager:
             storage.refuse_remote_writer(root, "LogManager without read_only=True")
         self.root = storage.normalize(root)
         self.default_config = config or LogConfig()
+        self._explicit_config = config
+        self._kraft: KraftConfigs | None = None
+        self._kraft_read = False
         self.read_only = read_only
         self._time = time
         self._logs: dict[tuple[str, int], Log] = {}
@@ -129,13 +134,22 @@ class LogManager:
         return {t: int(e["partitions"]) for t, e in sorted(self._topics.items())}  # type: ignore[call-overload]
 
     def topic_config(self, topic: str) -> LogConfig:
+        """The config a log of ``topic`` is opened with (see :meth:`resolved_config`)."""
+        return self.resolved_config(topic).config
+
+    def resolved_config(self, topic: str) -> ResolvedConfig:
+        """``topic``'s effective config and the source of every value: the broker's KRaft metadata in the
+        root (read once, on first use), then ``kvlog-topics.json``, then for internal topics Kafka's
+        built-in configs, then the metadata's broker defaults, then this manager's ``config`` (or Kafka's
+        defaults when none was given)."""
         entry = self._topics.get(topic)
         if entry is None:
             raise KeyError(f"no topic {topic!r} in {self.root}")
-        props = entry.get("config") or {}
-        base = self.default_config.to_properties()
-        base.update({str(k): str(v) for k, v in dict(props).items()})  # type: ignore[call-overload]
-        return LogConfig.from_properties(base)
+        if not self._kraft_read:
+            self._kraft = read_kraft_configs(self.root)
+            self._kraft_read = True
+        kvlog = {topic: dict(entry.get("config") or {})}  # type: ignore[call-overload]
+        return TopicConfigs(kraft=self._kraft, kvlog=kvlog, base=self._explicit_config).resolve(topic)
 
     # ---------------------------------------------------------------------------------- topics
     def create_topic(self, name: str, partitions: int, config: LogConfig | None = None) -> list[Log]:

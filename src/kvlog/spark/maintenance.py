@@ -23,8 +23,8 @@ from kvlog.cleaner import LogCleaner
 from kvlog.config import LogConfig
 from kvlog.errors import KvlogError
 from kvlog.log import Log
-from kvlog.manager import LogManager
 from kvlog.spark import _plan
+from kvlog.topic_configs import TopicConfigs, maintenance_refusal
 
 STATS_SCHEMA = StructType([
     StructField("topic", StringType()),
@@ -45,30 +45,37 @@ STATS_SCHEMA = StructType([
 _FIELDS = STATS_SCHEMA.fieldNames()
 
 
-def _configs(root: str, tps: Sequence[tuple[str, int]]) -> dict[str, dict[str, str]]:
-    """Each topic's effective properties (kvlog-topics.json over the defaults), read once on the driver."""
-    topics = sorted({t for t, _ in tps})
-    with LogManager(root, read_only=True) as mgr:
-        known = mgr.topics()
-        return {t: (mgr.topic_config(t) if t in known else LogConfig()).to_properties() for t in topics}
-
-
-def _plan_rows(options: dict[str, str]) -> list[tuple[float, tuple[str, int], str, dict[str, str]]]:
-    """(dirty ratio or size, partition, path, topic properties) per partition to work on, most work first."""
+def _plan_rows(options: dict[str, str]) -> tuple[list[tuple[float, tuple[str, int], str, dict[str, str], str]],
+                                                 list[tuple[tuple[str, int], str, str, str]]]:
+    """``(work, skipped)``: per partition to work on, most work first, (dirty ratio or size, partition, path,
+    final topic properties, deciding configs explained); per partition left alone, (partition, path, why,
+    deciding configs explained). Configs are resolved once on the driver (KRaft metadata, kvlog-topics.json,
+    Kafka's defaults: kvlog.topic_configs); internal topics follow the rules of maintenance_refusal."""
     root = options["path"]
     action = options["action"]
     wanted = json.loads(options.get("topics", "null"))
+    overrides = json.loads(options.get("overrides") or "{}")
+    force = options.get("force") == "true"
+    force_internal = options.get("force_internal") == "true"
     found = _plan.discover([root])
     tps = sorted(tp for tp in found if wanted is None or tp[0] in wanted)
-    configs = _configs(root, tps)
+    configs = TopicConfigs.load(root, metadata_dir=options.get("metadata_dir") or None) if tps else TopicConfigs()
+    names = _RETENTION_CONFIGS if action == "retention" else _COMPACT_CONFIGS
     cleaner = LogCleaner()
     work = []
+    skipped = []
     for tp in tps:
-        props = configs[tp[0]]
+        rc = configs.resolve(tp[0], overrides, force_internal=force_internal)
+        explained = rc.explain(names)
+        why = maintenance_refusal(tp[0], action, force_internal=force_internal)
+        props = rc.config.to_properties()
+        if why is None and action == "compact" and force and (not rc.internal or force_internal):
+            props["cleanup.policy"] = "compact"
         cfg = LogConfig.from_properties(props)
-        overrides = json.loads(options.get("overrides") or "{}")
-        if action == "compact" and not LogConfig.from_properties({**props, **overrides}).compact \
-                and options.get("force") != "true":
+        if why is None and action == "compact" and not cfg.compact:
+            why = f"cleanup.policy={props['cleanup.policy'] or 'none'} is not compact"
+        if why is not None:
+            skipped.append((tp, found[tp], why, explained))
             continue
         ratio = 0.0
         try:
@@ -79,43 +86,67 @@ def _plan_rows(options: dict[str, str]) -> list[tuple[float, tuple[str, int], st
                 log.close()
         except KvlogError:
             ratio = float("inf")  # let the task report what is wrong with it
-        work.append((ratio, tp, found[tp], props))
+        work.append((ratio, tp, found[tp], props, explained))
     work.sort(key=lambda w: (-w[0], w[1]))
-    return work
+    return work, skipped
+
+
+_RETENTION_CONFIGS = ("cleanup.policy", "retention.ms", "retention.bytes")
+_COMPACT_CONFIGS = ("cleanup.policy", "min.cleanable.dirty.ratio", "delete.retention.ms", "min.compaction.lag.ms")
 
 
 def _plan_work(options: dict[str, str]) -> list[InputPartition]:
-    return [InputPartition((tp, path, props)) for _, tp, path, props in _plan_rows(options)]
+    return [InputPartition((tp, path, props)) for _, tp, path, props, _ in _plan_rows(options)[0]]
+
+
+def _shown(path: str) -> str:
+    return storage.canonical(path) if storage.is_remote(path) else path
 
 
 def plan(root: str | os.PathLike[str], action: str = "compact", *, topics: Sequence[str] | None = None,
-         force: bool = False, config_overrides: dict[str, str] | None = None) -> list[dict[str, Any]]:
+         force: bool = False, config_overrides: dict[str, str] | None = None, force_internal: bool = False,
+         include_skipped: bool = False, metadata_dir: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
     """What ``compact`` / ``enforce_retention`` would work on, without changing anything: one row per
-    partition (``topic``, ``partition``, ``path`` and ``dirty_ratio`` for compaction or ``size_in_bytes``
-    for retention), most work first. Read-only, so ``root`` may be an object-store URI (a backup)."""
+    partition (``topic``, ``partition``, ``path``, ``dirty_ratio`` for compaction or ``size_in_bytes`` for
+    retention, and ``config``: the deciding configs with their sources), most work first. Read-only, so
+    ``root`` may be an object-store URI (a backup).
+
+    Topic configs come from the broker's KRaft metadata, then kvlog's topic table, then Kafka's defaults
+    (:mod:`kvlog.topic_configs`). ``__cluster_metadata`` is never planned; other internal topics are not
+    planned for retention, nor given ``force``/``config_overrides``, unless ``force_internal``.
+    ``include_skipped`` adds a row (``skipped``: why) for every partition left alone.
+    """
     if action not in ("compact", "retention"):
         raise ValueError(f"action must be 'compact' or 'retention', not {action!r}")
     options = {"path": os.fspath(root), "action": action,
                "topics": json.dumps(list(topics) if topics is not None else None),
                "overrides": json.dumps({str(k): str(v) for k, v in (config_overrides or {}).items()}),
-               "force": str(bool(force)).lower()}
+               "force": str(bool(force)).lower(), "force_internal": str(bool(force_internal)).lower(),
+               "metadata_dir": "" if metadata_dir is None else os.fspath(metadata_dir)}
     measure = "dirty_ratio" if action == "compact" else "size_in_bytes"
-    return [{"topic": tp[0], "partition": tp[1], "path": storage.canonical(path) if storage.is_remote(path) else path,
-             measure: value if action == "compact" else int(value) if value != float("inf") else None}
-            for value, tp, path, _ in _plan_rows(options)]
+    work, skipped = _plan_rows(options)
+    rows: list[dict[str, Any]] = [
+        {"topic": tp[0], "partition": tp[1], "path": _shown(path),
+         measure: value if action == "compact" else int(value) if value != float("inf") else None,
+         "config": explained}
+        for value, tp, path, _, explained in work]
+    if include_skipped:
+        rows += [{"topic": tp[0], "partition": tp[1], "path": _shown(path), measure: None, "config": explained,
+                  "skipped": why} for tp, path, why, explained in skipped]
+    return rows
 
 
 def _run(options: dict[str, str], item: tuple[tuple[str, int], str, dict[str, str]]) -> dict[str, Any]:
     (topic, partition), path, props = item
-    props = {**props, **json.loads(options.get("overrides") or "{}")}
-    if options.get("force") == "true":
-        props["cleanup.policy"] = "compact"
-    cfg = LogConfig.from_properties(props)
+    cfg = LogConfig.from_properties(props)  # resolved, overrides and force applied, on the driver
     now = int(options["now_ms"]) if options.get("now_ms") else None
     row: dict[str, Any] = {k: None for k in _FIELDS}
     row.update(topic=topic, partition=partition, action=options["action"])
     t0 = time.perf_counter()
     try:
+        why = maintenance_refusal(topic, options["action"], force_internal=options.get("force_internal") == "true")
+        if why is not None:  # the plan never sends one; a hand-made task must not either
+            raise KvlogError(why)
         log = Log.open(path, cfg)
         try:
             row.update(segments_before=len(log.segments), bytes_before=log.size_in_bytes)
@@ -185,23 +216,35 @@ def _submit(spark: Any, root: str | os.PathLike[str], action: str, topics: Seque
 
 def compact(spark: Any, root: str | os.PathLike[str], *, topics: Sequence[str] | None = None, full: bool = False,
             now_ms: int | None = None, dedupe_buffer_size: int = 128 << 20, force: bool = False,
-            config_overrides: dict[str, str] | None = None) -> Any:
+            config_overrides: dict[str, str] | None = None, force_internal: bool = False,
+            metadata_dir: str | os.PathLike[str] | None = None) -> Any:
     """Run the cleaner on every compacted partition log under ``root`` as Spark tasks, dirtiest first.
 
-    ``force`` cleans logs whose topic is not configured ``cleanup.policy=compact`` too;
-    ``config_overrides`` replaces topic properties for this run (e.g. ``{"compaction.strategy":
-    "timestamp"}``). Returns a DataFrame of per-partition statistics (``error`` says why a partition
-    could not be cleaned).
+    Topic configs come from the broker's KRaft metadata (in ``root`` or ``metadata_dir``), then kvlog's
+    topic table, then Kafka's defaults (:mod:`kvlog.topic_configs`). ``force`` cleans logs whose topic is
+    not configured ``cleanup.policy=compact`` too; ``config_overrides`` replaces topic properties for this
+    run (e.g. ``{"compaction.strategy": "timestamp"}``). Neither reaches Kafka's internal topics unless
+    ``force_internal``; ``__cluster_metadata`` is never compacted. Returns a DataFrame of per-partition
+    statistics (``error`` says why a partition could not be cleaned).
     """
     if config_overrides:
         LogConfig.from_properties({str(k): str(v) for k, v in config_overrides.items()})  # fail fast
     return _submit(spark, root, "compact", topics, {
         "overrides": json.dumps({str(k): str(v) for k, v in (config_overrides or {}).items()}),
         "full": str(bool(full)).lower(), "force": str(bool(force)).lower(),
+        "force_internal": str(bool(force_internal)).lower(),
+        "metadata_dir": "" if metadata_dir is None else os.fspath(metadata_dir),
         "now_ms": "" if now_ms is None else str(int(now_ms)), "dedupe_buffer_size": str(int(dedupe_buffer_size))})
 
 
 def enforce_retention(spark: Any, root: str | os.PathLike[str], *, topics: Sequence[str] | None = None,
-                      now_ms: int | None = None) -> Any:
-    """Apply each topic's ``retention.ms`` / ``retention.bytes`` to every partition log as Spark tasks."""
-    return _submit(spark, root, "retention", topics, {"now_ms": "" if now_ms is None else str(int(now_ms))})
+                      now_ms: int | None = None, force_internal: bool = False,
+                      metadata_dir: str | os.PathLike[str] | None = None) -> Any:
+    """Apply each topic's ``retention.ms`` / ``retention.bytes`` to every partition log as Spark tasks.
+
+    Configs are resolved as for :func:`compact`. Kafka's internal topics are left alone unless
+    ``force_internal``; ``__cluster_metadata`` always.
+    """
+    return _submit(spark, root, "retention", topics, {
+        "now_ms": "" if now_ms is None else str(int(now_ms)), "force_internal": str(bool(force_internal)).lower(),
+        "metadata_dir": "" if metadata_dir is None else os.fspath(metadata_dir)})
