@@ -196,3 +196,38 @@ def test_every_flipped_byte_is_right_or_an_error(tmp_path, source):
             if got != original:
                 assert any(issubclass(w.category, DataLossWarning) for w in caught), position
     assert outcomes["error"] > 0 and outcomes["same"] > 0
+
+
+# ----------------------------------------------------------------------------------- internal topics, CLI
+def _groups_dir(tmp_path):
+    from kvlog.internal_topics.decoders import encode_coordinator_record
+
+    def commit(group, offset, ts):
+        k, v = encode_coordinator_record("__consumer_offsets", 1, {"group": group, "topic": "orders", "partition": 0},
+                                         3, {"offset": offset, "leaderEpoch": 2, "metadata": "", "commitTimestamp": ts})
+        return kvlog.Record(k, v, ts)
+
+    root = tmp_path / "data"
+    with kvlog.Log.open(root / "orders-0") as log:
+        log.append([kvlog.Record(b"k", b"v", 1_700_000_000_000 + i) for i in range(10)])
+    with kvlog.Log.open(root / "__consumer_offsets-6") as log:
+        log.append([commit("billing", 4, 1_700_000_005_000)])
+        log.append([commit("billing", 7, 1_700_000_009_000)])
+        second = log.segments[0].size_in_bytes - log.read(1).size_in_bytes
+    return root, second
+
+
+def test_groups_surface_damage_instead_of_an_older_commit(tmp_path, capfd):
+    from kvlog.cli import main
+    from kvlog.internal_topics.consumer_offsets import consumer_offsets
+
+    root, second = _groups_dir(tmp_path)
+    assert main(["groups", str(root), "--json"]) == 0
+    assert '"committed_offset": 7' in capfd.readouterr().out
+    _flip(str(root / "__consumer_offsets-6"), second + 30)  # the newest commit's batch, inside its CRC
+    with pytest.raises(CorruptRecordError):
+        consumer_offsets(str(root))
+    rc = main(["groups", str(root)])
+    out, err = capfd.readouterr()
+    assert rc != 0 and "committed" not in out.lower()
+    assert "__consumer_offsets-6" in err and "position" in err, err
