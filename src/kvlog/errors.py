@@ -39,7 +39,7 @@ __all__ = [
 # scheme://[userinfo@]rest[?query][#fragment] inside any text. The userinfo runs to the *last* "@" before
 # the query: an unencoded secret may hold "/" or "@". The rest stops at white space, quotes and brackets.
 _URI = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*)://(?:[^\s'\"<>()\[\]{}?#]*@)?([^\s'\"<>()\[\]{}?#@]*)"
-                  r"(?:\?[^\s'\"<>()\[\]{}#]*)?(?:#[^\s'\"<>()\[\]{}]*)?")
+                  r"(?:\?[^\s'\"<>()\[\]{}#]*[^\s'\"<>()\[\]{}#:,.;])?(?:#[^\s'\"<>()\[\]{}]*)?")
 
 
 def redact(text: str) -> str:

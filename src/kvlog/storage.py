@@ -122,7 +122,9 @@ def register_filesystem(prefix: str, filesystem: Any, **options: Any) -> "Object
     from kvlog.object_store import ObjectStore
 
     if not is_remote(prefix):
-        raise ConfigError(f"register_filesystem takes a URI prefix such as 's3://bucket', not {redact(str(prefix))!r}")
+        # not repeated: a malformed prefix is no URI, so redact() could not tell its credentials apart
+        raise ConfigError("register_filesystem takes a URI prefix such as 's3://bucket' (scheme://bucket[/path]); "
+                          "the prefix given has no scheme")
     scheme = prefix.split("://", 1)[0]
     store = ObjectStore(filesystem, strip=len(scheme) + 3, **options)
     with _stores_lock:
