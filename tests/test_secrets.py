@@ -263,3 +263,10 @@ def test_cli_output_names_no_secret(s3, uploaded, tmp_path, capfd):
             assert_no_secrets([out, err])
         except AssertionError as exc:
             raise AssertionError(f"{args}: {exc}") from None
+
+
+def test_internal_topic_readers_name_no_secret_for_a_missing_topic(s3, uploaded, caplog):
+    # the backup holds orders-0 only: no __cluster_metadata-0, no __consumer_offsets
+    err = _sweep(lambda: kvlog.cluster_metadata(secret_uri(uploaded, port=s3.port)), caplog, KvlogError)
+    assert isinstance(err, FileNotFoundError)
+    _sweep(lambda: kvlog.consumer_offsets(secret_uri(f"{uploaded}-gone", port=s3.port)), caplog, KvlogError)

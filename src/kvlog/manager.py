@@ -70,6 +70,8 @@ class LogManager:
 
     def __init__(self, root: str | os.PathLike[str], config: LogConfig | None = None, *,
                  read_only: bool = False, time: Callable[[], int] | None = None):
+        if not isinstance(root, (str, os.PathLike)):
+            raise TypeError(f"LogManager takes a data directory (a path or a URI), not {type(root).__name__}")
         if not read_only:
             storage.refuse_remote_writer(root, "LogManager without read_only=True")
         self.root = storage.normalize(root)
