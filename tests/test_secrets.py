@@ -156,7 +156,7 @@ OFFLINE: list[tuple[str, Callable[[str], Any], type[BaseException]]] = [
 def test_refusals_and_bad_uris_name_no_secret(caplog):
     for what, fn, expected in OFFLINE:
         try:
-            _sweep(lambda: fn(secret_uri("w/t-0")), caplog, expected)
+            _sweep(lambda fn=fn: fn(secret_uri("w/t-0")), caplog, expected)
         except AssertionError as exc:
             raise AssertionError(f"{what}: {exc}") from None
 
