@@ -25,6 +25,7 @@ from kvlog.errors import (
     CorruptRecordError,
     CorruptSnapshotError,
     DecompressionLimitError,
+    DirectoryNotFoundError,
     InvalidOffsetError,
     InvalidProducerEpochError,
     InvalidRecordError,
@@ -38,6 +39,7 @@ from kvlog.errors import (
     ProducerStateError,
     RecordTooLargeError,
     TransactionCoordinatorFencedError,
+    UnknownTopicOrPartitionError,
     UnsupportedCodecError,
 )
 from kvlog.internal_topics.cluster_metadata import ClusterMetadata, cluster_metadata
@@ -106,6 +108,8 @@ __all__ = [
     "TransactionCoordinatorFencedError",
     "CorruptSnapshotError",
     "CorruptInternalRecordError",
+    "UnknownTopicOrPartitionError",
+    "DirectoryNotFoundError",
     "consumer_offsets",
     "cluster_metadata",
     "ClusterMetadata",

@@ -5,7 +5,9 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+from collections.abc import Iterable
 
+from kvlog import _io
 from kvlog.errors import LogLockedError
 
 LOG = ".log"
@@ -21,7 +23,13 @@ SEGMENT_SUFFIXES = (LOG, INDEX, TIME_INDEX, TXN_INDEX)
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"
 LOCK = ".kvlog.lock"
 
-_PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
+# Kafka's topic characters, then "-" and the partition number as Kafka writes it (no sign, no leading zero)
+_PARTITION_DIR = re.compile(r"^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$")
+_MAX_PARTITION = 2**31 - 1
+#: files of a partition directory that are not named by an offset (KRaft's ``quorum-state`` included)
+PARTITION_FILES = frozenset({"partition.metadata", "leader-epoch-checkpoint", "quorum-state"})
+#: the KRaft metadata log: Raft's own log, never an ordinary topic
+CLUSTER_METADATA = "__cluster_metadata"
 
 
 def prefix(offset: int) -> str:
@@ -43,11 +51,41 @@ def is_offset_name(name: str) -> bool:
 
 
 def parse_partition_dir(path: str) -> tuple[str, int] | None:
-    """``(topic, partition)`` from a ``<topic>-<partition>`` directory name, or None."""
+    """``(topic, partition)`` from a ``<topic>-<partition>`` directory name, or None.
+
+    Only names a broker writes: a legal topic name (``[a-zA-Z0-9._-]``, at most 249 characters, not
+    ``.``/``..``), then the partition number in decimal without sign or leading zeros, at most 2^31-1.
+    ``-delete``/``-future``/``-stray`` directories (``t-0.<uuid>-delete``) are not partitions.
+    """
     m = _PARTITION_DIR.match(os.path.basename(os.path.normpath(path)))
-    if not m:
+    if not m or m.group(1) in (".", "..") or int(m.group(2)) > _MAX_PARTITION:
         return None
     return m.group(1), int(m.group(2))
+
+
+def looks_like_partition(names: Iterable[str]) -> bool:
+    """Whether a directory holding ``names`` holds a Kafka partition: at least one file named by a
+    20-digit offset (segment, index, producer snapshot) or one of :data:`PARTITION_FILES`."""
+    return any(is_offset_name(n) or n in PARTITION_FILES for n in names)
+
+
+def partition_dirs(root: str) -> tuple[dict[tuple[str, int], str], list[str]]:
+    """The partition directories directly under a data directory ``root`` (a local path or a normalized
+    URI): ``({(topic, partition): path}, skipped)``. A child counts when its name parses
+    (:func:`parse_partition_dir`) and its files look like a partition (:func:`looks_like_partition`);
+    ``skipped`` names the children whose names parse but whose contents do not (``/etc/dbus-1``)."""
+    found: dict[tuple[str, int], str] = {}
+    skipped: list[str] = []
+    for name in sorted(_io.fs.listdir(root)):
+        tp = parse_partition_dir(name)
+        full = os.path.join(root, name)
+        if tp is None or not _io.fs.isdir(full):
+            continue
+        if looks_like_partition(_io.fs.listdir(full)):
+            found[tp] = full
+        else:
+            skipped.append(name)
+    return found, skipped
 
 
 def lock_file(path: str, what: str) -> int:

@@ -32,7 +32,7 @@ from kvlog.batch_audit import REPAIRABLE, ProducerLast, audit_segment, dense_his
 from kvlog.repair import REPAIRED, repair_partition
 from kvlog.compression import Compression, decompress
 from kvlog.config import LogConfig
-from kvlog.errors import ConfigError, CorruptRecordError, KvlogError
+from kvlog.errors import ConfigError, CorruptRecordError, DirectoryNotFoundError, KvlogError, redact
 from kvlog.index import OffsetIndex, TimeIndex
 from kvlog.internal_topics.dump_format import Parser
 from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, Log
@@ -329,14 +329,16 @@ def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only:
     prefix = os.path.basename(path).split(".")[0]
     fd = _open_read(os.path.join(os.path.dirname(storage.normalize(path)), prefix + _files.LOG))
     try:
-        offsets, positions, _ = read_offset_index(path, base)
-        if len(offsets) == 0:
-            _out(f"{path} is empty.")
-            return
-        if sanity_only:
+        offsets, positions, length = read_offset_index(path, base)
+        if sanity_only and length:
+            # before the emptiness test: a file shorter than one entry is corrupt, not empty (Kafka's tool
+            # says "is empty" here; the broker's own check, run on load, rejects the file)
             with OffsetIndex(path, base, writable=False, trust_tail=True) as index:
                 index.sanity_check()
             _out(f"{path} passed sanity check.")
+            return
+        if len(offsets) == 0:
+            _out(f"{path} is empty.")
             return
         size = _io.fs.size(fd)
         key = storage.normalize(path)
@@ -452,6 +454,16 @@ def cmd_dump(args: argparse.Namespace) -> int:
             continue
         if storage.is_remote(path):
             path = storage.normalize(path)  # the object's name without the query or credentials
+        try:
+            present = _io.fs.exists(path) and not _io.fs.isdir(path)
+        except (KvlogError, OSError) as exc:
+            _err(f"kvlog: {path}: {exc}")
+            state.failed = True
+            continue
+        if not present:  # only the error: no "Dumping" header for a file that is not there
+            _err(f"kvlog: {path}: no such file")
+            state.failed = True
+            continue
         _out(f"Dumping {path}")
         name = os.path.basename(path)
         suffix = name[name.rfind("."):] if "." in name else ""
@@ -566,32 +578,33 @@ class PartitionReport:
 
 
 def _is_partition_dir(path: str) -> bool:
+    """True for a partition directory, False for a data directory holding partition directories;
+    ``DirectoryNotFoundError`` ("no Kafka partitions found") for anything else (``kvlog verify /etc``)."""
     names = _io.fs.listdir(path)
     if any(n.endswith(_files.LOG) and _files.is_offset_name(n) for n in names):
         return True
-    if any(_files.parse_partition_dir(n) is not None and _io.fs.isdir(os.path.join(path, n)) for n in names):
+    found, skipped = _files.partition_dirs(path)
+    if found:
         return False
-    if _files.parse_partition_dir(path) is not None:
+    if _files.parse_partition_dir(path) is not None and _files.looks_like_partition(names):
         return True
-    raise KvlogError(f"{path} holds neither log segments nor <topic>-<partition> directories")
+    also = (f"; {', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''} "
+            f"{'is' if len(skipped) == 1 else 'are'} named like partitions but hold no Kafka partition files"
+            if skipped else "")
+    raise DirectoryNotFoundError(f"no Kafka partitions found in {path}: it holds neither log segments nor "
+                                 f"<topic>-<partition> directories with Kafka partition files{also}")
 
 
 def _partitions(path: str) -> tuple[bool, list[tuple[str, str | None, int | None]]]:
     """(is one partition, [(path, topic, partition)]) for a partition directory or a data directory."""
     path = storage.normalize(path)
     if not _io.fs.isdir(path):
-        raise FileNotFoundError(f"no such directory: {path}")
+        raise DirectoryNotFoundError(f"no such directory: {path}")
     if _is_partition_dir(path):
         tp = _files.parse_partition_dir(path)
         return True, [(path, tp[0] if tp else None, tp[1] if tp else None)]
-    out: list[tuple[str, str | None, int | None]] = []
-    for name in sorted(_io.fs.listdir(path)):
-        tp = _files.parse_partition_dir(name)
-        full = os.path.join(path, name)
-        if tp is not None and _io.fs.isdir(full):
-            out.append((full, tp[0], tp[1]))
-    out.sort(key=lambda t: (t[1] or "", t[2] or 0))
-    return False, out
+    found = _files.partition_dirs(path)[0]
+    return False, [(full, t, p) for (t, p), full in sorted(found.items())]
 
 
 def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> None:
@@ -880,6 +893,9 @@ def verify_path(path: str) -> tuple[list[PartitionReport], list[Problem]]:
     root_problems: list[Problem] = []
     if not single:
         root = storage.normalize(path)
+        for name in _files.partition_dirs(root)[1]:
+            root_problems.append(Problem("warning", name, "named like a partition directory but holds no Kafka "
+                                                          "partition files; not verified"))
         by_tp = {(r.topic, r.partition): r for r in reports}
         for name in _ROOT_CHECKPOINTS:
             full = os.path.join(root, name)
@@ -1256,7 +1272,7 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     source = storage.normalize(args.source)
     if not _io.fs.isdir(source):
-        raise FileNotFoundError(f"no such directory: {source}")
+        raise DirectoryNotFoundError(f"no such directory: {source}")
     try:
         if _is_partition_dir(source):
             if topic_map:
@@ -1272,6 +1288,9 @@ def cmd_mirror(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.finish()
     for stats in results.values():
+        if stats.skipped:
+            _err(f"kvlog: {os.path.basename(stats.source)}: skipped: {stats.skipped}")
+            continue
         label = f"{os.path.basename(stats.source)} -> {os.path.basename(stats.target)}"
         if stats.records:
             _out(f"{label}: {stats.records} records, {stats.bytes} bytes; source offsets "
@@ -1485,7 +1504,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except (KvlogError, OSError) as exc:
         sys.stdout.flush()
-        _err(f"kvlog: {exc}")
+        _err(f"kvlog: {redact(str(exc))}")  # an OSError from a library may quote a URI with credentials
         return 1
     except KeyboardInterrupt:
         _err("kvlog: interrupted")

@@ -7,7 +7,10 @@ input subclass ``ValueError`` as well, so generic handlers keep working.
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
+    "redact",
     "KvlogError",
     "CorruptRecordError",
     "DecompressionLimitError",
@@ -28,11 +31,35 @@ __all__ = [
     "TransactionCoordinatorFencedError",
     "CorruptSnapshotError",
     "CorruptInternalRecordError",
+    "UnknownTopicOrPartitionError",
+    "DirectoryNotFoundError",
 ]
 
 
+# scheme://[userinfo@]rest[?query][#fragment] inside any text. The userinfo runs to the *last* "@" before
+# the query: an unencoded secret may hold "/" or "@". The rest stops at white space, quotes and brackets.
+_URI = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*)://(?:[^\s'\"<>()\[\]{}?#]*@)?([^\s'\"<>()\[\]{}?#@]*)"
+                  r"(?:\?[^\s'\"<>()\[\]{}#]*[^\s'\"<>()\[\]{}#:,.;])?(?:#[^\s'\"<>()\[\]{}]*)?")
+
+
+def redact(text: str) -> str:
+    """``text`` with every URI's credentials (``key:secret@``), query string (``?endpoint_override=…&
+    secret_key=…``) and fragment removed: ``s3://KEY:SECRET@bucket/p?x=y`` reads ``s3://bucket/p``.
+
+    The one function kvlog passes every message through that may hold a URI: every ``KvlogError``'s
+    message (in its constructor), and the text of a storage library's exception before kvlog repeats it.
+    """
+    if "://" not in text:
+        return text
+    return _URI.sub(lambda m: f"{m.group(1)}://{m.group(2)}", text)
+
+
 class KvlogError(Exception):
-    """Base class of every error raised by kvlog."""
+    """Base class of every error raised by kvlog. Messages never carry credentials or URI query strings
+    (:func:`redact` is applied to every string argument)."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class CorruptRecordError(KvlogError, ValueError):
@@ -147,6 +174,20 @@ class StorageUnavailableError(StorageError):
 
 class ReadOnlyStorageError(KvlogError, ValueError):
     """A write was asked of a remote log directory: kvlog reads object stores, it writes only local logs."""
+
+
+class UnknownTopicOrPartitionError(KvlogError, LookupError):
+    """A topic, or a partition of a topic, that the data directory does not hold (Kafka's
+    UnknownTopicOrPartitionException). ``topic`` names it; ``partition`` is -1 when the topic is unknown."""
+
+    def __init__(self, message: str, *, topic: str = "", partition: int = -1) -> None:
+        super().__init__(message)
+        self.topic = topic
+        self.partition = partition
+
+
+class DirectoryNotFoundError(KvlogError, FileNotFoundError):
+    """A data directory or partition directory that is not there (or holds no Kafka partition)."""
 
 
 class InvalidRecordError(KvlogError, ValueError):

@@ -14,11 +14,17 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from kvlog import _files, _io, storage
 from kvlog.config import LogConfig
-from kvlog.errors import ConfigError, KvlogError, StorageError
+from kvlog.errors import (
+    ConfigError,
+    DirectoryNotFoundError,
+    KvlogError,
+    StorageError,
+    UnknownTopicOrPartitionError,
+)
 from kvlog.log import Log, _RootCheckpoints
 from kvlog.topic_configs import KraftConfigs, ResolvedConfig, TopicConfigs, read_kraft_configs
 
@@ -66,6 +72,8 @@ class LogManager:
 
     def __init__(self, root: str | os.PathLike[str], config: LogConfig | None = None, *,
                  read_only: bool = False, time: Callable[[], int] | None = None):
+        if not isinstance(root, (str, os.PathLike)):
+            raise TypeError(f"LogManager takes a data directory (a path or a URI), not {type(root).__name__}")
         if not read_only:
             storage.refuse_remote_writer(root, "LogManager without read_only=True")
         self.root = storage.normalize(root)
@@ -76,11 +84,12 @@ class LogManager:
         self.read_only = read_only
         self._time = time
         self._logs: dict[tuple[str, int], Log] = {}
+        self._present: dict[str, set[int]] = {}  # partition directories on disk (and created here)
         self._lock_fd = -1
         self._closed = False
         if not _io.fs.isdir(self.root):
             if read_only:
-                raise FileNotFoundError(f"no data directory at {self.root}")
+                raise DirectoryNotFoundError(f"no data directory at {self.root}")
             os.makedirs(self.root, mode=_io.DIR_MODE, exist_ok=True)
         self._checkpoints = _RootCheckpoints(self.root)
         self._clean_shutdown = False
@@ -115,14 +124,9 @@ class LogManager:
             except (OSError, ValueError) as exc:
                 raise ConfigError(f"cannot read {path}: {exc}") from None
             table = _checked_topics(table, path)
-        # directories written by a broker (or another tool) count too
-        for name in _io.fs.listdir(self.root):
-            tp = _files.parse_partition_dir(name)
-            if tp is None or not _io.fs.isdir(os.path.join(self.root, name)) or "." in name.rsplit("-", 1)[-1]:
-                continue
-            topic, partition = tp
-            entry = table.setdefault(topic, {"partitions": 0, "config": {}})
-            entry["partitions"] = max(int(entry["partitions"]), partition + 1)  # type: ignore[call-overload]
+        # the partitions are the directories on disk, whoever wrote them (a broker holds only its replicas)
+        for topic, partition in _files.partition_dirs(self.root)[0]:
+            self._present.setdefault(topic, set()).add(partition)
         return table
 
     def _write_topics(self) -> None:
@@ -130,8 +134,22 @@ class LogManager:
         _io.fs.write_atomic(os.path.join(self.root, TOPICS_FILE), data)
 
     def topics(self) -> dict[str, int]:
-        """``{topic: partition count}``."""
-        return {t: int(e["partitions"]) for t, e in sorted(self._topics.items())}  # type: ignore[call-overload]
+        """``{topic: number of its partition directories in this data directory}``, by topic name.
+
+        The count is what is on disk, not the topic's partition count in the cluster: a broker's
+        directory holds only the partitions it has replicas of, so ``__consumer_offsets`` may show 49 of
+        its 50. :meth:`partitions` gives the numbers. Topics of kvlog's table without a directory are
+        left out.
+        """
+        return {t: len(ps) for t, ps in sorted(self._present.items()) if ps}
+
+    def partitions(self, topic: str) -> list[int]:
+        """The sorted partition numbers of ``topic`` present in this data directory (see :meth:`topics`);
+        ``UnknownTopicOrPartitionError`` when there are none."""
+        present = self._present.get(topic) if isinstance(topic, str) else None
+        if not present:
+            raise UnknownTopicOrPartitionError(f"no topic {topic!r} in {self.root}", topic=str(topic))
+        return sorted(present)
 
     def topic_config(self, topic: str) -> LogConfig:
         """The config a log of ``topic`` is opened with (see :meth:`resolved_config`)."""
@@ -142,43 +160,56 @@ class LogManager:
         root (read once, on first use), then ``kvlog-topics.json``, then for internal topics Kafka's
         built-in configs, then the metadata's broker defaults, then this manager's ``config`` (or Kafka's
         defaults when none was given)."""
-        entry = self._topics.get(topic)
-        if entry is None:
-            raise KeyError(f"no topic {topic!r} in {self.root}")
+        entry = self._topics.get(topic) if isinstance(topic, str) else None
+        if entry is None and not (isinstance(topic, str) and self._present.get(topic)):
+            raise UnknownTopicOrPartitionError(f"no topic {topic!r} in {self.root}", topic=str(topic))
         if not self._kraft_read:
             self._kraft = read_kraft_configs(self.root)
             self._kraft_read = True
-        kvlog = {topic: dict(entry.get("config") or {})}  # type: ignore[call-overload]
+        kvlog = {topic: dict((entry or {}).get("config") or {})}  # type: ignore[call-overload]
         return TopicConfigs(kraft=self._kraft, kvlog=kvlog, base=self._explicit_config).resolve(topic)
 
     # ---------------------------------------------------------------------------------- topics
-    def create_topic(self, name: str, partitions: int, config: LogConfig | None = None) -> list[Log]:
-        """Create ``partitions`` empty logs for a new topic (Kafka's naming rules apply)."""
+    def create_topic(self, name: str, partitions: int | Collection[int],
+                     config: LogConfig | None = None) -> list[Log]:
+        """Create empty logs for a new topic (Kafka's naming rules apply): ``partitions`` is a count
+        (partitions 0..n-1) or the partition numbers to create (a copy of a broker's directory, which
+        holds only some of a topic's partitions); returns them by partition number."""
         self._check(writing=True)
         validate_topic_name(name)
-        if not isinstance(partitions, int) or partitions < 1:
-            raise ConfigError("partitions must be a positive integer")
-        if name in self._topics:
+        wanted = _partition_numbers(partitions)
+        if name in self._topics or self._present.get(name):
             raise ConfigError(f"topic {name!r} already exists in {self.root}")
-        longest = f"{name}-{partitions - 1}.{uuid.uuid4().hex}-delete"
-        if len(f"{name}-{partitions - 1}".encode()) > MAX_NAME_BYTES:
+        if len(f"{name}-{wanted[-1]}".encode()) > MAX_NAME_BYTES:
             raise ConfigError(f"partition directory names of {name!r} would exceed {MAX_NAME_BYTES} bytes")
-        del longest  # delete-directory names truncate the topic as Kafka does, so they always fit
+        # delete-directory names truncate the topic as Kafka does, so they always fit
         cfg = config or self.default_config
-        self._topics[name] = {"partitions": partitions,
+        self._topics[name] = {"partitions": wanted[-1] + 1,
                               "config": cfg.to_properties() if config is not None else {}}
         self._write_topics()
-        return [self.log(name, p) for p in range(partitions)]
+        self._present.setdefault(name, set()).update(wanted)
+        return [self.log(name, p) for p in wanted]
 
     def log(self, topic: str, partition: int) -> Log:
-        """The open Log for ``topic``/``partition`` (opened, and recovered if needed, on first use)."""
+        """The open Log for ``topic``/``partition`` (opened, and recovered if needed, on first use).
+
+        ``UnknownTopicOrPartitionError`` for a partition without a directory here; a writable manager
+        also (re)creates a partition below the count kvlog's topic table gives the topic.
+        """
         self._check()
+        if not isinstance(topic, str) or not isinstance(partition, int) or isinstance(partition, bool):
+            raise TypeError(f"log() takes a topic name (str) and a partition number (int), got "
+                            f"{type(topic).__name__} and {type(partition).__name__}")
         key = (topic, partition)
         if key in self._logs:
             return self._logs[key]
-        entry = self._topics.get(topic)
-        if entry is None or not 0 <= partition < int(entry["partitions"]):  # type: ignore[call-overload]
-            raise KeyError(f"no partition {topic}-{partition} in {self.root}")
+        present = self._present.get(topic, set())
+        declared = int(self._topics.get(topic, {}).get("partitions", 0))  # type: ignore[call-overload]
+        if partition not in present and (self.read_only or not 0 <= partition < declared):
+            have = (f"its partitions here are {_ranges(sorted(present))}" if present
+                    else "there is no such topic")
+            raise UnknownTopicOrPartitionError(f"no partition {topic}-{partition} in {self.root} ({have})",
+                                               topic=topic, partition=partition)
         path = os.path.join(self.root, f"{topic}-{partition}")
         real_root = os.path.realpath(self.root)
         if not storage.is_remote(path) and os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
@@ -186,19 +217,22 @@ class LogManager:
         log = Log.open(path, self.topic_config(topic), read_only=self.read_only, time=self._time,
                        _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints)
         self._logs[key] = log
+        present.add(partition)
+        self._present[topic] = present
         return log
 
     def logs(self) -> list[Log]:
         """Every partition log of every topic (opening them as needed)."""
-        return [self.log(t, p) for t, n in self.topics().items() for p in range(n)]
+        return [self.log(t, p) for t in self.topics() for p in self.partitions(t)]
 
     def delete_topic(self, name: str) -> None:
         """Close the topic's logs, rename their directories to Kafka's ``-delete`` form, remove them."""
         self._check(writing=True)
         entry = self._topics.pop(name, None)
-        if entry is None:
-            raise KeyError(f"no topic {name!r} in {self.root}")
-        for p in range(int(entry["partitions"])):  # type: ignore[call-overload]
+        present = self._present.pop(name, set())
+        if entry is None and not present:
+            raise UnknownTopicOrPartitionError(f"no topic {name!r} in {self.root}", topic=name)
+        for p in sorted(present):
             log = self._logs.pop((name, p), None)
             if log is not None:
                 log.close()
@@ -241,3 +275,32 @@ class LogManager:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _partition_numbers(partitions: int | Collection[int]) -> list[int]:
+    """``create_topic``'s partitions: a count (0..n-1) or the partition numbers themselves, sorted."""
+    if isinstance(partitions, int) and not isinstance(partitions, bool):
+        if partitions < 1:
+            raise ConfigError(f"partitions must be a positive integer, got {partitions}")
+        return list(range(partitions))
+    if isinstance(partitions, (str, bytes)) or not isinstance(partitions, Collection) or not partitions:
+        raise ConfigError(f"partitions must be a positive count or a non-empty collection of partition "
+                          f"numbers, got {partitions!r:.100}")
+    out = sorted(set(partitions))
+    if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 2**31 - 1 for p in out):
+        raise ConfigError(f"partition numbers must be integers from 0 to 2^31-1, got {partitions!r:.100}")
+    return out
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``0-13, 15-49`` for a sorted list of integers."""
+    runs: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        runs.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(runs)

@@ -48,7 +48,7 @@ import pyarrow.compute as pc
 
 from kvlog import _files, _io, storage
 from kvlog.config import LogConfig
-from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
+from kvlog.errors import ConfigError, DirectoryNotFoundError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
 from kvlog.manager import LogManager
 from kvlog.records import Compression, MemoryRecords, encode_arrays
@@ -89,6 +89,8 @@ class MirrorStats:
     target_end_offset: int = -1
     elapsed_s: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    #: why this partition was not copied at all ("" when it was): ``__cluster_metadata`` is skipped
+    skipped: str = ""
     _runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list, repr=False)
     _map: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
@@ -155,7 +157,7 @@ class MirrorStats:
             "bytes": self.bytes, "source_bytes": self.source_bytes, "control_records": self.control_records,
             "source_offsets": [self.source_start_offset, self.source_end_offset],
             "target_offsets": [self.target_start_offset, self.target_end_offset],
-            "elapsed_s": round(self.elapsed_s, 6), "warnings": list(self.warnings),
+            "elapsed_s": round(self.elapsed_s, 6), "warnings": list(self.warnings), "skipped": self.skipped,
         }
 
 
@@ -266,6 +268,10 @@ def mirror_log(
     forces the target codec (default: each source batch's codec, or the target's ``compression.type``).
     ``checkpoint=False`` neither reads nor writes ``mirror-checkpoint``.
     """
+    if not isinstance(target, Log):
+        raise TypeError(f"mirror_log's target must be a Log opened for writing, not {type(target).__name__}")
+    _refuse_metadata_log(source.dir if isinstance(source, Log) else os.fspath(source), "mirror from")
+    _refuse_metadata_log(target.dir, "mirror into")
     own = not isinstance(source, Log)
     src = source if isinstance(source, Log) else Log.open(source, read_only=True)
     t0 = time.monotonic()
@@ -416,17 +422,23 @@ def _append_groups(data: bytes, src_offsets: np.ndarray, target: Log, cfg: LogCo
         i = j
 
 
+METADATA_LOG_SKIPPED = (f"{_files.CLUSTER_METADATA} is KRaft's Raft log, not a topic: mirroring renumbers offsets "
+                        "and drops control records, which would corrupt it; copy its files instead")
+
+
+def _refuse_metadata_log(path: str, what: str) -> None:
+    tp = _files.parse_partition_dir(storage.split_query(path)[0])
+    if tp is not None and tp[0] == _files.CLUSTER_METADATA:
+        raise ConfigError(f"refusing to {what} {storage.redact(path)}: {METADATA_LOG_SKIPPED}")
+
+
 # -------------------------------------------------------------------------------------------- directories
 def _partition_dirs(root: str) -> dict[str, list[int]]:
-    """``{topic: [partitions]}`` for the ``<topic>-<partition>`` directories under ``root``."""
+    """``{topic: [partitions]}`` for the partition directories under ``root`` (only those that exist and
+    hold Kafka partition files; see ``kvlog._files.partition_dirs``)."""
     out: dict[str, list[int]] = {}
-    for name in sorted(_io.fs.listdir(root)):
-        tp = _files.parse_partition_dir(name)
-        if tp is None or not _io.fs.isdir(os.path.join(root, name)):
-            continue
-        out.setdefault(tp[0], []).append(tp[1])
-    for parts in out.values():
-        parts.sort()
+    for topic, partition in sorted(_files.partition_dirs(root)[0]):
+        out.setdefault(topic, []).append(partition)
     return out
 
 
@@ -454,9 +466,11 @@ def mirror_directory(
 ) -> dict[tuple[str, int], MirrorStats]:
     """Mirror every partition of a Kafka or kvlog data directory into another data directory.
 
-    Target topics are named through ``topic_map`` (default: the same name) and created with the source's
-    partition count through a :class:`LogManager` on ``target_root``; an existing target topic must have
-    at least as many partitions. Their configuration: ``config`` when it is a :class:`LogConfig`;
+    Target topics are named through ``topic_map`` (default: the same name) and created through a
+    :class:`LogManager` on ``target_root`` with exactly the partitions the source directory holds (a
+    broker's directory may hold some of a topic's partitions: no others are created); an existing target
+    topic must have every partition the source has. ``__cluster_metadata`` (KRaft's Raft log) is never
+    copied: its entry in the result has ``skipped`` set and no records. Their configuration: ``config`` when it is a :class:`LogConfig`;
     otherwise the source topic's configuration (kvlog's topic table; Kafka defaults for a broker's
     directory) with ``config``'s ``{kafka name: value}`` entries on top. ``topics`` restricts the run
     to those source topics. Each partition goes through :func:`mirror_log` (resumable, read-only source).
@@ -464,36 +478,44 @@ def mirror_directory(
     """
     src_root = storage.normalize(source_root)  # a local directory or a backup in an object store
     if not _io.fs.isdir(src_root):
-        raise FileNotFoundError(f"no data directory at {src_root}")
+        raise DirectoryNotFoundError(f"no data directory at {storage.redact(src_root)}")
     mapping = dict(topic_map or {})
     found = _partition_dirs(src_root)
     if topics is not None:
+        if isinstance(topics, str):
+            raise TypeError(f"topics must be a list of topic names, not the string {topics!r}")
         missing = [t for t in topics if t not in found]
         if missing:
             raise ConfigError(f"no topic {missing[0]!r} in {src_root}")
+        if _files.CLUSTER_METADATA in topics:
+            raise ConfigError(f"refusing to mirror {_files.CLUSTER_METADATA}: {METADATA_LOG_SKIPPED}")
         found = {t: found[t] for t in topics}
     unknown = [t for t in mapping if t not in found]
     if unknown:
         raise ConfigError(f"--topic-map names topic {unknown[0]!r}, which {src_root} does not have")
+    if _files.CLUSTER_METADATA in {mapping.get(t, t) for t in found if t != _files.CLUSTER_METADATA}:
+        raise ConfigError(f"--topic-map cannot write into {_files.CLUSTER_METADATA}: {METADATA_LOG_SKIPPED}")
     src_mgr = LogManager(src_root, read_only=True)
     results: dict[tuple[str, int], MirrorStats] = {}
     try:
         with LogManager(target_root) as tgt_mgr:
             existing = tgt_mgr.topics()
             for topic, parts in found.items():
+                if topic == _files.CLUSTER_METADATA:
+                    for p in parts:
+                        results[(topic, p)] = MirrorStats(source=os.path.join(src_root, f"{topic}-{p}"), target="",
+                                                          skipped=METADATA_LOG_SKIPPED)
+                    continue
                 name = mapping.get(topic, topic)
-                count = max(parts) + 1
                 if name in existing:
-                    if existing[name] < count:
-                        raise ConfigError(f"target topic {name!r} has {existing[name]} partitions; "
-                                          f"the source {topic!r} has {count}")
+                    have = set(tgt_mgr.partitions(name))
+                    lacking = [p for p in parts if p not in have]
+                    if lacking:
+                        raise ConfigError(f"target topic {name!r} lacks partition {lacking[0]}, which the "
+                                          f"source topic {topic!r} has")
                 else:
-                    try:
-                        base = src_mgr.topic_config(topic)
-                    except KeyError:
-                        base = LogConfig()
-                    tgt_mgr.create_topic(name, count, _resolve_config(config, base))
-                    existing[name] = count
+                    tgt_mgr.create_topic(name, parts, _resolve_config(config, src_mgr.topic_config(topic)))
+                    existing[name] = len(parts)
                 for p in parts:
                     results[(topic, p)] = mirror_log(
                         os.path.join(src_root, f"{topic}-{p}"), tgt_mgr.log(name, p),

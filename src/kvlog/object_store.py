@@ -35,6 +35,7 @@ from kvlog.errors import (
     StorageAccessError,
     StorageError,
     StorageUnavailableError,
+    redact,
 )
 
 __all__ = ["ObjectStore", "ObjectFile", "ReadStats"]
@@ -70,7 +71,10 @@ class ReadStats:
 
 
 def _classify(exc: BaseException, what: str, path: str, position: int) -> StorageError:
-    text = str(exc)
+    """A typed error for a storage library's exception. Raise it outside the ``except`` block that caught
+    ``exc``: the library's text may quote the URI with its credentials and query, so only the redacted text
+    is kept, and the original is neither the cause nor the context of kvlog's error."""
+    text = redact(str(exc))
     where = f" at position {position}" if position >= 0 else ""
     if isinstance(exc, FileNotFoundError) or "NoSuchKey" in text or "NoSuchBucket" in text or "HTTP status 404" in text:
         return ObjectNotFoundError(f"{what} {path}{where}: not found ({text})", path=path, position=position)
@@ -122,10 +126,13 @@ class ObjectStore:
         string, credentials and the environment configure it); ``canonical`` is the URI as kvlog names it."""
         import pyarrow.fs as pafs
 
+        failed: StorageError | None = None
         try:
             fs, inner = pafs.FileSystem.from_uri(uri)
         except (OSError, ValueError, TypeError) as exc:
-            raise _classify(exc, "opening the filesystem of", canonical, -1) from exc
+            failed = _classify(exc, "opening the filesystem of", canonical, -1)
+        if failed is not None:
+            raise failed  # not chained: pyarrow's message quotes the URI (credentials, query)
         inner = inner.rstrip("/")
         if inner and canonical.endswith(inner):
             strip = len(canonical) - len(inner)
@@ -163,7 +170,7 @@ class ObjectStore:
                 if _transient(exc):
                     err = StorageUnavailableError(f"{err} (gave up after {attempt + 1} attempts)", path=path,
                                                   position=position)
-                raise err from exc
+            raise err  # outside the handler, not chained: the library's text may quote the URI (see _classify)
         raise AssertionError("unreachable")
 
     def _keep(self, f: "ObjectFile", start: int, size: int) -> None:

@@ -25,13 +25,13 @@ import threading
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kvlog.errors import ConfigError, ReadOnlyStorageError, StorageError
+from kvlog.errors import ConfigError, ReadOnlyStorageError, StorageError, redact
 
 if TYPE_CHECKING:
     from kvlog.object_store import ObjectStore
 
 __all__ = ["RangedFile", "Storage", "is_remote", "normalize", "join", "store_for", "register_filesystem",
-           "refuse_remote_writer", "REMOTE_FD"]
+           "refuse_remote_writer", "redact", "REMOTE_FD"]
 
 #: descriptors of remote objects start here, far above any real file descriptor
 REMOTE_FD = 1 << 40
@@ -78,7 +78,8 @@ def _local(path: str) -> str:
     if path.startswith("file://"):
         parsed = urllib.parse.urlsplit(path)
         if parsed.netloc not in ("", "localhost"):
-            raise ConfigError(f"{path!r}: a file:// URI names a path on this machine, not on {parsed.netloc!r}")
+            raise ConfigError(f"{redact(path)!r}: a file:// URI names a path on this machine, not on "
+                              f"{parsed.netloc.rpartition('@')[2]!r}")
         return urllib.parse.unquote(parsed.path)
     return path
 
@@ -121,7 +122,9 @@ def register_filesystem(prefix: str, filesystem: Any, **options: Any) -> "Object
     from kvlog.object_store import ObjectStore
 
     if not is_remote(prefix):
-        raise ConfigError(f"register_filesystem takes a URI prefix such as 's3://bucket', not {prefix!r}")
+        # not repeated: a malformed prefix is no URI, so redact() could not tell its credentials apart
+        raise ConfigError("register_filesystem takes a URI prefix such as 's3://bucket' (scheme://bucket[/path]); "
+                          "the prefix given has no scheme")
     scheme = prefix.split("://", 1)[0]
     store = ObjectStore(filesystem, strip=len(scheme) + 3, **options)
     with _stores_lock:
@@ -137,11 +140,14 @@ def unregister_filesystem(prefix: str) -> None:
 def canonical(uri: str) -> str:
     """``scheme://bucket/key`` of a URI: no credentials (``key:secret@``), query or trailing ``/``;
     the form kvlog names objects by in its errors."""
-    parsed = urllib.parse.urlsplit(uri)
-    host = parsed.netloc.rpartition("@")[2]
-    if not parsed.scheme or not host:
-        raise ConfigError(f"{uri!r} is not a URI with a bucket or host (e.g. s3://bucket/path)")
-    return f"{parsed.scheme}://{host}{parsed.path}".rstrip("/")
+    scheme, sep, rest = uri.partition("://")
+    rest = rest.split("?", 1)[0].split("#", 1)[0]
+    # the userinfo runs to the last "@": an unencoded secret may hold "/" (urlsplit would end it there)
+    rest = rest.rpartition("@")[2]
+    host, _, path = rest.partition("/")
+    if not sep or not scheme or not host:
+        raise ConfigError(f"{redact(uri)!r} is not a URI with a bucket or host (e.g. s3://bucket/path)")
+    return f"{scheme}://{host}/{path}".rstrip("/")
 
 
 def _store_of(uri: str) -> tuple[str, "ObjectStore"]:
@@ -177,12 +183,13 @@ def store_for(uri: str) -> "ObjectStore":
     return _store_of(uri)[1]
 
 
-def refuse_remote_writer(path: Any, what: str) -> None:
-    """Writers stay local: a clear error instead of a half-written object store."""
+def refuse_remote_writer(path: Any, what: str, remedy: str = "") -> None:
+    """Writers stay local: a clear error instead of a half-written object store. ``remedy`` says what to
+    do instead (default: open read-only, or mirror to a local directory first)."""
     if is_remote(os.fspath(path) if isinstance(path, os.PathLike) else path):
         raise ReadOnlyStorageError(
-            f"{what} on {path}: kvlog writes only local log directories; remote URIs are read-only "
-            "(open with read_only=True, or mirror the log to a local directory first)")
+            f"{what} on {redact(os.fspath(path))}: kvlog writes only local log directories; remote URIs are "
+            f"read-only ({remedy or 'open with read_only=True, or mirror the log to a local directory first'})")
 
 
 # ----------------------------------------------------------------------------- descriptor table

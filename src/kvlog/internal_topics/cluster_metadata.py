@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 
 from kvlog import _io, storage
-from kvlog.errors import CorruptInternalRecordError
+from kvlog.errors import CorruptInternalRecordError, DirectoryNotFoundError
 from kvlog.internal_topics.decoders import InternalTopic, MetadataRecord, UnknownSchemaError, decode_metadata_record
 from kvlog.internal_topics.layout import partition_dirs, read_batches
 from kvlog.log import Log
@@ -220,7 +220,7 @@ def cluster_metadata(root: str | os.PathLike[str], *, errors: str = "raise") -> 
     """
     dirs = partition_dirs(root, TOPIC)
     if not dirs:
-        raise FileNotFoundError(f"no {TOPIC}-0 directory in {os.fspath(root)}")
+        raise DirectoryNotFoundError(f"no {TOPIC}-0 directory in {os.fspath(root)}")  # redacted: a KvlogError
     path, n = dirs[0]
     state = ClusterMetadata()
     replay = _Replay(state, f"{TOPIC}-{n}", errors)

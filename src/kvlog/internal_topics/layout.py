@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterator
 
 from kvlog import _files, _io, storage
+from kvlog.errors import DirectoryNotFoundError
 from kvlog.log import Log
 from kvlog.records import RecordBatch
 
@@ -26,7 +27,7 @@ def partition_dirs(root: str | os.PathLike[str], topic: str) -> list[tuple[str, 
     path = storage.normalize(text)
     base = text if storage.is_remote(text) else path
     if not _io.fs.isdir(path):
-        raise FileNotFoundError(f"no such directory: {path}")
+        raise DirectoryNotFoundError(f"no such directory: {path}")
     tp = _files.parse_partition_dir(storage.split_query(path)[0])
     if tp is not None and tp[0] == topic:
         return [(base, tp[1])]

@@ -85,7 +85,9 @@ def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrit
     counts: dict[str, int] = {}
     if os.path.isdir(root):
         with LogManager(root, read_only=True) as mgr:
-            counts = mgr.topics()
+            # rows are routed by the topic's partition count: its highest partition here + 1 (a copy of a
+            # broker's directory may lack some; rows routed to one of those are refused at commit)
+            counts = {t: mgr.partitions(t)[-1] + 1 for t in mgr.topics()}
     return SinkPlan(os.path.abspath(root), job or uuid.uuid4().hex, topic_option, counts, default_partitions,
                     compression, overwrite, cols)
 
@@ -173,9 +175,28 @@ def _timestamps_ms(batch: pa.RecordBatch) -> np.ndarray | None:
     return out
 
 
+def _makedirs(path: str) -> None:
+    """``os.makedirs`` that survives a commit removing the empty staging directory meanwhile."""
+    for attempt in range(3):
+        try:
+            os.makedirs(path, mode=_io.DIR_MODE, exist_ok=True)
+            return
+        except FileNotFoundError:  # a parent went between makedirs' check and its mkdir
+            if attempt == 2:
+                raise
+
+
+def _remove_staging_if_empty(root: str) -> None:
+    """A finished commit leaves no ``.kvlog-staging`` behind; other jobs' files keep it."""
+    try:
+        os.rmdir(os.path.join(root, STAGING))
+    except OSError:
+        pass  # not empty (a running job, a tombstone) or already gone
+
+
 def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str) -> list[StagedFile]:
     """Encode the task's rows into one staging file per target (topic, partition)."""
-    os.makedirs(task_dir, mode=_io.DIR_MODE, exist_ok=True)
+    _makedirs(task_dir)
     files: dict[tuple[str, int], Any] = {}
     counts: dict[tuple[str, int], int] = {}
     rr = [int.from_bytes(os.urandom(2), "little")]
@@ -258,26 +279,25 @@ ABANDONED_AFTER_S = 24 * 3600
 def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, batch_id: int | None = None) -> dict[str, Any]:
     """Make the staged files visible: manifest first, then the appends, then clean up."""
     root = p.root
-    os.makedirs(os.path.join(root, STAGING), mode=_io.DIR_MODE, exist_ok=True)
     with _manager(root) as mgr:
         _roll_forward(mgr, root)
         if sink is not None and batch_id is not None and batch_id <= _last_batch(root, sink):
             shutil.rmtree(job_dir(root, p.job), ignore_errors=True)
+            _remove_staging_if_empty(root)
             return {"skipped": True, "batch_id": batch_id}
         topics = mgr.topics()
         targets = sorted({(s.topic, s.partition) for s in staged})
         for t in sorted({t for t, _ in targets} - set(topics)):
             mgr.create_topic(t, p.partitions_of(t))
-        topics = mgr.topics()
         for t, part in targets:
-            if part >= topics[t]:
-                raise KvlogError(f"staged data for {t}-{part} but topic {t} has {topics[t]} partitions")
+            if part not in mgr.partitions(t):
+                raise KvlogError(f"staged data for {t}-{part}, but {root} has no partition {part} of topic {t} "
+                                 f"(it has {mgr.topics()[t]})")
         if p.overwrite:  # overwrite empties every partition of the written topics, not just those with rows
             written_topics = {t for t, _ in targets} | ({p.topic_option} if p.topic_option else set())
-            for t in sorted(written_topics - set(topics)):
+            for t in sorted(written_topics - set(mgr.topics())):
                 mgr.create_topic(t, p.partitions_of(t))
-            topics = mgr.topics()
-            targets = sorted(set(targets) | {(t, i) for t in written_topics for i in range(topics[t])})
+            targets = sorted(set(targets) | {(t, i) for t in written_topics for i in mgr.partitions(t)})
         before = {f"{t}-{part}": mgr.log(t, part).log_end_offset for t, part in targets}
         manifest = {
             "job": p.job,
@@ -288,10 +308,11 @@ def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, ba
             "files": [[s.topic, s.partition, os.path.relpath(s.path, root), s.records] for s in staged],
         }
         jd = job_dir(root, p.job)
-        os.makedirs(jd, mode=_io.DIR_MODE, exist_ok=True)
+        _makedirs(jd)
         _io.fs.write_atomic(os.path.join(jd, MANIFEST), json.dumps(manifest).encode())
         result = _apply(mgr, root, manifest)
         shutil.rmtree(jd, ignore_errors=True)  # under the lock: a concurrent commit must not replay it
+        _remove_staging_if_empty(root)
     return result
 
 
@@ -345,7 +366,9 @@ def recover(root: str) -> int:
     if not os.path.isdir(os.path.join(root, STAGING)):
         return 0
     with _manager(root) as mgr:
-        return _roll_forward(mgr, root)
+        done = _roll_forward(mgr, root)
+        _remove_staging_if_empty(root)
+        return done
 
 
 def _roll_forward(mgr: LogManager, root: str) -> int:
@@ -380,7 +403,13 @@ def abort(root: str, job: str) -> None:
     jd = job_dir(root, job)
     if os.path.exists(os.path.join(jd, MANIFEST)):
         return  # the commit already started: it must be rolled forward, not dropped
-    os.makedirs(os.path.dirname(jd), mode=_io.DIR_MODE, exist_ok=True)
-    with open(_tombstone(root, job), "wb"):
-        pass  # tasks still running when the job failed clean up after themselves
+    for attempt in range(3):
+        _makedirs(os.path.dirname(jd))
+        try:
+            with open(_tombstone(root, job), "wb"):
+                pass  # tasks still running when the job failed clean up after themselves
+            break
+        except FileNotFoundError:  # a commit removed the empty staging directory meanwhile
+            if attempt == 2:
+                raise
     shutil.rmtree(jd, ignore_errors=True)

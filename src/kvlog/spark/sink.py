@@ -37,7 +37,8 @@ def _root(options: Mapping[str, str]) -> str:
     root = options.get("path")
     if not root:
         raise ConfigError("give the data directory to save()/start(), e.g. df.write.format('kvlog').save('/data')")
-    storage.refuse_remote_writer(root, "the kvlog Spark sink")
+    storage.refuse_remote_writer(root, "the kvlog Spark sink", "save() to a local data directory, then copy its "
+                                 "files to the object store with the store's own tools")
     return os.path.abspath(root)
 
 

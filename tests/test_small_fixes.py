@@ -1,0 +1,78 @@
+"""Small CLI and sink fixes: dump of a missing file prints only the error, an index shorter than one entry
+fails the sanity check, a sink write leaves no empty staging directory."""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+
+import kvlog
+from kvlog.cli import main as cli_main
+from kvlog.records import Record
+from kvlog.spark import _staging
+
+SEG = "00000000000000000000"
+
+
+def _run(capfd, *argv: str) -> tuple[int, str, str]:
+    capfd.readouterr()
+    code = cli_main(list(argv))
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def _partition(tmp_path) -> str:
+    path = str(tmp_path / "t-0")
+    with kvlog.Log.open(path) as log:
+        log.append([Record(b"k", b"v", 1000)])
+    return path
+
+
+def test_dump_of_a_missing_file_prints_only_the_error(tmp_path, capfd):
+    part = _partition(tmp_path)
+    for name in (f"{SEG}.log", f"{SEG}.index", "00000000000000000042.log", "nope.log"):
+        missing = os.path.join(str(tmp_path / "elsewhere"), name)
+        code, out, err = _run(capfd, "dump", "--files", missing)
+        assert code == 1 and out == "", out
+        assert err == f"kvlog: {missing}: no such file\n"
+    # with a file that is there, its dump is printed and the missing one still fails the run
+    code, out, err = _run(capfd, "dump", "--files", f"{part}/{SEG}.log,{part}/00000000000000000009.log")
+    assert code == 1 and out.startswith(f"Dumping {part}/{SEG}.log\n") and out.count("Dumping") == 1
+    assert "00000000000000000009.log: no such file" in err
+
+
+def test_index_sanity_check_of_a_partial_entry_reports_corruption(tmp_path, capfd):
+    part = _partition(tmp_path)
+    index = os.path.join(part, f"{SEG}.index")
+    with open(index, "wb") as f:
+        f.write(b"\0" * 5)  # shorter than one 8-byte entry
+    code, out, err = _run(capfd, "dump", "--files", index, "--index-sanity-check")
+    assert code == 1
+    assert "is empty" not in out and "passed" not in out
+    assert "corrupt" in err and "5 bytes" in err
+    with open(index, "wb"):
+        pass  # a zero-length index is empty, and sane
+    code, out, _ = _run(capfd, "dump", "--files", index, "--index-sanity-check")
+    assert code == 0 and f"{index} is empty." in out
+
+
+def test_a_sink_commit_leaves_no_staging_directory(tmp_path):
+    root = str(tmp_path / "d")
+    batch = pa.RecordBatch.from_pydict({"key": [b"a", b"b"], "value": [b"1", b"2"]})
+    plan = _staging.plan(root, {"topic": "t", "partitions": "2"}, ["key", "value"], False)
+    files = _staging.stage_batches(plan, [batch], os.path.join(_staging.job_dir(root, plan.job), "task-0"))
+    assert os.path.isdir(os.path.join(root, _staging.STAGING))
+    _staging.commit(plan, files)
+    assert not os.path.exists(os.path.join(root, _staging.STAGING))
+    # another job's files keep it; it goes with the last of them
+    other = _staging.plan(root, {"topic": "t"}, ["key", "value"], False)
+    staged = _staging.stage_batches(other, [batch], os.path.join(_staging.job_dir(root, other.job), "task-0"))
+    again = _staging.plan(root, {"topic": "t"}, ["key", "value"], False)
+    _staging.commit(again, _staging.stage_batches(again, [batch], os.path.join(_staging.job_dir(root, again.job),
+                                                                               "task-0")))
+    assert os.listdir(os.path.join(root, _staging.STAGING)) == [other.job]
+    _staging.commit(other, staged)
+    assert not os.path.exists(os.path.join(root, _staging.STAGING))
+    with kvlog.LogManager(root, read_only=True) as m:
+        assert sum(len(list(m.log("t", p).records())) for p in m.partitions("t")) == 6
