@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
+import pytest
 
 import kvlog
 from kvlog.cli import main as cli_main
@@ -76,3 +77,41 @@ def test_a_sink_commit_leaves_no_staging_directory(tmp_path):
     assert not os.path.exists(os.path.join(root, _staging.STAGING))
     with kvlog.LogManager(root, read_only=True) as m:
         assert sum(len(list(m.log("t", p).records())) for p in m.partitions("t")) == 6
+
+
+def test_log_arguments_are_checked_with_clear_errors(tmp_path):
+    import numpy as np
+
+    from kvlog import Log, Record
+    from kvlog.errors import DirectoryNotFoundError, OffsetOutOfRangeError
+
+    with Log.open(tmp_path / "t-0") as log:
+        log.append([Record(b"k", b"v", 1_700_000_000_000 + i) for i in range(20)])
+        with pytest.raises(TypeError, match="epoch milliseconds"):
+            log.offset_for_timestamp("2026-01-30")
+        with pytest.raises(TypeError, match="takes an offset"):
+            log.read("0")
+        with pytest.raises(TypeError):
+            log.read(True)
+        with pytest.raises(ValueError, match="negative"):
+            log.read(0, -1)
+        with pytest.raises(TypeError, match="start_offset"):
+            log.to_arrow("a")
+        with pytest.raises(TypeError, match="end_offset"):
+            list(log.records(0, 1.5))
+        with pytest.raises(TypeError):
+            log.truncate_to("3")
+        # past the end: out of range like read(), not an empty answer
+        with pytest.raises(OffsetOutOfRangeError):
+            log.to_arrow(30, 40)
+        with pytest.raises(OffsetOutOfRangeError):
+            list(log.records(21))
+        with pytest.raises(OffsetOutOfRangeError):
+            log.read(100)
+        assert log.to_arrow(20, 40).num_rows == 0  # at the end: empty, as read(log_end_offset) is
+        assert log.to_arrow(np.int64(18)).num_rows == 2  # numpy integers are integers
+        assert log.offset_for_timestamp(np.int64(1_700_000_000_005)).offset == 5
+    with pytest.raises(DirectoryNotFoundError):
+        Log.open(tmp_path / "missing-0", read_only=True)
+    with pytest.raises(TypeError, match="directory path"):
+        Log.open(123)

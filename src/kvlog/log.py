@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import fcntl
+import numbers
 import os
 import random
 import struct
@@ -32,6 +33,7 @@ from kvlog.damage import DataLossWarning, LogDamage, check_on_damage, find_damag
 from kvlog.errors import (
     ConfigError,
     CorruptRecordError,
+    DirectoryNotFoundError,
     InvalidOffsetError,
     InvalidRecordError,
     InvalidTimestampError,
@@ -142,6 +144,16 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+def _int_arg(name: str, value: Any, what: str = "an offset") -> int:
+    """``value`` as an int, or a ``TypeError`` that says what the argument takes (never a comparison error
+    from deep inside a read)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} takes {what} (int), not {type(value).__name__} {value!r}")
+    return int(value)
+
+
 def _located(exc: CorruptRecordError, where: list[Any]) -> CorruptRecordError:
     """The error with the segment file and its position in it, when the decoder only knew a buffer."""
     if exc.file is None and where:
@@ -232,6 +244,8 @@ class Log:
         ``"raise"`` a ``CorruptRecordError``, or ``"skip"`` it with a counted ``DataLossWarning``.
         """
         check_on_damage(on_damage)
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"Log.open takes a directory path (str or os.PathLike), not {type(path).__name__}")
         if config is not None and not isinstance(config, LogConfig):
             raise TypeError(f"config must be a kvlog.LogConfig, not {type(config).__name__}")
         if not read_only:
@@ -266,7 +280,7 @@ class Log:
         self._rules = None
         if not _io.fs.isdir(self.dir):
             if read_only or not create:
-                raise FileNotFoundError(f"no log directory at {self.dir}")
+                raise DirectoryNotFoundError(f"no log directory at {self.dir}")
             os.makedirs(os.path.dirname(self.dir), mode=_io.DIR_MODE, exist_ok=True)
             _io.fs.mkdir(self.dir)
             _io.fs.fsync_dir(os.path.dirname(self.dir))
@@ -1149,6 +1163,8 @@ class Log:
     def roll(self, new_base_offset: int | None = None) -> LogSegment:
         """Close the active segment (final time-index entry, trimmed indexes) and start a new one."""
         self._check_open(writing=True)
+        if new_base_offset is not None:
+            new_base_offset = _int_arg("roll()", new_base_offset)
         new_base = self._next_offset if new_base_offset is None else max(new_base_offset, self._next_offset)
         old = self._segments[-1]
         if old.base_offset == new_base and old.size_in_bytes == 0:
@@ -1177,6 +1193,12 @@ class Log:
         decoded by ``records()``/``to_arrow()``.
         """
         self._check_open()
+        if type(offset) is not int or type(max_bytes) is not int:
+            offset, max_bytes = _int_arg("read()", offset), _int_arg("read() max_bytes", max_bytes, "a size")
+        if max_bytes < 0:
+            raise ValueError(f"read() max_bytes must not be negative, got {max_bytes}")
+        if max_offset is not None:
+            max_offset = _int_arg("read() max_offset", max_offset)
         committed = read_committed(isolation_level)
         if offset < self.log_start_offset or offset > self._next_offset:
             raise OffsetOutOfRangeError(
@@ -1260,6 +1282,17 @@ class Log:
             self._past_damage(start, end)  # damage at the end of the last segment
 
     def _bounds(self, start: int | None, end: int | None) -> tuple[int, int]:
+        """``[start, end)`` clamped to the log (a start below the log start offset reads from it, as a
+        consumer resetting to earliest would); a start past the log end offset is out of range, as for
+        ``read()``."""
+        if start is not None:
+            start = _int_arg("start_offset", start)
+            if start > self._next_offset:
+                raise OffsetOutOfRangeError(
+                    f"start offset {start} is past the log end offset {self._next_offset} of {self.dir}",
+                    log_start_offset=self.log_start_offset, log_end_offset=self._next_offset)
+        if end is not None:
+            end = _int_arg("end_offset", end)
         s = self.log_start_offset if start is None else max(start, self.log_start_offset)
         e = self._next_offset if end is None else min(end, self._next_offset)
         return s, e
@@ -1367,6 +1400,9 @@ class Log:
         """
         if self._closed:
             self._check_open()
+        if type(timestamp) is not int:
+            timestamp = _int_arg("offset_for_timestamp()", timestamp,
+                                 "epoch milliseconds or LATEST/EARLIEST/MAX_TIMESTAMP")
         if timestamp < 0:
             if timestamp == LATEST:
                 return OffsetAndTimestamp(self._next_offset, -1)
@@ -1509,6 +1545,7 @@ class Log:
     def delete_records(self, before_offset: int) -> int:
         """Move the log start offset forward to ``before_offset`` (Kafka's DeleteRecords); returns it."""
         self._check_open(writing=True)
+        before_offset = _int_arg("delete_records()", before_offset)
         if before_offset > self.high_watermark:
             raise OffsetOutOfRangeError(
                 f"cannot delete records before {before_offset}: past the high watermark {self.high_watermark}",
@@ -1524,6 +1561,7 @@ class Log:
     def truncate_to(self, offset: int) -> bool:
         """Remove every batch holding an offset ≥ ``offset`` (whole batches). True if anything went."""
         self._check_open(writing=True)
+        offset = _int_arg("truncate_to()", offset)
         if offset < 0:
             raise InvalidOffsetError(f"cannot truncate to a negative offset {offset}")
         if offset >= self._next_offset:
