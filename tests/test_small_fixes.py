@@ -115,3 +115,15 @@ def test_log_arguments_are_checked_with_clear_errors(tmp_path):
         Log.open(tmp_path / "missing-0", read_only=True)
     with pytest.raises(TypeError, match="directory path"):
         Log.open(123)
+
+
+def test_cleaner_arguments_are_checked():
+    from kvlog import LogCleaner
+    from kvlog.errors import ConfigError
+
+    with pytest.raises(TypeError, match="dedupe_buffer_size"):
+        LogCleaner(dedupe_buffer_size="x")
+    with pytest.raises(ConfigError):
+        LogCleaner(dedupe_buffer_size=0)
+    with pytest.raises(TypeError, match="load_factor"):
+        LogCleaner(load_factor="0.5")

@@ -37,6 +37,7 @@ Transactions (Kafka's CleanedTransactionMetadata rules):
 
 from __future__ import annotations
 
+import numbers
 import os
 import time as _time
 from collections.abc import Callable, Iterable
@@ -128,6 +129,14 @@ class LogCleaner:
     def __init__(self, dedupe_buffer_size: int = 128 << 20, load_factor: float = 0.9, *,
                  time: Callable[[], int] | None = None, progress: Callable[[str], None] | None = None,
                  generational: bool = False, min_yield: float = 0.2, full_every: int = 8):
+        for name, value in (("dedupe_buffer_size", dedupe_buffer_size), ("full_every", full_every)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"LogCleaner {name} takes an int, not {type(value).__name__} {value!r}")
+        for name, value in (("load_factor", load_factor), ("min_yield", min_yield)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"LogCleaner {name} takes a number, not {type(value).__name__} {value!r}")
+        if dedupe_buffer_size <= 0:
+            raise ConfigError(f"dedupe_buffer_size must be positive, got {dedupe_buffer_size}")
         if not 0 < load_factor <= 1:
             raise ConfigError("load_factor must be in (0, 1]")
         if not 0 <= min_yield <= 1 or full_every < 1:

@@ -200,8 +200,8 @@ class KvlogMaintenanceSource(DataSource):
 
 def _submit(spark: Any, root: str | os.PathLike[str], action: str, topics: Sequence[str] | None,
             options: dict[str, str]) -> Any:
-    storage.refuse_remote_writer(os.fspath(root), f"kvlog.spark.maintenance {action} (use plan() to read a remote "
-                                                  "directory's work)")
+    storage.refuse_remote_writer(os.fspath(root), f"kvlog.spark.maintenance {action}",
+                                 "plan() reads a remote directory's work; run the job on a local copy")
     path = os.path.abspath(os.fspath(root))
     if not os.path.isdir(path):
         raise FileNotFoundError(f"no data directory at {path}")
