@@ -8,6 +8,7 @@ import pytest
 
 import kvlog
 from kvlog import checkpoint
+from kvlog.cli import verify_partition
 from kvlog.damage import DataLossWarning
 from kvlog.errors import CorruptRecordError
 
@@ -179,6 +180,8 @@ def test_every_flipped_byte_is_right_or_an_error(tmp_path, source):
                 table = log.to_arrow()
         except CorruptRecordError:
             outcomes["error"] += 1
+            topic, part = path.name.rsplit("-", 1)
+            assert verify_partition(str(path), topic, int(part)).errors, position  # kvlog verify names it too
         else:
             assert got == original, position
             assert table.column("offset").to_pylist() == [o for o, *_ in original], position
