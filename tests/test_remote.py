@@ -416,7 +416,7 @@ def test_spark_streaming_from_s3(spark, s3, tmp_path):
     out = tmp_path / "out"
 
     def run():
-        q = (spark.readStream.format("kvlog_python").option("startingOffsets", "earliest")
+        q = (spark.readStream.format("kvlog_python").option("subscribePattern", ".*").option("startingOffsets", "earliest")
              .option("maxOffsetsPerTrigger", "100").load(s3.uri(key))
              .select("offset", "value").writeStream.format("parquet").option("path", str(out))
              .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())

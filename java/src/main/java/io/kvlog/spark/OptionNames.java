@@ -49,6 +49,11 @@ public final class OptionNames {
         return Collections.unmodifiableList(all);
     }
 
+    /** A path as the sources' messages show it: a URI without credentials or query (as kvlog.storage.canonical). */
+    public static String shownPath(String raw) {
+        return LogDiscovery.shown(raw);
+    }
+
     static boolean isInternalTopic(String topic) {
         return topic.startsWith(INTERNAL_PREFIX);
     }
