@@ -33,6 +33,11 @@ final class LogFileSystems {
             fs = path.getFileSystem(conf);
         } catch (UnsupportedFileSystemException e) {
             throw new IllegalArgumentException(missing(path.toUri().getScheme(), path.toString()), e);
+        } catch (RuntimeException e) {
+            if (!classMissing(e)) {
+                throw e;
+            }
+            throw new IllegalArgumentException(missing(path.toUri().getScheme(), path.toString()), e);
         }
         return fs instanceof LocalFileSystem local ? local.getRaw() : fs;
     }
@@ -47,13 +52,31 @@ final class LogFileSystems {
         return s.matches("[A-Za-z][A-Za-z0-9+.-]*") ? s.toLowerCase(Locale.ROOT) : null;
     }
 
+    /**
+     * Hadoop's defaults name implementations for some schemes whose jars PySpark lacks ({@code fs.s3a.impl}): getting
+     * one fails with a RuntimeException caused by a ClassNotFoundException rather than UnsupportedFileSystemException.
+     */
+    private static boolean classMissing(RuntimeException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ClassNotFoundException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether this JVM has a Hadoop file system for {@code scheme}. */
     static boolean hasFileSystem(String scheme, Configuration conf) {
         try {
             FileSystem.getFileSystemClass(scheme, conf);
             return true;
-        } catch (IOException e) { // UnsupportedFileSystemException: no implementation configured or on the classpath
+        } catch (IOException e) { // UnsupportedFileSystemException: no implementation configured
             return false;
+        } catch (RuntimeException e) { // configured, but its class is not on the classpath
+            if (classMissing(e)) {
+                return false;
+            }
+            throw e;
         }
     }
 
