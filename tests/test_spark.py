@@ -176,7 +176,8 @@ def test_reads_a_kafka_directory_written_by_another_implementation(spark, tmp_pa
         blob += bytes(buf)
         offset += 5
     (topic_dir / "00000000000000000000.log").write_bytes(blob)
-    df = spark.read.format(PY).option("subscribePattern", ".*").load(str(tmp_path / "broker"))
+    df = spark.read.format(PY).option("subscribePattern", ".*").option("includeInternalTopics", "true") \
+        .load(str(tmp_path / "broker"))
     rows = sorted(df.collect(), key=lambda r: (r.topic, r.offset))
     meta = [r for r in rows if r.topic == "__cluster_metadata"]
     assert [r.offset for r in meta] == [0, 1, 2, 3] and [len(r.value) for r in meta] == [23, 24, 65, 65]
