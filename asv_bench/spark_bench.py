@@ -135,7 +135,7 @@ def _scan_query(df):
 
 def scan_rows(spark, root: str, pq_dir: str, repeat: int) -> tuple[float, float]:
     query = _scan_query
-    kv = spark.read.format("kvlog_python").load(root)
+    kv = spark.read.format("kvlog_python").option("subscribePattern", ".*").load(root)
     par = spark.read.parquet(pq_dir)
     assert query(kv) == query(par), "kvlog and Parquet disagree on the scan"
     t_kv, t_pq = _paired(lambda: query(kv), lambda: query(par), repeat)
@@ -145,7 +145,7 @@ def scan_rows(spark, root: str, pq_dir: str, repeat: int) -> tuple[float, float]
 def ceiling_rows(spark, root: str, repeat: int) -> tuple[float, float]:
     """kvlog against a Python source that does no work at all (the transport's own limit)."""
     query = _scan_query
-    kv = spark.read.format("kvlog_python").load(root)
+    kv = spark.read.format("kvlog_python").option("subscribePattern", ".*").load(root)
     ceiling = spark.read.format("kvlog_bench_ceiling").load()
     t_kv, t_c = _paired(lambda: query(kv), lambda: query(ceiling), repeat)
     return N_ROWS / t_kv, N_ROWS / t_c

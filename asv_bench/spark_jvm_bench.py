@@ -74,10 +74,10 @@ TARGETS = {("sum(offset)+sum(length(value))", "none"): 1.0, ("sum(offset)+sum(le
 def measure(spark, root: str, pq_dir: str, rows: int, repeat: int, only=None) -> dict[str, dict[str, float]]:
     """Best rows/s per query and engine, engines interleaved so a noisy moment hits all of them; every engine's
     result is checked equal first."""
-    frames = {"kvlog (jvm)": spark.read.format("kvlog").load(root), "parquet": spark.read.parquet(pq_dir),
-              "kvlog_python": spark.read.format("kvlog_python").load(root),
+    frames = {"kvlog (jvm)": spark.read.format("kvlog").option("subscribePattern", ".*").load(root), "parquet": spark.read.parquet(pq_dir),
+              "kvlog_python": spark.read.format("kvlog_python").option("subscribePattern", ".*").load(root),
               # the pruned scan alone, without answering aggregates from batch headers
-              "jvm no agg pushdown": spark.read.format("kvlog").option("kvlog.aggregatePushdown", "false").load(root)}
+              "jvm no agg pushdown": spark.read.format("kvlog").option("subscribePattern", ".*").option("kvlog.aggregatePushdown", "false").load(root)}
     out = {}
     for name, query in _queries().items():
         if only and name not in only:

@@ -387,7 +387,7 @@ def test_spark_source_reads_s3_as_local(spark, s3, tmp_path):
     key = s3.new_prefix()
     s3.upload(root, key)
     cols = ["topic", "partition", "offset", "key", "value", "timestamp"]
-    for options in ({}, {"subscribe": "orders", "startingOffsets": json.dumps({"orders": {"0": 100, "1": -2}}),
+    for options in ({"subscribePattern": ".*"}, {"subscribe": "orders", "startingOffsets": json.dumps({"orders": {"0": 100, "1": -2}}),
                          "endingOffsets": json.dumps({"orders": {"0": 500, "1": -1}})},
                     {"subscribePattern": "a.*", "includeHeaders": "true"},
                     {"assign": json.dumps({"orders": [1]}), "minPartitions": "4"},
@@ -416,7 +416,7 @@ def test_spark_streaming_from_s3(spark, s3, tmp_path):
     out = tmp_path / "out"
 
     def run():
-        q = (spark.readStream.format("kvlog_python").option("startingOffsets", "earliest")
+        q = (spark.readStream.format("kvlog_python").option("subscribePattern", ".*").option("startingOffsets", "earliest")
              .option("maxOffsetsPerTrigger", "100").load(s3.uri(key))
              .select("offset", "value").writeStream.format("parquet").option("path", str(out))
              .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())

@@ -66,9 +66,9 @@ def _expected(root, topics=None):
 # --------------------------------------------------------------------------------------- batch read
 def test_schema_is_the_kafka_sources(spark, tmp_path):
     root = _make_root(tmp_path / "d")
-    df = spark.read.format(PY).load(root)
+    df = spark.read.format(PY).option("subscribePattern", ".*").load(root)
     assert df.schema == spark.createDataFrame([], KAFKA_SCHEMA_DDL).schema
-    with_headers = spark.read.format(PY).option("includeHeaders", "true").load(root)
+    with_headers = spark.read.format(PY).option("subscribePattern", ".*").option("includeHeaders", "true").load(root)
     assert with_headers.schema == spark.createDataFrame(
         [], KAFKA_SCHEMA_DDL + ", headers array<struct<key:string,value:binary>>").schema
 
@@ -76,12 +76,12 @@ def test_schema_is_the_kafka_sources(spark, tmp_path):
 def test_user_schema_is_refused(spark, tmp_path):
     root = _make_root(tmp_path / "d", n=5)
     with pytest.raises(Exception, match="fixed schema"):
-        spark.read.format(PY).schema("value binary").load(root).collect()
+        spark.read.format(PY).option("subscribePattern", ".*").schema("value binary").load(root).collect()
 
 
 def test_full_read_equals_the_logs(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("clicks", 3), ("views", 2)), headers=True)
-    df = spark.read.format(PY).option("includeHeaders", "true").load(root)
+    df = spark.read.format(PY).option("subscribePattern", ".*").option("includeHeaders", "true").load(root)
     assert _rows(df) == _expected(root)
     got = {(r.topic, r.partition, r.offset): r for r in df.collect()}
     with LogManager(root, read_only=True) as m:
@@ -113,10 +113,10 @@ def test_options_select_and_bound(spark, tmp_path):
 
 def test_splits_follow_min_partitions_and_max_records(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("t", 1),), n=100)
-    df = spark.read.format(PY).option("maxRecordsPerPartition", "30").load(root)
+    df = spark.read.format(PY).option("subscribePattern", ".*").option("maxRecordsPerPartition", "30").load(root)
     assert df.rdd.getNumPartitions() == 4
     assert sorted(r.offset for r in df.collect()) == list(range(100))
-    df = spark.read.format(PY).option("minPartitions", "3").load(root)
+    df = spark.read.format(PY).option("subscribePattern", ".*").option("minPartitions", "3").load(root)
     assert df.rdd.getNumPartitions() == 3 and df.count() == 100
 
 
@@ -124,7 +124,7 @@ def test_data_loss_is_reported_or_skipped(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("t", 1),), n=40)
     with LogManager(root) as m:
         m.log("t", 0).delete_records(15)
-    opts = {"startingOffsets": '{"t":{"0":0}}', "endingOffsets": '{"t":{"0":30}}'}
+    opts = {"subscribe": "t", "startingOffsets": '{"t":{"0":0}}', "endingOffsets": '{"t":{"0":30}}'}
     with pytest.raises(Exception, match="failOnDataLoss"):
         spark.read.format(PY).options(**opts).load(root).collect()
     df = spark.read.format(PY).options(**opts).option("failOnDataLoss", "false").load(root)
@@ -133,7 +133,7 @@ def test_data_loss_is_reported_or_skipped(spark, tmp_path):
 
 def test_empty_root_reads_as_empty(spark, tmp_path):
     os.makedirs(tmp_path / "empty")
-    assert spark.read.format(PY).load(str(tmp_path / "empty")).count() == 0
+    assert spark.read.format(PY).option("subscribePattern", ".*").load(str(tmp_path / "empty")).count() == 0
 
 
 def test_filter_pushdown_when_the_conf_allows(spark, tmp_path):
@@ -141,7 +141,7 @@ def test_filter_pushdown_when_the_conf_allows(spark, tmp_path):
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     try:
         kvlog.spark.register(spark)
-        df = spark.read.format(PY).load(root)
+        df = spark.read.format(PY).option("subscribePattern", ".*").load(root)
         q = df.where("topic = 'clicks' and partition in (0, 2) and offset >= 10 and offset < 20 "
                      "and timestamp >= timestamp'1970-01-01 00:00:01.015'")
         got = sorted((r.partition, r.offset) for r in q.collect())
@@ -151,7 +151,7 @@ def test_filter_pushdown_when_the_conf_allows(spark, tmp_path):
     finally:
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "false")
         kvlog.spark.register(spark)
-    assert spark.read.format(PY).load(root).where("offset < 2").count() == 10
+    assert spark.read.format(PY).option("subscribePattern", ".*").load(root).where("offset < 2").count() == 10
 
 
 def test_reads_a_kafka_directory_written_by_another_implementation(spark, tmp_path, kraft_segment):
@@ -176,7 +176,8 @@ def test_reads_a_kafka_directory_written_by_another_implementation(spark, tmp_pa
         blob += bytes(buf)
         offset += 5
     (topic_dir / "00000000000000000000.log").write_bytes(blob)
-    df = spark.read.format(PY).load(str(tmp_path / "broker"))
+    df = spark.read.format(PY).option("subscribePattern", ".*").option("includeInternalTopics", "true") \
+        .load(str(tmp_path / "broker"))
     rows = sorted(df.collect(), key=lambda r: (r.topic, r.offset))
     meta = [r for r in rows if r.topic == "__cluster_metadata"]
     assert [r.offset for r in meta] == [0, 1, 2, 3] and [len(r.value) for r in meta] == [23, 24, 65, 65]
@@ -206,7 +207,7 @@ def test_read_while_another_process_appends(spark, tmp_path):
         seen = []
         deadline = time.time() + 30
         while writer.poll() is None and time.time() < deadline:
-            rows = spark.read.format(PY).load(root).collect()
+            rows = spark.read.format(PY).option("subscribePattern", ".*").load(root).collect()
             offsets = sorted(r.offset for r in rows)
             assert offsets == list(range(len(offsets)))  # a prefix, no gaps or duplicates
             assert all(r.value == b"live-0-%d" % r.offset for r in rows)
@@ -223,7 +224,7 @@ def test_write_then_read_with_kafka_partitioner_agreement(spark, tmp_path):
     data = [(b"user-%d" % (i % 37), b"v%d" % i) for i in range(500)] + [(None, b"nokey-%d" % i) for i in range(20)]
     df = spark.createDataFrame(data, "key binary, value binary").repartition(3)
     df.write.format(PY).mode("append").option("topic", "events").option("partitions", "4").save(root)
-    back = spark.read.format(PY).load(root).collect()
+    back = spark.read.format(PY).option("subscribePattern", ".*").load(root).collect()
     assert sorted((r.key or b"", r.value) for r in back) == sorted((k or b"", v) for k, v in data)
     for r in back:
         if r.key is not None:
@@ -244,7 +245,7 @@ def test_write_sink_columns_topic_column_partition_headers_timestamp(spark, tmp_
                timestamp_millis(5000 + id) as timestamp
         from range(20)""")
     df.write.format(PY).mode("append").option("partitions", "2").save(root)
-    back = spark.read.format(PY).option("includeHeaders", "true").load(root).collect()
+    back = spark.read.format(PY).option("subscribePattern", ".*").option("includeHeaders", "true").load(root).collect()
     assert len(back) == 20
     for r in back:
         i = int(r.key[1:])
@@ -259,7 +260,7 @@ def test_overwrite_replaces_the_topic(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("t", 2),), n=30)
     spark.createDataFrame([(b"a", b"new")], "key binary, value binary").write.format(PY) \
         .mode("overwrite").option("topic", "t").save(root)
-    back = spark.read.format(PY).load(root).collect()
+    back = spark.read.format(PY).option("subscribePattern", ".*").load(root).collect()
     assert [(r.value, r.offset >= 30) for r in back] == [(b"new", True)]
 
 
@@ -277,8 +278,8 @@ def test_failed_job_leaves_nothing_visible(spark, tmp_path):
     df = spark.createDataFrame([(b"k", b"%d" % i) for i in range(10)], "key binary, value binary").repartition(2)
     with pytest.raises(Exception, match="task failure on purpose"):
         df.withColumn("value", boom("value")).write.format(PY).mode("append").option("topic", "t").save(root)
-    assert _rows(spark.read.format(PY).load(root)) == _expected(root)
-    assert sum(1 for _ in spark.read.format(PY).load(root).collect()) == 20
+    assert _rows(spark.read.format(PY).option("subscribePattern", ".*").load(root)) == _expected(root)
+    assert sum(1 for _ in spark.read.format(PY).option("subscribePattern", ".*").load(root).collect()) == 20
     staging = os.path.join(root, ".kvlog-staging")
     deadline = time.time() + 20  # a task still running when the job failed removes its own files
     while time.time() < deadline and any(os.path.isdir(os.path.join(staging, j)) for j in os.listdir(staging)):
@@ -348,7 +349,7 @@ def test_streaming_sink_exactly_once_with_restart(spark, tmp_path):
     ckpt = str(tmp_path / "ckpt")
 
     def run():
-        q = (spark.readStream.format(PY).option("startingOffsets", "earliest").load(src)
+        q = (spark.readStream.format(PY).option("subscribePattern", ".*").option("startingOffsets", "earliest").load(src)
              .selectExpr("key", "value", "'copy' as topic")
              .writeStream.format(PY).option("checkpointLocation", ckpt).option("partitions", "3")
              .trigger(availableNow=True).start(dst))
@@ -360,17 +361,17 @@ def test_streaming_sink_exactly_once_with_restart(spark, tmp_path):
     run()
     _append(src, "in", 0, 40, 10)
     run()
-    got = sorted(r.value for r in spark.read.format(PY).load(dst).collect())
+    got = sorted(r.value for r in spark.read.format(PY).option("subscribePattern", ".*").load(dst).collect())
     want = sorted([b"in-0-%d" % i for i in range(50)] + [b"in-1-%d" % i for i in range(40)])
     assert got == want
     # replaying an already applied batch id is a no-op (Spark re-runs the last batch after a crash)
     from kvlog.spark import _staging
 
     plan = _staging.plan(dst, {"topic": "copy"}, ["value"], False, job="replay")
-    before = spark.read.format(PY).load(dst).count()
+    before = spark.read.format(PY).option("subscribePattern", ".*").load(dst).count()
     assert _staging.commit(plan, [], sink=os.listdir(os.path.join(dst, ".kvlog-sinks"))[0][:-5],
                            batch_id=0)["skipped"]
-    assert spark.read.format(PY).load(dst).count() == before
+    assert spark.read.format(PY).option("subscribePattern", ".*").load(dst).count() == before
 
 
 # -------------------------------------------------------------------------------------------- UDFs
@@ -501,13 +502,13 @@ def test_read_committed_matches_the_log(spark, tmp_path):
         log.append([Record(b"k", b"plain")])
         log.append([Record(b"k", b"open")], producer_id=9, producer_epoch=0, base_sequence=0, is_transactional=True)
         log.flush()
-    rc = spark.read.format(PY).option("kafka.isolation.level", "read_committed").load(root)
+    rc = spark.read.format(PY).option("subscribePattern", ".*").option("kafka.isolation.level", "read_committed").load(root)
     got = [r.value for r in rc.orderBy("offset").collect()]
     assert got == committed_values + [b"plain"]  # no aborted data, no markers, nothing past the open txn
     with LogManager(root, read_only=True) as m:
         want = m.log("tx", 0).to_arrow(isolation_level="read_committed").column("value").to_pylist()
     assert got == want
-    ru = spark.read.format(PY).load(root)
+    ru = spark.read.format(PY).option("subscribePattern", ".*").load(root)
     assert ru.count() == 12 * 5 + 2  # read_uncommitted sees aborted and open data, never markers
 
 

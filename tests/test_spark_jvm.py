@@ -103,8 +103,14 @@ def _rows(spark, fmt: str, root: str, options: dict[str, str], columns: tuple[st
     return [tuple(r) for r in df.orderBy(*key).collect()] if key else [tuple(r) for r in df.collect()]
 
 
+EVERY_TOPIC = {"subscribePattern": ".*"}  # reads need subscribe, subscribePattern or assign, as Spark's Kafka source
+
+
 def _same(spark, root: str, options: dict[str, str] | None = None, columns: tuple[str, ...] | None = None) -> list:
+    """Both engines' rows for the same read (every topic but internal ones when ``options`` subscribe to none)."""
     options = options or {}
+    if not {"subscribe", "subscribePattern", "assign"} & set(options):
+        options = {**EVERY_TOPIC, **options}
     py = _rows(spark, "kvlog_python", root, options, columns)
     jvm = _rows(spark, "kvlog", root, options, columns)
     assert len(jvm) == len(py)
@@ -140,7 +146,7 @@ def test_whole_directory_with_headers_and_pruning(jvm, logs):
     for cols in (("offset",), ("value",), ("partition", "offset"), ("timestamp", "key"), ("headers",)):
         _same(jvm, logs, {"includeHeaders": "true", "subscribe": "events"}, cols)
     for fmt in ("kvlog_python", "kvlog"):
-        assert jvm.read.format(fmt).load(logs).count() == len(rows)
+        assert jvm.read.format(fmt).option("subscribePattern", ".*").load(logs).count() == len(rows)
 
 
 def test_log_start_offset_from_checkpoint(jvm, logs):
@@ -190,8 +196,8 @@ def test_partitions_follow_min_partitions_and_max_records(jvm, logs):
 def test_pushed_filters(jvm, logs):
     from pyspark.sql import functions as F
 
-    df = jvm.read.format("kvlog").load(logs)
-    py = jvm.read.format("kvlog_python").load(logs)
+    df = jvm.read.format("kvlog").option("subscribePattern", ".*").load(logs)
+    py = jvm.read.format("kvlog_python").option("subscribePattern", ".*").load(logs)
     cond = ((F.col("topic") == "events") & (F.col("partition") >= 1) & (F.col("offset") > 40)
             & (F.col("offset") <= 150) & (F.col("timestamp") >= F.lit("2023-11-14 22:13:21").cast("timestamp")))
     got = sorted((tuple(r) for r in df.where(cond).collect()), key=lambda r: (r[2], r[3], r[4]))
@@ -209,8 +215,8 @@ def test_pushed_filters(jvm, logs):
     ({"failOnDataLoss": "true", "subscribe": "events", "startingOffsets": json.dumps({"events": {"0": 0, "1": 0}})},
      "failOnDataLoss=false"),
     ({"subscribe": "a", "assign": "{}"}, "exclude each other"),
-    ({"startingOffsets": "latest"}, "streaming queries only"),
-    ({"kafka.isolation.level": "serializable"}, "read_uncommitted or read_committed"),
+    ({"subscribe": "events", "startingOffsets": "latest"}, "streaming queries only"),
+    ({"subscribe": "events", "kafka.isolation.level": "serializable"}, "read_uncommitted or read_committed"),
 ])
 def test_refusals(jvm, logs, options, message):
     with pytest.raises(Exception, match=message):
@@ -299,7 +305,7 @@ def test_streaming_picks_up_appends(jvm, tmp_path):
         log = m.create_topic("grow", 1)[0]
         log.append([Record(b"k", b"v%d" % i, timestamp=T0 + i) for i in range(10)])
         log.flush()
-    q = (jvm.readStream.format("kvlog").option("startingOffsets", "earliest").load(root).writeStream
+    q = (jvm.readStream.format("kvlog").option("subscribePattern", ".*").option("startingOffsets", "earliest").load(root).writeStream
          .format("memory").queryName("jvm_grow").option("checkpointLocation", str(tmp_path / "cp")).start())
     try:
         q.processAllAvailable()
@@ -314,7 +320,7 @@ def test_streaming_picks_up_appends(jvm, tmp_path):
 
 def test_streaming_refuses_batch_only_options(jvm, logs):
     with pytest.raises(Exception, match="batch queries only"):
-        jvm.readStream.format("kvlog").option("endingOffsets", "latest").load(logs).writeStream.format(
+        jvm.readStream.format("kvlog").option("subscribePattern", ".*").option("endingOffsets", "latest").load(logs).writeStream.format(
             "memory").queryName("jvm_refused").start().processAllAvailable()
 
 
@@ -327,7 +333,7 @@ def test_corrupt_batch_names_file_and_position(jvm, tmp_path):
     data[second + 70] ^= 0xFF  # a byte inside the second batch's records: its CRC no longer matches
     seg.write_bytes(bytes(data))
     with pytest.raises(Exception, match=rf"corrupt record batch in .*bad-0/{0:020d}\.log at position {second}: CRC"):
-        jvm.read.format("kvlog").load(str(tmp_path)).collect()
+        jvm.read.format("kvlog").option("subscribePattern", ".*").load(str(tmp_path)).collect()
 
 
 def test_decompression_bomb_is_refused(jvm, tmp_path):
@@ -339,7 +345,7 @@ def test_decompression_bomb_is_refused(jvm, tmp_path):
     for name, batch in (("declared", encode_batch([rec], compression="zstd")), ("undeclared", undeclared)):
         _write_partition(str(tmp_path / name), "bomb", 0, [[batch]], [0])
         with pytest.raises(Exception, match="budget"):
-            jvm.read.format("kvlog").load(str(tmp_path / name)).select("value").collect()
+            jvm.read.format("kvlog").option("subscribePattern", ".*").load(str(tmp_path / name)).select("value").collect()
 
 
 def test_damaged_bytes_fail_cleanly(jvm, tmp_path):
@@ -362,7 +368,7 @@ def test_damaged_bytes_fail_cleanly(jvm, tmp_path):
         root = tmp_path / f"m{i}"
         _write_partition(str(root), "dmg", 0, [[bytes(data)]], [0])
         try:
-            jvm.read.format("kvlog").option("includeHeaders", "true").load(str(root)).collect()
+            jvm.read.format("kvlog").option("subscribePattern", ".*").option("includeHeaders", "true").load(str(root)).collect()
         except Exception as exc:  # noqa: BLE001 - the assertion below is the check
             text = str(exc)
             assert "corrupt record batch in" in text or "offsets up to" in text or "start offset" in text, text[:2000]
@@ -376,7 +382,7 @@ def test_partition_directory_and_several_paths(jvm, logs, tmp_path):
     other = str(tmp_path / "other")
     batches, _ = _log_of(np.random.default_rng(8), 2, "gzip", batches=2, per_batch=5)
     _write_partition(other, "more", 3, [batches], [0])
-    rows = {fmt: sorted(tuple(r) for r in jvm.read.format(fmt).load([one, other]).select(
+    rows = {fmt: sorted(tuple(r) for r in jvm.read.format(fmt).option("subscribePattern", ".*").load([one, other]).select(
         "topic", "partition", "offset", "value").collect()) for fmt in ("kvlog_python", "kvlog")}
     assert rows["kvlog"] == rows["kvlog_python"]
     assert {(r[0], r[1]) for r in rows["kvlog"]} == {("events", 0), ("more", 3)}
@@ -394,11 +400,11 @@ def test_partition_directory_outside_the_root_is_refused(jvm, logs, tmp_path):
     os.symlink(os.path.join(logs, "events-0"), root / "escape-0")
     for fmt in ("kvlog_python", "kvlog"):
         with pytest.raises(Exception, match=r"resolves outside .* \(a symlink\?\)"):
-            jvm.read.format(fmt).load(str(root)).collect()
+            jvm.read.format(fmt).option("subscribePattern", ".*").load(str(root)).collect()
 
 
 def test_kvlog_is_the_jvm_scan_and_kvlog_jvm_its_alias(jvm, logs):
-    plans = {fmt: jvm.read.format(fmt).load(logs).select("offset")._jdf.queryExecution().executedPlan().toString()
+    plans = {fmt: jvm.read.format(fmt).option("subscribePattern", ".*").load(logs).select("offset")._jdf.queryExecution().executedPlan().toString()
              for fmt in ("kvlog", "kvlog_jvm", "kvlog_python")}
     assert "BatchScan kvlog" in plans["kvlog"] and "BatchScan kvlog_jvm" in plans["kvlog_jvm"]
     assert "columns struct<offset:bigint>" in plans["kvlog"]  # pruned on the JVM
@@ -411,7 +417,7 @@ def test_writes_to_the_jvm_name_point_at_the_python_sink(jvm, tmp_path):
     with pytest.raises(Exception, match=r"reads only; write with the Python sink.*kvlog_python"):
         df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path / "out"))
     df.write.format("kvlog_python").mode("append").option("topic", "t").save(str(tmp_path / "out"))
-    assert [tuple(r) for r in jvm.read.format("kvlog").load(str(tmp_path / "out")).select("key", "value").collect()] \
+    assert [tuple(r) for r in jvm.read.format("kvlog").option("subscribePattern", ".*").load(str(tmp_path / "out")).select("key", "value").collect()] \
         == [(b"k", b"v")]
 
 
@@ -422,10 +428,13 @@ import kvlog.spark
 spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
          .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1").getOrCreate())
 engine = kvlog.spark.register(spark)
-rows = [r.offset for r in spark.read.format("kvlog").load(sys.argv[1]).select("offset").orderBy("offset").collect()]
-same = rows == [r.offset for r in spark.read.format("kvlog_python").load(sys.argv[1]).orderBy("offset").collect()]
+every = {"subscribePattern": ".*"}
+rows = [r.offset for r in spark.read.format("kvlog").options(**every).load(sys.argv[1]).select("offset")
+        .orderBy("offset").collect()]
+same = rows == [r.offset for r in spark.read.format("kvlog_python").options(**every).load(sys.argv[1])
+                .orderBy("offset").collect()]
 try:
-    spark.read.format("kvlog_jvm").load(sys.argv[1]).collect()
+    spark.read.format("kvlog_jvm").options(**every).load(sys.argv[1]).collect()
     alias = "read"
 except Exception as exc:
     alias = type(exc).__name__ + ": " + str(exc)[:200]
@@ -509,7 +518,7 @@ def test_offset_only_queries_over_large_batches(jvm, big_logs):
                  {"subscribe": "big", "maxRecordsPerPartition": "77"}):
         _same(jvm, big_logs, opts, ("partition", "offset"))
         _same(jvm, big_logs, opts)
-    assert jvm.read.format("kvlog").load(big_logs).where("topic = 'big'").count() == len(full)
+    assert jvm.read.format("kvlog").option("subscribePattern", ".*").load(big_logs).where("topic = 'big'").count() == len(full)
 
 
 def test_transactions_over_large_batches(jvm, big_logs):
@@ -540,17 +549,17 @@ def test_damaged_records_of_a_large_batch(jvm, tmp_path):
     _write_partition(str(tmp_path), "d", 0, [batches], [0])
     seg = str(tmp_path / "d-0" / ("0" * 20 + ".log"))
     _flip(seg, len(batches[0]) + 5000)  # a value byte in the second batch
-    df = jvm.read.format("kvlog").load(str(tmp_path))
+    df = jvm.read.format("kvlog").option("subscribePattern", ".*").load(str(tmp_path))
     assert [r.offset for r in df.select("offset").orderBy("offset").collect()] == list(range(3 * BIG))
     crc = rf"corrupt record batch in .*d-0.*{'0' * 20}\.log at position {len(batches[0])}.*CRC"
     for cols in (("value",), ("timestamp",), ("offset", "key")):
         with pytest.raises(Exception, match=crc):
             df.select(*cols).collect()
     with pytest.raises(Exception, match=crc):
-        jvm.read.format("kvlog").option("kvlog.verifyChecksums", "true").load(str(tmp_path)).select("offset").collect()
+        jvm.read.format("kvlog").option("subscribePattern", ".*").option("kvlog.verifyChecksums", "true").load(str(tmp_path)).select("offset").collect()
     for fmt in ("kvlog", "kvlog_python"):
         with pytest.raises(Exception, match="(?i)kvlog.verifyChecksums must be true or false"):
-            jvm.read.format(fmt).option("kvlog.verifyChecksums", "maybe").load(str(tmp_path)).collect()
+            jvm.read.format(fmt).option("subscribePattern", ".*").option("kvlog.verifyChecksums", "maybe").load(str(tmp_path)).collect()
 
 
 def test_overlapping_batch_offsets_are_refused(jvm, tmp_path):
@@ -562,7 +571,7 @@ def test_overlapping_batch_offsets_are_refused(jvm, tmp_path):
     for cols in (("offset",), ("offset", "value")):
         with pytest.raises(Exception, match=rf"at position {len(a)}.*batch offsets {BIG - 1}\.\.{2 * BIG - 2} do not "
                                             rf"follow the previous batch's last offset {BIG - 1}"):
-            jvm.read.format("kvlog").load(str(tmp_path)).select(*cols).collect()
+            jvm.read.format("kvlog").option("subscribePattern", ".*").load(str(tmp_path)).select(*cols).collect()
 
 
 def _with_payload(batch: bytes, codec: int, payload: bytes) -> bytes:
@@ -625,8 +634,10 @@ def test_a_swap_in_progress_reads_as_recovery_would_leave_it(jvm, tmp_path):
 
 
 def test_a_file_system_the_cluster_lacks_is_named(jvm):
-    with pytest.raises(Exception, match=r"has none for s3:// .*hadoop-aws.*kvlog_python"):
-        jvm.read.format("kvlog").load("s3://some-bucket/kvlog").collect()
+    # format("kvlog") hands s3:// to the Python source (tests/test_spark_strict_options.py); the JVM-only name says
+    # what to add
+    with pytest.raises(Exception, match=r"has none for s3:// .*kvlog_python.*hadoop-aws"):
+        jvm.read.format("kvlog_jvm").option("subscribePattern", ".*").load("s3://some-bucket/kvlog").collect()
 
 
 def test_a_marker_the_cleaner_emptied_ends_nothing(jvm, tmp_path):
@@ -689,6 +700,9 @@ def test_pushed_aggregates_equal_the_rows(jvm, logs, big_logs, which, options):
         topic = options["subscribe"]
         options["startingOffsets"] = json.dumps({topic: json.loads(options["startingOffsets"])[topic]})
         options["endingOffsets"] = json.dumps({topic: json.loads(options["endingOffsets"])[topic]})
+    narrowed = bool(options)  # offsets or isolation given: not every partition is over the budget
+    if "subscribe" not in options:
+        options = {**EVERY_TOPIC, **options}
     # answered whole while planning (these logs are small), as partial results per task, and not pushed at all
     modes = {"whole": {}, "partial": {"kvlog.completeAggregateBatches": "0"},
              "budget": {"kvlog.completeAggregateBatches": "3"}, "unpushed": {"kvlog.aggregatePushdown": "false"}}
@@ -704,7 +718,7 @@ def test_pushed_aggregates_equal_the_rows(jvm, logs, big_logs, which, options):
             if mode == "budget":  # whole when the ranges hold at most 3 batches, else partial
                 whole = "answered while planning" in plan
                 assert whole != ("Exchange" in plan), (name, plan)
-                assert not whole or options or name != "by partition", plan  # every partition is over it
+                assert not whole or narrowed or name != "by partition", plan  # every partition is over it
                 continue
             assert ("answered while planning" in plan) == (mode == "whole"), (name, mode, plan)
             assert ("Exchange" in plan) == (mode != "whole"), (name, mode, plan)
@@ -755,7 +769,7 @@ def test_pushed_aggregates_over_gaps_and_filters(jvm, tmp_path):
     (tmp_path / "cleaner-offset-checkpoint").write_text("0\n1\ng 0 13\n")  # compacted: gaps are expected
     def q(df):
         return df.groupBy("partition").agg(F.count("*"), F.min("offset"), F.max("offset"), F.sum("offset"))
-    frames = {fmt: jvm.read.format(fmt).load(str(tmp_path)) for fmt in ("kvlog", "kvlog_python")}
+    frames = {fmt: jvm.read.format(fmt).option("subscribePattern", ".*").load(str(tmp_path)) for fmt in ("kvlog", "kvlog_python")}
     assert _collected(q(frames["kvlog"])) == _collected(q(frames["kvlog_python"])) \
         == [(0, 10, 0, 105, 0 + 4 + 9 + 13 + sum(range(100, 106)))]
     def filtered(df):
@@ -781,7 +795,8 @@ def test_a_sum_past_the_long_range_overflows_as_spark_does(jvm, tmp_path):
             outcomes = {}
             for mode, extra in modes.items():
                 try:
-                    df = jvm.read.format("kvlog").options(**extra).load(str(tmp_path)).select("offset")
+                    df = jvm.read.format("kvlog").option("subscribe", "o").options(**extra).load(str(tmp_path)) \
+                        .select("offset")
                     outcomes[mode] = df.agg(F.sum("offset")).collect()[0][0]
                 except Exception as exc:  # noqa: BLE001 - compared below
                     outcomes[mode] = "overflow" if "overflow" in str(exc).lower() else str(exc)[:300]
@@ -802,7 +817,7 @@ def test_streaming_restarts_from_its_checkpoint(jvm, tmp_path, fmt):
             log.flush()
 
     def run() -> None:
-        q = (jvm.readStream.format(fmt).option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "7")
+        q = (jvm.readStream.format(fmt).option("subscribePattern", ".*").option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", "7")
              .load(root).select("partition", "offset", "value").writeStream.format("parquet")
              .option("path", str(tmp_path / "out")).option("checkpointLocation", str(tmp_path / "cp"))
              .trigger(availableNow=True).start())
@@ -832,9 +847,9 @@ def test_a_record_count_no_batch_can_hold_is_refused(jvm, tmp_path):
     for fmt in ("kvlog", "kvlog_python"):
         for cols in (("offset",), ("offset", "value")):
             with pytest.raises(Exception, match=r"(?i)record count|records|offset"):
-                jvm.read.format(fmt).load(str(tmp_path)).select(*cols).collect()
+                jvm.read.format(fmt).option("subscribePattern", ".*").load(str(tmp_path)).select(*cols).collect()
     with pytest.raises(Exception, match=r"record count 1000000000 cannot fit in a batch of \d+ bytes"):
-        jvm.read.format("kvlog").load(str(tmp_path)).select("offset").collect()
+        jvm.read.format("kvlog").option("subscribePattern", ".*").load(str(tmp_path)).select("offset").collect()
 
 
 def test_damaged_headers_of_large_batches_fail_cleanly(jvm, tmp_path):
@@ -863,7 +878,7 @@ def test_damaged_headers_of_large_batches_fail_cleanly(jvm, tmp_path):
         _write_partition(str(root), "dmg", 0, [[bytes(data)]], [0])
         for name, query in queries.items():
             for level in ("read_uncommitted", "read_committed"):
-                df = jvm.read.format("kvlog").option("kafka.isolation.level", level).load(str(root))
+                df = jvm.read.format("kvlog").option("subscribePattern", ".*").option("kafka.isolation.level", level).load(str(root))
                 try:
                     query(df)
                 except Exception as exc:  # noqa: BLE001 - the assertion below is the check
@@ -916,7 +931,7 @@ def test_session_hadoop_settings_reach_the_executors(jvm, logs):
         jvm.conf.set(k, v)
     try:
         got = _rows(jvm, "kvlog", "viewfs://kvlogtest/logs", {"subscribe": "events"})
-        count = jvm.read.format("kvlog").load("viewfs://kvlogtest/logs").where("topic = 'events'").count()
+        count = jvm.read.format("kvlog").option("subscribePattern", ".*").load("viewfs://kvlogtest/logs").where("topic = 'events'").count()
     finally:
         for k in keys:
             jvm.conf.unset(k)

@@ -57,18 +57,18 @@ def test_partition_many_rejects_offsets_outside_the_data():
     ({"subscribe": " , "}, "names no topic"),
     ({"subscribePattern": "("}, "not a valid regex"),
     ({"assign": "[0]"}, "must be JSON"),
-    ({"startingOffsets": "latest"}, "streaming queries only"),
-    ({"startingOffsets": '{"a":{"0":-1}}', "endingOffsets": '{"a":{"0":5}}'}, "streaming queries only"),
-    ({"endingOffsets": "earliest"}, "not allowed"),
-    ({"startingOffsets": '{"a":{"0":5}}', "endingOffsets": '{"a":{"0":3}}'}, "after endingOffsets"),
-    ({"startingOffsets": '{"a":{"0":1}}', "endingOffsets": '{"a":{"1":3}}'}, "same partitions"),
-    ({"startingOffsets": "{bad"}, "must be JSON"),
-    ({"failOnDataLoss": "maybe"}, "true or false"),
-    ({"minPartitions": "0"}, "positive integer"),
-    ({"maxRecordsPerPartition": "x"}, "positive integer"),
-    ({"startingTimestamp": "soon"}, "epoch milliseconds"),
-    ({"kafka.isolation.level": "read_dirty"}, "read_committed"),
-    ({"startingOffsetsByTimestampStrategy": "closest"}, "error or latest"),
+    ({"subscribe": "a", "startingOffsets": "latest"}, "streaming queries only"),
+    ({"subscribe": "a", "startingOffsets": '{"a":{"0":-1}}', "endingOffsets": '{"a":{"0":5}}'}, "streaming queries only"),
+    ({"subscribe": "a", "endingOffsets": "earliest"}, "not allowed"),
+    ({"subscribe": "a", "startingOffsets": '{"a":{"0":5}}', "endingOffsets": '{"a":{"0":3}}'}, "after endingOffsets"),
+    ({"subscribe": "a", "startingOffsets": '{"a":{"0":1}}', "endingOffsets": '{"a":{"1":3}}'}, "same partitions"),
+    ({"subscribe": "a", "startingOffsets": "{bad"}, "must be JSON"),
+    ({"subscribe": "a", "failOnDataLoss": "maybe"}, "true or false"),
+    ({"subscribe": "a", "minPartitions": "0"}, "positive integer"),
+    ({"subscribe": "a", "maxRecordsPerPartition": "x"}, "positive integer"),
+    ({"subscribe": "a", "startingTimestamp": "soon"}, "epoch milliseconds"),
+    ({"subscribe": "a", "kafka.isolation.level": "read_dirty"}, "read_committed"),
+    ({"subscribe": "a", "startingOffsetsByTimestampStrategy": "closest"}, "error or latest"),
 ])
 def test_bad_options_raise_config_errors(options, message):
     with pytest.raises(ConfigError, match=message):
@@ -77,13 +77,13 @@ def test_bad_options_raise_config_errors(options, message):
 
 def test_streaming_rejects_batch_only_options():
     with pytest.raises(ConfigError, match="batch queries only"):
-        ReadOptions.parse({"endingOffsets": "latest"}, streaming=True)
-    assert ReadOptions.parse({}, streaming=True).starting == "latest"
-    assert ReadOptions.parse({}).starting == "earliest"
+        ReadOptions.parse({"subscribe": "t", "endingOffsets": "latest"}, streaming=True)
+    assert ReadOptions.parse({"subscribe": "t"}, streaming=True).starting == "latest"
+    assert ReadOptions.parse({"subscribe": "t"}).starting == "earliest"
 
 
 def test_options_are_case_insensitive():
-    opts = ReadOptions.parse({"STARTINGOFFSETS": '{"t":{"0":3}}', "EndingOffsets": '{"t":{"0":9}}',
+    opts = ReadOptions.parse({"SUBSCRIBE": "t", "STARTINGOFFSETS": '{"t":{"0":3}}', "EndingOffsets": '{"t":{"0":9}}',
                               "includeheaders": "TRUE"})
     assert opts.starting == {("t", 0): 3} and opts.ending == {("t", 0): 9} and opts.include_headers
 
@@ -147,7 +147,7 @@ def test_fail_on_data_loss(tmp_path):
     with LogManager(root) as m:
         m.log("t", 0).delete_records(5)
         m.log("t", 0).flush()
-    opts = {"path": str(root), "startingOffsets": '{"t":{"0":2}}', "endingOffsets": '{"t":{"0":30}}'}
+    opts = {"path": str(root), "subscribe": "t", "startingOffsets": '{"t":{"0":2}}', "endingOffsets": '{"t":{"0":30}}'}
     with pytest.raises(OffsetOutOfRangeError, match="failOnDataLoss"):
         plan_batch(opts)
     with pytest.warns(UserWarning, match="reading what is left"):
@@ -188,7 +188,7 @@ def test_timestamp_options_match_a_brute_force_model(tmp_path):
             end = 120 if want is None else want
             assert (ranges[0].start, ranges[0].end) == (0, end) if end else ranges == []
     # *Timestamp wins over *OffsetsByTimestamp, which wins over *Offsets
-    _, ranges = plan_batch({"path": str(root), "startingTimestamp": "1500",
+    _, ranges = plan_batch({"path": str(root), "subscribe": "t", "startingTimestamp": "1500",
                             "startingOffsetsByTimestamp": '{"t":{"0":0,"1":0}}',
                             "startingOffsets": '{"t":{"0":0,"1":0}}'})
     assert [r.start for r in ranges] == [model_first_at_or_after(0, 1500), model_first_at_or_after(1, 1500)]
@@ -320,7 +320,7 @@ def test_min_offsets_per_trigger_waits_for_records_or_the_delay(tmp_path):
     from kvlog.spark.source import KvlogStreamReader
 
     root = _root(tmp_path, topics=(("s", 2),), n=10)
-    reader = KvlogStreamReader({"path": str(root), "startingOffsets": "earliest", "minOffsetsPerTrigger": "30",
+    reader = KvlogStreamReader({"path": str(root), "subscribe": "s", "startingOffsets": "earliest", "minOffsetsPerTrigger": "30",
                                 "maxTriggerDelay": "5s"}, False)
     now = [1000.0]
     reader._clock = lambda: now[0]
@@ -341,9 +341,9 @@ def test_min_offsets_per_trigger_waits_for_records_or_the_delay(tmp_path):
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"minOffsetsPerTrigger": "50", "maxOffsetsPerTrigger": "10"}, "larger than maxOffsetsPerTrigger"),
-    ({"maxTriggerDelay": "soon"}, "duration"),
-    ({"maxTriggerDelay": "5 fortnights"}, "duration"),
+    ({"subscribe": "a", "minOffsetsPerTrigger": "50", "maxOffsetsPerTrigger": "10"}, "larger than maxOffsetsPerTrigger"),
+    ({"subscribe": "a", "maxTriggerDelay": "soon"}, "duration"),
+    ({"subscribe": "a", "maxTriggerDelay": "5 fortnights"}, "duration"),
 ])
 def test_trigger_options_are_checked(options, message):
     with pytest.raises(ConfigError, match=message):
@@ -351,7 +351,7 @@ def test_trigger_options_are_checked(options, message):
 
 
 def test_durations_parse_like_spark():
-    assert ReadOptions.parse({"maxTriggerDelay": "15m"}, streaming=True).max_trigger_delay_ms == 900_000
-    assert ReadOptions.parse({"maxTriggerDelay": "30 s"}, streaming=True).max_trigger_delay_ms == 30_000
-    assert ReadOptions.parse({"maxTriggerDelay": "250"}, streaming=True).max_trigger_delay_ms == 250
-    assert ReadOptions.parse({}, streaming=True).max_trigger_delay_ms == 900_000
+    assert ReadOptions.parse({"subscribe": "t", "maxTriggerDelay": "15m"}, streaming=True).max_trigger_delay_ms == 900_000
+    assert ReadOptions.parse({"subscribe": "t", "maxTriggerDelay": "30 s"}, streaming=True).max_trigger_delay_ms == 30_000
+    assert ReadOptions.parse({"subscribe": "t", "maxTriggerDelay": "250"}, streaming=True).max_trigger_delay_ms == 250
+    assert ReadOptions.parse({"subscribe": "t"}, streaming=True).max_trigger_delay_ms == 900_000

@@ -461,7 +461,8 @@ def test_spark_python_source_read_committed_on_raw_segments(spark, tmp_path):
     # the Python source through Spark, by the name it registers under
     fmt = kvlog.spark.KvlogDataSource.name()
     for extra in ({}, {"maxRecordsPerPartition": "4"}):
-        df = (spark.read.format(fmt).option("kafka.isolation.level", "read_committed").options(**extra)
+        df = (spark.read.format(fmt).option("subscribe", "t").option("kafka.isolation.level", "read_committed")
+              .options(**extra)
               .load(root))
         got = [(r.offset, bytes(r.value)) for r in df.orderBy("offset").collect()]
         assert got == committed

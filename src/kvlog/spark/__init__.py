@@ -63,7 +63,9 @@ def register(spark: Any) -> str:
     is the JVM scan (column pruning, columnar batches) and this returns ``"jvm"``: Spark resolves a JVM source
     before a Python one of the same name. Otherwise the Python source takes the name and this returns
     ``"python"``. Either way the Python source is also ``format("kvlog_python")``: the sink (the JVM source reads
-    only), object-store URIs read through pyarrow, and a fallback.
+    only), object-store URIs read through pyarrow, and a fallback. On a ``"jvm"`` session, ``format("kvlog")`` of
+    ``s3://``, ``gs://`` or ``abfs://`` URIs that the JVM has no Hadoop file system for goes to that Python source
+    by itself (so call this before such reads); ``format("kvlog_jvm")`` instead fails naming the connector to add.
 
     When ``spark.sql.python.filterPushdown.enabled`` is on (pyspark ≥ 4.1), the Python reader registered also
     takes pushed-down filters on topic, partition, offset (applied exactly) and timestamp (narrows the scan

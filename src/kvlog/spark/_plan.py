@@ -21,9 +21,14 @@ from kvlog import _files, _io, storage
 from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
 from kvlog.records import record_schema
+from kvlog.spark._options import check_option_names, is_internal_topic
 
 EARLIEST = -2
 LATEST = -1
+
+NO_SUBSCRIPTION = ("one of the options subscribe, subscribePattern or assign must be given, as for Spark's Kafka "
+                   "source: subscribe=<topic,topic> reads named topics, subscribePattern=<regex> topics by name "
+                   "(.* for all but Kafka's internal __ topics), assign=<JSON> partitions")
 
 def lowered(options: Mapping[str, Any]) -> dict[str, Any]:
     """Spark's options are case-insensitive; kvlog reads them through lower-cased keys."""
@@ -150,24 +155,30 @@ class ReadOptions:
     min_offsets_per_trigger: int | None = None
     max_trigger_delay_ms: int = 15 * 60 * 1000
     include_headers: bool = False
+    include_internal_topics: bool = False
     read_committed: bool = False
     chunk_bytes: int = 1 << 20
     max_rows_per_batch: int = 10_000
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool = False) -> "ReadOptions":
+        check_option_names(options)
         opts = lowered(options)
         chosen = [k for k in ("subscribe", "subscribepattern", "assign") if opts.get(k) is not None]
+        if not chosen:
+            raise ConfigError(NO_SUBSCRIPTION)
         if len(chosen) > 1:
-            raise ConfigError(f"options {', '.join(chosen)} exclude each other: give one of subscribe, "
-                              "subscribePattern or assign (or none for every topic)")
+            raise ConfigError(f"options {', '.join(chosen)} exclude each other: give only one of subscribe, "
+                              "subscribePattern or assign")
         subscribe = None
         if "subscribe" in chosen:
             subscribe = tuple(t.strip() for t in str(opts["subscribe"]).split(",") if t.strip())
             if not subscribe:
-                raise ConfigError("option subscribe names no topic")
+                raise ConfigError(f"option subscribe names no topic: {opts['subscribe']!r}")
         pattern = opts.get("subscribepattern")
         if pattern is not None:
+            if not str(pattern).strip():
+                raise ConfigError(f"option subscribePattern is empty: {pattern!r}")
             try:
                 re.compile(pattern)
             except re.error as exc:
@@ -181,6 +192,15 @@ class ReadOptions:
                 assign = {str(t): tuple(int(p) for p in ps) for t, ps in json.loads(raw).items()}
             except (ValueError, TypeError, AttributeError):
                 raise ConfigError(f"option assign must be JSON like {{\"topicA\":[0,1]}}, got {raw!r}") from None
+            if not any(assign.values()):
+                raise ConfigError(f"option assign names no partition: {raw!r}")
+        include_internal = _bool(opts, "includeinternaltopics", False)
+        if opts.get("kafka.exclude.internal.topics") is not None:
+            exclude = _bool(opts, "kafka.exclude.internal.topics", True)
+            if opts.get("includeinternaltopics") is not None and exclude == include_internal:
+                raise ConfigError(f"options includeInternalTopics={str(include_internal).lower()} and "
+                                  f"kafka.exclude.internal.topics={str(exclude).lower()} contradict each other")
+            include_internal = not exclude
 
         def offsets(name: str, default: str) -> str | dict[tuple[str, int], int]:
             raw = opts.get(name.lower())
@@ -253,6 +273,7 @@ class ReadOptions:
             min_offsets_per_trigger=min_trigger,
             max_trigger_delay_ms=delay,
             include_headers=_bool(opts, "includeheaders", False),
+            include_internal_topics=include_internal,
             read_committed=level == "read_committed",
             chunk_bytes=_positive(opts, "kvlog.chunkbytes") or (1 << 20),
             max_rows_per_batch=_positive(opts, "kvlog.maxrowsperbatch") or 10_000,
@@ -318,23 +339,64 @@ def discover(paths: list[str]) -> dict[tuple[str, int], str]:
     return found
 
 
-def select(found: dict[tuple[str, int], str], opts: ReadOptions) -> dict[tuple[str, int], str]:
-    """The partitions ``subscribe`` / ``subscribePattern`` / ``assign`` pick (default: all)."""
+def _where(paths: list[str]) -> str:
+    """The paths read, as messages may show them (a URI without its credentials or query)."""
+    shown = [storage.canonical(p) if storage.is_remote(p) else p for p in paths]
+    return shown[0] if len(shown) == 1 else "[" + ", ".join(shown) + "]"
+
+
+def _listing(names: list[str], limit: int = 20) -> str:
+    if not names:
+        return "none"
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def missing_topics_message(what: str, missing: list[str], topics: list[str], paths: list[str]) -> str:
+    """The error for subscribed/assigned topics with no partition directory (the JVM source says the same)."""
+    names = ", ".join(repr(t) for t in missing)
+    noun = "topic" if len(missing) == 1 else "topics"
+    verb = "does" if len(missing) == 1 else "do"
+    return f"{what} {noun} {names} {verb} not exist under {_where(paths)}; topics there: {_listing(sorted(topics))}"
+
+
+def select(found: dict[tuple[str, int], str], opts: ReadOptions, paths: list[str] | None = None,
+           *, strict: bool = True) -> dict[tuple[str, int], str]:
+    """The partitions ``subscribe`` / ``subscribePattern`` / ``assign`` pick.
+
+    A subscribed or assigned topic (or assigned partition) with no directory is an error naming it and what
+    there is (``strict``; a running stream instead lets ``failOnDataLoss`` judge a topic that went away).
+    A pattern matches whole topic names and skips Kafka's internal topics (``__*``) unless
+    ``includeInternalTopics`` is true; matching nothing reads nothing, as Spark's Kafka source does.
+    """
+    topics = sorted({tp[0] for tp in found})
+    where = paths or []
     if opts.subscribe is not None:
         wanted = set(opts.subscribe)
+        missing = [t for t in dict.fromkeys(opts.subscribe) if t not in topics]
+        if missing and strict:
+            raise ConfigError(missing_topics_message("subscribed", missing, topics, where))
         return {tp: p for tp, p in found.items() if tp[0] in wanted}
     if opts.subscribe_pattern is not None:
         rx = re.compile(opts.subscribe_pattern)
-        return {tp: p for tp, p in found.items() if rx.fullmatch(tp[0])}
-    if opts.assign is not None:
-        out = {}
-        for topic, parts in opts.assign.items():
-            for part in parts:
-                if (topic, part) not in found:
-                    raise ConfigError(f"assigned partition {topic}-{part} has no log directory")
-                out[(topic, part)] = found[(topic, part)]
-        return out
-    return dict(found)
+        return {tp: p for tp, p in found.items()
+                if rx.fullmatch(tp[0]) and (opts.include_internal_topics or not is_internal_topic(tp[0]))}
+    if opts.assign is None:  # ReadOptions.parse requires one of the three
+        raise ConfigError(NO_SUBSCRIPTION)
+    missing = [t for t, parts in opts.assign.items() if parts and t not in topics]
+    if missing and strict:
+        raise ConfigError(missing_topics_message("assigned", missing, topics, where))
+    out = {}
+    for topic, parts in opts.assign.items():
+        for part in parts:
+            if (topic, part) not in found:
+                if not strict:
+                    continue
+                have = sorted(p for t, p in found if t == topic)
+                raise ConfigError(f"assigned partition {topic}-{part} has no log directory under {_where(where)}; "
+                                  f"{topic} has partitions {_listing([str(p) for p in have])}")
+            out[(topic, part)] = found[(topic, part)]
+    return out
 
 
 # ------------------------------------------------------------------------------------- resolution
@@ -448,7 +510,8 @@ def check_range(tp: tuple[str, int], start: int, end: int, b: LogBounds, fail_on
 def plan_batch(options: Mapping[str, str]) -> tuple[ReadOptions, list[OffsetRange]]:
     """Parse the options, find the partitions and resolve each one's offset range (driver side)."""
     opts = ReadOptions.parse(options)
-    chosen = select(discover(input_paths(options)), opts)
+    paths = input_paths(options)
+    chosen = select(discover(paths), opts, paths)
     tps = sorted(chosen)
     starts = _pick(opts.starting, opts.starting_by_timestamp, opts.starting_timestamp, tps, "starting")
     ends = _pick(opts.ending, opts.ending_by_timestamp, opts.ending_timestamp, tps, "ending")

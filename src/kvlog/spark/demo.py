@@ -183,7 +183,7 @@ def run(workdir: str, keys: int = 25_000, rounds: int = 4, master: str = "local[
             raise RuntimeError(f"compaction failed: {[s.error for s in stats if s.error]}")
         before = sum(s.bytes_before for s in stats)
         after = sum(s.bytes_after for s in stats)
-        kept = {r.key: r.value for r in spark.read.format("kvlog").load(copy).collect()}
+        kept = {r.key: r.value for r in spark.read.format("kvlog").option("subscribe", TOPIC).load(copy).collect()}
         assert len(kept) == len(intended), "one record per key after a full clean"
         reference = last_written if strategy == "offset" else intended
         assert kept == reference, f"{strategy} strategy disagrees with the Spark groupBy"

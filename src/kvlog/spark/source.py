@@ -220,14 +220,17 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._clock = time.monotonic
         self._last_trigger = self._clock()
 
-    def _logs(self) -> dict[tuple[str, int], str]:
-        return _plan.select(_plan.discover(_plan.input_paths(self.options)), self.opts)
+    def _logs(self, strict: bool = False) -> dict[tuple[str, int], str]:
+        """The partitions read; ``strict`` (where a query starts) makes a subscribed topic that does not
+        exist an error. Later triggers leave a topic that went away to ``failOnDataLoss``."""
+        paths = _plan.input_paths(self.options)
+        return _plan.select(_plan.discover(paths), self.opts, paths, strict=strict)
 
     def _bounds(self) -> dict[tuple[str, int], _plan.LogBounds]:
         return {tp: _plan.read_bounds(path, self.opts.read_committed) for tp, path in self._logs().items()}
 
     def initialOffset(self) -> dict[str, dict[str, int]]:
-        chosen = self._logs()
+        chosen = self._logs(strict=True)
         tps = sorted(chosen)
         how = _plan._pick(self.opts.starting, self.opts.starting_by_timestamp, self.opts.starting_timestamp,
                           tps, "starting")

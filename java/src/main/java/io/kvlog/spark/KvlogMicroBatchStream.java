@@ -43,7 +43,7 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
 
     private Map<TopicPartition, PartitionLog> logs() {
         try {
-            return planner().openLogs();
+            return planner().openLogs(false);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -53,7 +53,7 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
     public Offset initialOffset() {
         try {
             OffsetRangePlanner p = planner();
-            return new PartitionOffsets(p.startingOffsets(p.openLogs()));
+            return new PartitionOffsets(p.startingOffsets(p.openLogs(true)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -181,7 +181,7 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
         OffsetRangePlanner planner = planner();
         Map<TopicPartition, PartitionLog> open;
         try {
-            open = planner.openLogs();
+            open = planner.openLogs(false);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

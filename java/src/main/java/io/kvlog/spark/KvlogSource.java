@@ -27,8 +27,15 @@ public class KvlogSource implements TableProvider, DataSourceRegister {
         return KafkaSchema.of(ReadOptions.wantsHeaders(options));
     }
 
+    /**
+     * The JVM scan's table; under {@code "kvlog"} (not {@code "kvlog_jvm"}), a load of {@code s3://}, {@code gs://}
+     * or {@code abfs://} URIs this JVM has no Hadoop file system for is the Python source's table instead.
+     */
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+        if (SHORT_NAME.equals(shortName()) && PythonRoute.wanted(properties)) {
+            return PythonRoute.table(schema, partitioning, properties);
+        }
         return new KvlogTable(schema, shortName());
     }
 }

@@ -27,7 +27,15 @@ final class OffsetRangePlanner {
 
     /** Discovers the chosen partitions and opens each (segments, log start, readable end), in partition order. */
     Map<TopicPartition, PartitionLog> openLogs() throws IOException {
-        Map<TopicPartition, Path> chosen = LogDiscovery.select(LogDiscovery.discover(opts.paths, conf), opts);
+        return openLogs(true);
+    }
+
+    /**
+     * As {@link #openLogs()}; {@code strict} (a batch, or where a stream starts) makes a subscribed topic that does not
+     * exist an error, where later triggers of a stream leave a topic that went away to failOnDataLoss.
+     */
+    Map<TopicPartition, PartitionLog> openLogs(boolean strict) throws IOException {
+        Map<TopicPartition, Path> chosen = LogDiscovery.select(LogDiscovery.discover(opts.paths, conf), opts, strict);
         Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> durable = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> cleaned = new HashMap<>();

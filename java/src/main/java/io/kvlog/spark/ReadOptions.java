@@ -16,6 +16,9 @@ final class ReadOptions {
     static final long EARLIEST = -2;
     static final long LATEST = -1;
     private static final ObjectMapper JSON = new ObjectMapper();
+    static final String NO_SUBSCRIPTION = "one of the options subscribe, subscribePattern or assign must be given, as "
+        + "for Spark's Kafka source: subscribe=<topic,topic> reads named topics, subscribePattern=<regex> topics by "
+        + "name (.* for all but Kafka's internal __ topics), assign=<JSON> partitions";
 
     List<String> subscribe;
     Pattern subscribePattern;
@@ -33,6 +36,8 @@ final class ReadOptions {
     Integer minPartitions;
     Integer maxRecordsPerPartition;
     boolean includeHeaders;
+    /** A subscribePattern also matches Kafka's internal topics (__*): includeInternalTopics=true. */
+    boolean includeInternalTopics;
     boolean readCommitted;
     Integer maxOffsetsPerTrigger;
     Integer minOffsetsPerTrigger;
@@ -78,24 +83,20 @@ final class ReadOptions {
 
     /** Options of a batch read, or of a stream (which starts at latest by default and has no end). */
     static ReadOptions parse(CaseInsensitiveStringMap o, boolean streaming) {
+        OptionNames.check(o.keySet());
         ReadOptions r = new ReadOptions();
-        if (streaming) {
-            r.startingWord = "latest";
-            for (String k : new String[] {"endingOffsets", "endingTimestamp", "endingOffsetsByTimestamp"}) {
-                if (o.containsKey(k)) {
-                    throw bad("option " + k.toLowerCase(Locale.ROOT) + " is for batch queries only (a stream has no end)");
-                }
-            }
-        }
         List<String> chosen = new ArrayList<>();
         for (String k : new String[] {"subscribe", "subscribePattern", "assign"}) {
             if (o.containsKey(k)) {
                 chosen.add(k.toLowerCase(Locale.ROOT));
             }
         }
+        if (chosen.isEmpty()) {
+            throw bad(NO_SUBSCRIPTION);
+        }
         if (chosen.size() > 1) {
-            throw bad("options " + String.join(", ", chosen) + " exclude each other: give one of subscribe, "
-                + "subscribePattern or assign (or none for every topic)");
+            throw bad("options " + String.join(", ", chosen) + " exclude each other: give only one of subscribe, "
+                + "subscribePattern or assign");
         }
         if (o.containsKey("subscribe")) {
             r.subscribe = new ArrayList<>();
@@ -105,18 +106,46 @@ final class ReadOptions {
                 }
             }
             if (r.subscribe.isEmpty()) {
-                throw bad("option subscribe names no topic");
+                throw bad("option subscribe names no topic: '" + o.get("subscribe") + "'");
             }
         }
         if (o.containsKey("subscribePattern")) {
+            String raw = o.get("subscribePattern");
+            if (raw.trim().isEmpty()) {
+                throw bad("option subscribePattern is empty: '" + raw + "'");
+            }
             try {
-                r.subscribePattern = Pattern.compile(o.get("subscribePattern"));
+                r.subscribePattern = Pattern.compile(raw);
             } catch (PatternSyntaxException e) {
                 throw bad("option subscribePattern is not a valid regex: " + e.getDescription());
             }
         }
         if (o.containsKey("assign")) {
             r.assign = parseAssign(o.get("assign").trim());
+            boolean any = false;
+            for (List<Integer> parts : r.assign.values()) {
+                any |= !parts.isEmpty();
+            }
+            if (!any) {
+                throw bad("option assign names no partition: '" + o.get("assign").trim() + "'");
+            }
+        }
+        r.includeInternalTopics = bool(o, "includeInternalTopics", false);
+        if (o.containsKey("kafka.exclude.internal.topics")) {
+            boolean exclude = bool(o, "kafka.exclude.internal.topics", true);
+            if (o.containsKey("includeInternalTopics") && exclude == r.includeInternalTopics) {
+                throw bad("options includeInternalTopics=" + r.includeInternalTopics + " and kafka.exclude.internal.topics="
+                    + exclude + " contradict each other");
+            }
+            r.includeInternalTopics = !exclude;
+        }
+        if (streaming) {
+            r.startingWord = "latest";
+            for (String k : new String[] {"endingOffsets", "endingTimestamp", "endingOffsetsByTimestamp"}) {
+                if (o.containsKey(k)) {
+                    throw bad("option " + k.toLowerCase(Locale.ROOT) + " is for batch queries only (a stream has no end)");
+                }
+            }
         }
         String isolation = o.getOrDefault("kafka.isolation.level", "read_uncommitted").trim().toLowerCase(Locale.ROOT);
         if (!isolation.equals("read_uncommitted") && !isolation.equals("read_committed")) {

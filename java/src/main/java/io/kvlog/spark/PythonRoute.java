@@ -1,0 +1,78 @@
+package io.kvlog.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.execution.datasources.v2.python.PythonDataSourceV2;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * {@code format("kvlog")} on object-store URIs this JVM has no Hadoop file system for ({@code s3://} in PySpark):
+ * the read goes to the Python source ({@code kvlog_python}, registered by {@code kvlog.spark.register}), which
+ * opens them through pyarrow, with the same options, schema and rows. {@code format("kvlog_jvm")} never does.
+ */
+final class PythonRoute {
+    static final String PYTHON_NAME = "kvlog_python";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private PythonRoute() {
+    }
+
+    /** The paths given to load(), as given. */
+    static List<String> paths(Map<String, String> properties) {
+        CaseInsensitiveStringMap o = new CaseInsensitiveStringMap(properties);
+        List<String> out = new ArrayList<>();
+        String one = o.get("path");
+        if (one != null && !one.isEmpty()) {
+            out.add(one);
+        }
+        String many = o.get("paths");
+        if (many != null && !many.isEmpty()) {
+            try {
+                for (JsonNode n : JSON.readTree(many)) {
+                    out.add(n.asText());
+                }
+            } catch (IOException e) {
+                // ReadOptions reports a malformed paths option when the JVM scan plans
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Whether the read must go to the Python source: some path's scheme is one pyarrow opens and this JVM has no
+     * Hadoop file system for it, and the Python source is registered in the session.
+     */
+    static boolean wanted(Map<String, String> properties) {
+        SparkSession session = SparkSession.active();
+        Configuration conf = null;
+        for (String p : paths(properties)) {
+            String scheme = LogFileSystems.scheme(p);
+            if (scheme == null || !LogFileSystems.PYARROW_SCHEMES.contains(scheme)) {
+                continue;
+            }
+            if (conf == null) {
+                conf = session.sessionState().newHadoopConf();
+            }
+            if (!LogFileSystems.hasFileSystem(scheme, conf)) {
+                return session.sessionState().dataSourceManager().dataSourceExists(PYTHON_NAME);
+            }
+        }
+        return false;
+    }
+
+    /** The Python source's table for these options (what {@code format("kvlog_python")} would give). */
+    static Table table(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+        PythonDataSourceV2 python = new PythonDataSourceV2();
+        python.setShortName(PYTHON_NAME);
+        return python.getTable(schema, partitioning, properties);
+    }
+}
