@@ -132,9 +132,9 @@ class LogCleaner:
         for name, value in (("dedupe_buffer_size", dedupe_buffer_size), ("full_every", full_every)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"LogCleaner {name} takes an int, not {type(value).__name__} {value!r}")
-        for name, value in (("load_factor", load_factor), ("min_yield", min_yield)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"LogCleaner {name} takes a number, not {type(value).__name__} {value!r}")
+        for fname, fvalue in (("load_factor", load_factor), ("min_yield", min_yield)):
+            if isinstance(fvalue, bool) or not isinstance(fvalue, numbers.Real):
+                raise TypeError(f"LogCleaner {fname} takes a number, not {type(fvalue).__name__} {fvalue!r}")
         if dedupe_buffer_size <= 0:
             raise ConfigError(f"dedupe_buffer_size must be positive, got {dedupe_buffer_size}")
         if not 0 < load_factor <= 1:
