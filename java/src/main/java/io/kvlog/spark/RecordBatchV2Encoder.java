@@ -114,9 +114,14 @@ final class RecordBatchV2Encoder implements AutoCloseable {
 
     /**
      * Appends one record ({@code key}/{@code value} null for Kafka's null; {@code headers} null or empty for
-     * none), first closing the open batch when the record would not fit it.
+     * none; {@code timestamp} in epoch ms, or -1 for none), first closing the open batch when the record would
+     * not fit it.
      */
     void append(byte[] key, byte[] value, long timestamp, List<Header> headers) throws IOException {
+        if (timestamp < -1) {
+            throw new IllegalArgumentException("invalid timestamp " + timestamp + " for the record at offset "
+                + nextOffset + ": must be -1 (none) or non-negative, as Kafka's producer requires");
+        }
         int nh = headers == null ? 0 : headers.size();
         if (headerKeys.length < nh) {
             headerKeys = new byte[Math.max(nh, headerKeys.length * 2)][];

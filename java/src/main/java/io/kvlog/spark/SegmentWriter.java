@@ -214,8 +214,8 @@ final class SegmentWriter implements RecordBatchV2Encoder.BatchConsumer, AutoClo
 
     private void openSegment(long baseOffset) throws IOException {
         Path log = new Path(dir, fileName(baseOffset, ".log"));
-        created.add(log);
-        out = fs.create(log, false, BUFFER);
+        out = fs.create(log, false, BUFFER); // never over an existing file
+        created.add(log); // only once made here: an abort must not delete a file someone else wrote
         base = baseOffset;
         size = 0;
         bytesSinceIndexEntry = 0;
@@ -250,8 +250,8 @@ final class SegmentWriter implements RecordBatchV2Encoder.BatchConsumer, AutoClo
 
     private void writeWhole(String name, byte[] data, int len) throws IOException {
         Path p = new Path(dir, name);
-        created.add(p);
         try (FSDataOutputStream o = fs.create(p, false, BUFFER)) {
+            created.add(p);
             o.write(data, 0, len);
             if (o.hasCapability(StreamCapabilities.HSYNC)) {
                 o.hsync();
