@@ -74,6 +74,11 @@ public final class WriterBlocksForTests {
         return out.toByteArray();
     }
 
+    /** The LZ4 compressor the encoder runs ({@code LZ4JNICompressor}: liblz4; otherwise lz4-java's Java port). */
+    public static String lz4Implementation() {
+        return net.jpountz.lz4.LZ4Factory.fastestInstance().fastCompressor().toString();
+    }
+
     /** The partition of each packed key (int32 big-endian each), null keys round-robin from {@code roundRobinStart}. */
     public static byte[] partitions(byte[] packedKeys, int partitions, long roundRobinStart) {
         DefaultPartitioner p = new DefaultPartitioner(roundRobinStart);
