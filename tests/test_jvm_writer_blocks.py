@@ -64,7 +64,7 @@ def pack_rows(rows) -> bytes:
 WORDS = [b"alpha", b"beta", b"gamma", b"delta", b"kafka", b"segment", b"offset", b"\x00\x01", b"\xff" * 3]
 
 
-def make_rows(rng, n, *, headers=True, null_keys=0.1, null_values=0.05, big_every=0):
+def make_rows(rng, n, *, headers=True, null_keys=0.1, null_values=0.05, big_every=0, rising=False):
     rows = []
     for i in range(n):
         key = None if rng.random() < null_keys else bytes(rng.integers(0, 256, int(rng.integers(0, 24)), np.uint8))
@@ -74,7 +74,8 @@ def make_rows(rng, n, *, headers=True, null_keys=0.1, null_values=0.05, big_ever
             value = b" ".join(WORDS[j] for j in rng.integers(0, len(WORDS), int(rng.integers(0, 60))))
         if big_every and i % big_every == big_every - 1:
             value = bytes(rng.integers(0, 256, 70_000, np.uint8))  # incompressible, larger than an lz4 block
-        ts = T0 + int(rng.integers(-3_600_000, 3_600_000))  # out of order within a batch, as producers may send
+        # out of order within a batch, as producers may send; or rising, as they mostly do
+        ts = T0 + 7 * i + int(rng.integers(0, 5)) if rising else T0 + int(rng.integers(-3_600_000, 3_600_000))
         hs = []
         if headers:
             for _ in range(int(rng.integers(0, 3))):
@@ -270,6 +271,22 @@ def files_of(path):
     return sorted(os.listdir(path))
 
 
+def assert_as_kvlog_writes(part, segs, ref, segment_bytes, interval, index_bytes):
+    """Byte for byte what kvlog's Log writes for the same batches: the same segments, indexes included."""
+    data = b"".join((part / f"{b:020d}.log").read_bytes() for b, *_ in segs)
+    kvlog_log_of(ref, split_batches(data), segment_bytes, interval, index_bytes)
+    ref_files = [f for f in files_of(ref) if f.endswith((".log", ".index", ".timeindex"))]
+    assert ref_files == files_of(part)
+    for f in ref_files:
+        assert (part / f).read_bytes() == (ref / f).read_bytes(), f
+
+
+def index_entries(part, base):
+    """The (relative offset, position) entries of a segment's .index."""
+    data = (part / f"{base:020d}.index").read_bytes()
+    return [struct.unpack_from(">ii", data, i) for i in range(0, len(data), 8)]
+
+
 def kvlog_log_of(path, batches, segment_bytes, interval, index_bytes):
     """The same batches appended one at a time (replica appends keep their offsets) by kvlog's own Log."""
     cfg = kvlog.LogConfig(segment_bytes=segment_bytes, index_interval_bytes=interval,
@@ -280,20 +297,27 @@ def kvlog_log_of(path, batches, segment_bytes, interval, index_bytes):
 
 
 SEGMENT_CASES = {
-    # name: (codec, rows, settings)
-    "size-rolls": ("none", 4000, dict(segment_bytes=64 << 10, interval=4096)),
-    "lz4-dense-index": ("lz4", 4000, dict(segment_bytes=32 << 10, interval=0, per_batch=50)),
-    "index-full-rolls": ("zstd", 3000, dict(segment_bytes=1 << 30, interval=100, per_batch=20,
-                                            index_bytes=120)),  # 15 offset entries, 10 time entries
-    "one-segment": ("gzip", 500, dict(segment_bytes=1 << 30, interval=4096)),
+    # name: (codec, rows, rising timestamps, settings)
+    "size-rolls": ("none", 4000, False, dict(segment_bytes=64 << 10, interval=4096)),
+    # batches of ~1.5 KB against 4 KiB between entries: most segments end with batches not yet indexed
+    "size-rolls-rising": ("none", 4000, True, dict(segment_bytes=64 << 10, interval=4096, per_batch=10)),
+    "lz4-dense-index": ("lz4", 4000, False, dict(segment_bytes=32 << 10, interval=0, per_batch=50)),
+    # 15 offset-index entries, 10 time-index entries (one kept for the final entry): rising timestamps fill the
+    # time index first (nine entries: each batch past the first gets one that already holds its max timestamp,
+    # so the final entry adds nothing), out-of-order ones the offset index
+    "index-full-rolls": ("zstd", 3000, True, dict(segment_bytes=1 << 30, interval=100, per_batch=20,
+                                                  index_bytes=120)),
+    "offset-index-full-rolls": ("none", 3000, False, dict(segment_bytes=1 << 30, interval=100, per_batch=20,
+                                                          index_bytes=120)),
+    "one-segment": ("gzip", 500, True, dict(segment_bytes=1 << 30, interval=4096)),
 }
 
 
 @pytest.mark.parametrize("case", sorted(SEGMENT_CASES))
 def test_segment_writer_directory_matches_kvlog_log(blocks, tmp_path, case):
-    codec, n, settings = SEGMENT_CASES[case]
+    codec, n, rising, settings = SEGMENT_CASES[case]
     rng = np.random.default_rng(len(case))
-    rows = make_rows(rng, n)
+    rows = make_rows(rng, n, rising=rising)
     part = tmp_path / "jvm" / "events-0"
     segs = write_segments(blocks, part, rows, codec, **settings)
     # the segments: contiguous, sizes add up, each within segment.bytes, max timestamps right
@@ -318,21 +342,37 @@ def test_segment_writer_directory_matches_kvlog_log(blocks, tmp_path, case):
     report = verify_partition(str(part), "events", 0)
     assert report.errors == [] and report.warnings == []
     assert report.segments == len(segs) and report.next_offset == n
-    # byte for byte what kvlog's Log writes for the same batches, indexes included
-    data = b"".join((part / f"{b:020d}.log").read_bytes() for b, *_ in segs)
-    ref = tmp_path / "py" / "events-0"
-    kvlog_log_of(ref, split_batches(data), seg_bytes, settings["interval"], settings.get("index_bytes", 10 << 20))
-    ref_files = [f for f in files_of(ref) if f.endswith((".log", ".index", ".timeindex"))]
-    assert ref_files == files_of(part)
-    for f in ref_files:
-        assert (part / f).read_bytes() == (ref / f).read_bytes(), f
+    assert_as_kvlog_writes(part, segs, tmp_path / "py" / "events-0", seg_bytes, settings["interval"],
+                           settings.get("index_bytes", 10 << 20))
     if case == "lz4-dense-index":  # index.interval.bytes=0: an entry for every batch but each segment's first
         for b, *_ in segs:
             entries = os.path.getsize(part / f"{b:020d}.index") // 8
             assert entries == len(split_batches((part / f"{b:020d}.log").read_bytes())) - 1
         assert sum(os.path.getsize(part / f"{b:020d}.index") for b, *_ in segs) // 8 >= 2 * len(segs)
     if case == "index-full-rolls":
-        assert all(os.path.getsize(part / f"{b:020d}.timeindex") <= 120 for b, *_ in segs)
+        assert [os.path.getsize(part / f"{b:020d}.timeindex") for b, *_ in segs[:-1]] == [108] * (len(segs) - 1)
+    if case == "offset-index-full-rolls":
+        assert [os.path.getsize(part / f"{b:020d}.index") for b, *_ in segs[:-1]] == [120] * (len(segs) - 1)
+    if rising:  # the last entry of every time index is its segment's max timestamp at its last batch's offset
+        if case == "size-rolls-rising":  # ... thanks to the final entry written at close: in most segments the
+            # offset index's last entry is not the last batch's
+            ends = [(index_entries(part, b) or [(-1, 0)])[-1][0] for b, *_ in segs]
+            assert sum(e < nxt - 1 - b for e, (b, nxt, *_) in zip(ends, segs)) >= len(segs) // 2
+        for base, nxt, _, max_ts in segs:
+            last = (part / f"{base:020d}.timeindex").read_bytes()[-12:]
+            assert struct.unpack(">qi", last) == (max_ts, nxt - 1 - base)
+
+
+def test_segments_filled_exactly_to_segment_bytes(blocks, tmp_path):
+    """Batches of one size S and segment.bytes = 3 S: three batches a segment (a batch that fits exactly stays).
+    Every batch has the same max timestamp: the time index keeps the first batch that reached it."""
+    rows = [(b"k%05d" % i, bytes([i % 251]) * 100, T0 + i % 10, []) for i in range(300)]
+    size = len(python_encode(rows[:10], "none", 10, 1 << 20))
+    part = tmp_path / "x-0"
+    segs = write_segments(blocks, part, rows, "none", per_batch=10, segment_bytes=3 * size, interval=size - 1)
+    assert [(b, nxt, n) for b, nxt, n, _ in segs] == [(b, b + 30, 3 * size) for b in range(0, 300, 30)]
+    assert [(part / f"{b:020d}.timeindex").read_bytes() for b, *_ in segs] == [struct.pack(">qi", T0 + 9, 9)] * 10
+    assert_as_kvlog_writes(part, segs, tmp_path / "py" / "x-0", 3 * size, size - 1, 10 << 20)
 
 
 def test_segment_writer_from_a_later_offset_reads_in_the_jvm_scan(blocks, spark, tmp_path):
