@@ -431,3 +431,20 @@ def test_writer_refuses_batches_that_do_not_continue(blocks, tmp_path):
         blocks.appendBatches(str(tmp_path / "c-0"), first, 0, 1 << 20, 4096, 11)
     assert blocks.appendBatches(str(tmp_path / "d-0"), first, 0, 1 << 20, 4096, 1 << 20).split() == \
         ["0", "10", str(len(first)), str(max(r[2] for r in rows[:10]))]
+
+
+def test_writer_needs_no_rename_append_or_truncate(blocks, tmp_path):
+    """Through a file system that only creates files (rename, append and truncate throw, as on object stores):
+    the same files as on the local disk, an abort included."""
+    rows = make_rows(np.random.default_rng(9), 2500, rising=True)
+    settings = dict(segment_bytes=40 << 10, interval=1024)
+    local = tmp_path / "local" / "t-0"
+    create_only = tmp_path / "create-only" / "t-0"
+    segs = write_segments(blocks, local, rows, "lz4", **settings)
+    assert write_segments(blocks, f"createonly://{create_only}", rows, "lz4", **settings) == segs
+    assert len(segs) >= 3 and files_of(create_only) == files_of(local)
+    for f in files_of(local):
+        assert (create_only / f).read_bytes() == (local / f).read_bytes(), f
+    aborted = tmp_path / "create-only" / "u-0"
+    assert write_segments(blocks, f"createonly://{aborted}", rows, "lz4", abort_after=5, **settings) == []
+    assert files_of(aborted) == []

@@ -2,13 +2,17 @@ package io.kvlog.spark;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+import org.apache.hadoop.util.Progressable;
 
 /**
  * Test entry points (not an API): drive the writer building blocks ({@link RecordBatchV2Encoder},
@@ -20,6 +24,46 @@ import org.apache.hadoop.fs.Path;
  */
 public final class WriterBlocksForTests {
     private WriterBlocksForTests() {
+    }
+
+    /**
+     * The local disk under the scheme {@code createonly://}, as an object store behaves: files are created and
+     * written once; rename, append and truncate throw. Writing through it shows a writer needs none of them.
+     */
+    public static final class CreateOnlyFileSystem extends RawLocalFileSystem {
+        static final URI NAME = URI.create("createonly:///");
+
+        @Override
+        public URI getUri() {
+            return NAME;
+        }
+
+        @Override
+        public String getScheme() {
+            return "createonly";
+        }
+
+        @Override
+        public boolean rename(Path src, Path dst) {
+            throw new UnsupportedOperationException("createonly:// has no rename (asked for " + src + " -> " + dst + ")");
+        }
+
+        @Override
+        public FSDataOutputStream append(Path f, int bufferSize, Progressable progress) {
+            throw new UnsupportedOperationException("createonly:// has no append (asked for " + f + ")");
+        }
+
+        @Override
+        public boolean truncate(Path f, long newLength) {
+            throw new UnsupportedOperationException("createonly:// has no truncate (asked for " + f + ")");
+        }
+    }
+
+    private static Configuration conf() {
+        Configuration conf = new Configuration();
+        conf.set("fs.createonly.impl", CreateOnlyFileSystem.class.getName());
+        conf.setBoolean("fs.createonly.impl.disable.cache", true);
+        return conf;
     }
 
     private record Row(byte[] key, byte[] value, long timestamp, List<RecordBatchV2Encoder.Header> headers) {
@@ -105,7 +149,8 @@ public final class WriterBlocksForTests {
     }
 
     /**
-     * Encodes the rows from {@code startOffset} into segments under {@code dir} (a Hadoop path or URI); one line
+     * Encodes the rows from {@code startOffset} into segments under {@code dir} (a Hadoop path or URI, including
+     * {@code createonly:///...}, see {@link CreateOnlyFileSystem}); one line
      * per segment: {@code baseOffset nextOffset bytes maxTimestamp}. With {@code abortAfterBatches >= 0} the
      * writer is aborted after that many batches instead (the answer is then empty).
      */
@@ -113,7 +158,7 @@ public final class WriterBlocksForTests {
                                        int maxBatchBytes, long startOffset, int segmentBytes, int indexIntervalBytes,
                                        int segmentIndexBytes, int abortAfterBatches) throws IOException {
         Path path = new Path(dir);
-        FileSystem fs = LogFileSystems.of(path, new Configuration());
+        FileSystem fs = LogFileSystems.of(path, conf());
         StringBuilder answer = new StringBuilder();
         try (SegmentWriter writer = new SegmentWriter(fs, path, startOffset, segmentBytes, indexIntervalBytes,
                 segmentIndexBytes);
@@ -139,7 +184,7 @@ public final class WriterBlocksForTests {
     public static String appendBatches(String dir, byte[] batches, long startOffset, int segmentBytes,
                                        int indexIntervalBytes, int segmentIndexBytes) throws IOException {
         Path path = new Path(dir);
-        FileSystem fs = LogFileSystems.of(path, new Configuration());
+        FileSystem fs = LogFileSystems.of(path, conf());
         StringBuilder answer = new StringBuilder();
         try (SegmentWriter writer = new SegmentWriter(fs, path, startOffset, segmentBytes, indexIntervalBytes,
                 segmentIndexBytes)) {
