@@ -1,0 +1,90 @@
+package io.kvlog.spark;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Kafka's default partition for a row without an explicit partition, as kvlog's Python sink routes it: a keyed
+ * row goes to {@code toPositive(murmur2(key)) % partitions} (Kafka's producer, every version); a row with a null
+ * key goes round-robin, from one counter per writer that starts at a random value below 2^16 and advances by one
+ * per null-keyed row whatever its topic (the Python sink's rule: it spreads such rows as the sticky partitioner
+ * does over time, without a producer's batching state).
+ */
+final class DefaultPartitioner {
+    private static final int M = 0x5bd1e995;
+    private static final int SEED = 0x9747b28c;
+
+    private long roundRobin;
+
+    /** A router whose null-key counter starts at a random value below 2^16, as the Python sink's does. */
+    DefaultPartitioner() {
+        this(ThreadLocalRandom.current().nextInt(1 << 16));
+    }
+
+    DefaultPartitioner(long roundRobinStart) {
+        if (roundRobinStart < 0) {
+            throw new IllegalArgumentException("the round-robin start must not be negative, got " + roundRobinStart);
+        }
+        this.roundRobin = roundRobinStart;
+    }
+
+    /** The partition of a row with this key (null: the next round-robin partition) among {@code partitions}. */
+    int partition(byte[] key, int partitions) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("a topic needs at least one partition, got " + partitions);
+        }
+        if (key == null) {
+            return (int) (roundRobin++ % partitions);
+        }
+        return keyed(key, 0, key.length, partitions);
+    }
+
+    /** {@code toPositive(murmur2(key)) % partitions} for the key bytes {@code b[off, off + len)}. */
+    static int keyed(byte[] b, int off, int len, int partitions) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("a topic needs at least one partition, got " + partitions);
+        }
+        return toPositive(murmur2(b, off, len)) % partitions;
+    }
+
+    /** Kafka's {@code Utils.toPositive}: the sign bit cleared (not the absolute value). */
+    static int toPositive(int n) {
+        return n & 0x7fffffff;
+    }
+
+    static int murmur2(byte[] b) {
+        return murmur2(b, 0, b.length);
+    }
+
+    /**
+     * Kafka's {@code Utils.murmur2}: 32-bit MurmurHash2 with seed 0x9747b28c, four bytes at a time read
+     * little-endian, the last one to three bytes folded in from the highest down.
+     */
+    static int murmur2(byte[] b, int off, int len) {
+        int h = SEED ^ len;
+        int whole = len & ~3;
+        for (int i = 0; i < whole; i += 4) {
+            int k = Bytes.int32le(b, off + i);
+            k *= M;
+            k ^= k >>> 24;
+            k *= M;
+            h *= M;
+            h ^= k;
+        }
+        int tail = off + whole;
+        int rest = len & 3;
+        if (rest == 3) {
+            h ^= (b[tail + 2] & 0xff) << 16;
+        }
+        if (rest >= 2) {
+            h ^= (b[tail + 1] & 0xff) << 8;
+        }
+        if (rest >= 1) {
+            h ^= b[tail] & 0xff;
+            h *= M;
+        }
+        h ^= h >>> 13;
+        h *= M;
+        h ^= h >>> 15;
+        return h;
+    }
+}
