@@ -356,6 +356,7 @@ class Log:
         self._next_offset = next_offset
         self.recovery_point = min(stored.get("recovery_point", 0), next_offset) if not clean_shutdown else next_offset
         active = self._segments[-1]
+        active.pinned = True
         active.offset_index.resize(self.config.segment_index_bytes)
         active.time_index.resize(self.config.segment_index_bytes)
         self._load_producer_state(txn_from)
@@ -758,6 +759,11 @@ class Log:
             raise KvlogError(f"duplicate segment base offset {seg.base_offset} in {self.dir}")
         self._bases.insert(i, seg.base_offset)
         self._segments.insert(i, seg)
+        if i == len(self._segments) - 1 and not self.read_only:
+            # a writer's active segment keeps its descriptors (the open-file budget never evicts it)
+            if i:
+                self._segments[i - 1].pinned = False
+            seg.pinned = True
 
     # ---------------------------------------------------------------------------------- properties
     def __del__(self) -> None:
@@ -1223,9 +1229,9 @@ class Log:
         if storage.is_remote(self.dir):
             seg = segments[i]
             pos = seg.offset_index.lookup(offset).position if seg.offset_index is not None else 0
-            _io.fs.will_need(seg._fd, pos, seg.size_in_bytes - pos)
+            _io.fs.will_need(seg.fileno(), pos, seg.size_in_bytes - pos)
             if i + 1 < len(segments):
-                _io.fs.will_need(segments[i + 1]._fd, 0, segments[i + 1].size_in_bytes)
+                _io.fs.will_need(segments[i + 1].fileno(), 0, segments[i + 1].size_in_bytes)
         return i
 
     def records(self, start_offset: int | None = None, end_offset: int | None = None, *,
@@ -1459,6 +1465,7 @@ class Log:
             self._bases.pop()
             seg.delete()
         active = self._segments[-1]
+        active.pinned = True
         active.truncate_to(offset)
         self._next_offset = active.read_next_offset()
         # producer state: snapshots past the new end are stale; reload from the latest one before it

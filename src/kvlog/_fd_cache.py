@@ -1,0 +1,202 @@
+"""The process-wide budget of descriptors that log segments keep open (an LRU).
+
+A segment holds up to three descriptors: its ``.log`` and, for a writer, one per mapped index (an
+``mmap`` keeps a duplicate of the descriptor it was made from). A log of 10,000 segments kept all of
+them open and died with ``EMFILE``; Kafka opens indexes lazily and keeps about one descriptor per
+segment. kvlog keeps at most :func:`max_open_files` segment descriptors open in the whole process,
+however many logs it has open (a ``LogManager`` opens one per partition): past that, the least recently
+used segments give theirs back and take them again, transparently, on their next use.
+
+What eviction means:
+
+* A writer's segment keeps all its state in memory (sizes, counts, the last entries); only the ``.log``
+  descriptor and the index mappings go. Eviction writes nothing and flushes nothing: written pages stay
+  in the OS page cache, and the next ``flush()`` fsyncs the file through a fresh descriptor (``fsync``
+  covers the file, not the descriptor).
+* The active segment of every log is pinned (never evicted), as are segments in the middle of a call.
+* A read-only view must keep reading the SAME file it opened, even after its writer deleted or replaced
+  it (retention, compaction). Before evicting a reader's segment the budget checks that its path still
+  names that file and keeps it open otherwise. On reopening, the file's identity (device and inode) is
+  checked against the one closed, under its name and the names a writer renames it to; a different
+  file is never read: :class:`kvlog.errors.SegmentReplacedError` says to reopen the log.
+* Remote segments (object stores) and a reader's index copies hold no descriptor and cost nothing.
+
+Threads: a segment is evicted only by the thread that used it last (or once that thread has ended), so
+a thread never closes a descriptor another thread may be reading from at that moment.
+
+The budget is ``min(512, soft RLIMIT_NOFILE // 2)``: half the process limit is left for everything
+else (sockets, Arrow, Spark, lock files). ``KVLOG_MAX_OPEN_FILES`` in the environment or
+:func:`set_max_open_files` sets it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Callable, Protocol
+
+from kvlog.errors import ConfigError
+
+__all__ = ["DEFAULT_MAX_OPEN_FILES", "ENV_VAR", "FdBudget", "budget", "max_open_files", "set_max_open_files",
+           "default_max_open_files"]
+
+#: the budget where the process limit is high (half of it otherwise)
+DEFAULT_MAX_OPEN_FILES = 512
+ENV_VAR = "KVLOG_MAX_OPEN_FILES"
+
+
+class Holder(Protocol):
+    """What the budget needs of a segment."""
+
+    _fd_owner: int
+    pinned: bool
+
+    def _fd_cost(self) -> int:
+        """Descriptors held now."""
+
+    def _fd_release(self) -> bool:
+        """Give back every descriptor (they reopen on next use); False when that cannot be done now."""
+
+
+def default_max_open_files() -> int:
+    """``min(512, soft RLIMIT_NOFILE // 2)``, at least 8; ``KVLOG_MAX_OPEN_FILES`` when set."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        try:
+            value = int(env)
+        except ValueError:
+            raise ConfigError(f"{ENV_VAR}={env!r} is not an integer") from None
+        if value < 1:
+            raise ConfigError(f"{ENV_VAR}={env!r} must be at least 1")
+        return value
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):  # pragma: no cover - platforms without getrlimit
+        soft = -1
+    if soft < 0 or soft == getattr(resource, "RLIM_INFINITY", -1):
+        return DEFAULT_MAX_OPEN_FILES
+    return max(8, min(DEFAULT_MAX_OPEN_FILES, soft // 2))
+
+
+class FdBudget:
+    """An LRU of segments holding descriptors, kept at or under ``limit`` descriptors in total.
+
+    Segments are held by weak reference: one dropped without ``close`` still closes its files (its
+    ``__del__``), and the budget forgets it. The bookkeeping is serialised by a reentrant lock (a
+    garbage collection inside it may finalise a segment, which forgets itself here).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lru: OrderedDict[int, tuple[weakref.ref[Holder], int]] = OrderedDict()  # id → (segment, cost)
+        self._lock = threading.RLock()
+        self.held = 0  # descriptors held by the segments listed
+        #: the segment used last (its users skip the bookkeeping while it stays the last one)
+        self.mru: object | None = None
+        self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+    def charge(self, seg: Holder) -> None:
+        """``seg`` opened something (or is used): most recently used, its cost counted again; then
+        evict the least recently used others while over the limit."""
+        # (current_thread registers a thread Python did not start, so _shrink sees it alive)
+        me = threading.current_thread().ident or threading.get_ident()
+        with self._lock:
+            seg._fd_owner = me
+            self.mru = seg
+            key = id(seg)
+            old = self._lru.get(key)
+            cost = seg._fd_cost()
+            if old is not None and old[0]() is not seg:
+                old = None  # an entry left by a dead object whose id was reused
+            if cost <= 0:
+                if old is not None:
+                    del self._lru[key]
+                    self.held -= old[1]
+                return
+            ref = old[0] if old is not None else weakref.ref(seg, self._dead(key))
+            self._lru[key] = (ref, cost)
+            self._lru.move_to_end(key)
+            self.held += cost - (old[1] if old is not None else 0)
+            if self.held > self.limit:
+                self._shrink(seg, me)
+
+    def forget(self, seg: Holder) -> None:
+        """``seg`` closed its files for good."""
+        with self._lock:
+            if self.mru is seg:
+                self.mru = None
+            key = id(seg)
+            old = self._lru.get(key)
+            if old is not None and old[0]() in (seg, None):
+                del self._lru[key]
+                self.held -= old[1]
+
+    def _dead(self, key: int) -> Callable[["weakref.ref[Holder]"], None]:
+        def gone(ref: "weakref.ref[Holder]") -> None:
+            with self._lock:
+                old = self._lru.get(key)
+                if old is not None and old[0] is ref:
+                    del self._lru[key]
+                    self.held -= old[1]
+
+        return gone
+
+    def _shrink(self, keep: Holder, me: int) -> None:
+        alive: set[int] | None = None
+        for key in list(self._lru):
+            if self.held <= self.limit:
+                return
+            entry = self._lru.get(key)
+            if entry is None:
+                continue
+            seg = entry[0]()
+            if seg is None or seg is keep or seg.pinned:
+                continue
+            if seg._fd_owner != me:
+                if alive is None:
+                    alive = {t.ident for t in threading.enumerate() if t.ident is not None}
+                if seg._fd_owner in alive:
+                    continue  # another thread may be using it right now
+            if not seg._fd_release():
+                continue
+            self.evictions += 1
+            cost = seg._fd_cost()
+            if self.mru is seg:
+                self.mru = None
+            if self._lru.get(key) is entry:
+                if cost > 0:
+                    self._lru[key] = (entry[0], cost)
+                else:
+                    del self._lru[key]
+                self.held -= entry[1] - cost
+
+
+budget = FdBudget(default_max_open_files())
+
+
+def max_open_files() -> int:
+    """The process-wide limit on descriptors held by open log segments."""
+    return budget.limit
+
+
+def set_max_open_files(limit: int | None) -> int:
+    """Set the process-wide limit on descriptors held by log segments (``None``: the default, see the
+    module docstring); returns the previous one. Lowering it closes least recently used segments at
+    the next segment that opens a file."""
+    if limit is None:
+        value = default_max_open_files()
+    else:
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError(f"the open-file limit must be an int, got {type(limit).__name__}")
+        if limit < 1:
+            raise ConfigError(f"the open-file limit must be at least 1, got {limit}")
+        value = limit
+    previous, budget.limit = budget.limit, value
+    return previous
