@@ -35,7 +35,7 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
-from typing import Callable, Protocol
+from typing import Protocol
 
 from kvlog.errors import ConfigError
 
@@ -51,6 +51,7 @@ class Holder(Protocol):
     """What the budget needs of a segment."""
 
     _fd_owner: int
+    _fd_ref: "weakref.ref[Holder] | None"  # the budget's weak reference to it, made once
     pinned: bool
 
     def _fd_cost(self) -> int:
@@ -86,8 +87,9 @@ class FdBudget:
     """An LRU of segments holding descriptors, kept at or under ``limit`` descriptors in total.
 
     Segments are held by weak reference: one dropped without ``close`` still closes its files (its
-    ``__del__``), and the budget forgets it. The bookkeeping is serialised by a reentrant lock (a
-    garbage collection inside it may finalise a segment, which forgets itself here).
+    ``__del__``, which makes the budget forget it; an entry whose segment is gone otherwise is dropped
+    when met). The bookkeeping is serialised by a reentrant lock (a garbage collection inside it may
+    finalise a segment, which forgets itself here).
     """
 
     def __init__(self, limit: int) -> None:
@@ -120,11 +122,32 @@ class FdBudget:
                     del self._lru[key]
                     self.held -= old[1]
                 return
-            ref = old[0] if old is not None else weakref.ref(seg, self._dead(key))
+            ref = seg._fd_ref
+            if ref is None:
+                ref = seg._fd_ref = weakref.ref(seg)
             self._lru[key] = (ref, cost)
             self._lru.move_to_end(key)
             self.held += cost - (old[1] if old is not None else 0)
             if self.held > self.limit:
+                self._shrink(seg, me)
+
+    def touch(self, seg: Holder) -> None:
+        """``seg`` is used again, holding what it held: most recently used (no recount). Evicts only when
+        over the limit (which a lowered limit makes so).
+
+        Lock-free: each step is one operation under the GIL, and an entry another thread evicts
+        meanwhile is simply not there to move."""
+        me = threading.get_ident()
+        if seg._fd_owner != me:
+            threading.current_thread()  # registers a thread Python did not start (see charge)
+            seg._fd_owner = me
+        self.mru = seg
+        try:
+            self._lru.move_to_end(id(seg))
+        except KeyError:
+            pass
+        if self.held > self.limit:
+            with self._lock:
                 self._shrink(seg, me)
 
     def forget(self, seg: Holder) -> None:
@@ -138,44 +161,43 @@ class FdBudget:
                 del self._lru[key]
                 self.held -= old[1]
 
-    def _dead(self, key: int) -> Callable[["weakref.ref[Holder]"], None]:
-        def gone(ref: "weakref.ref[Holder]") -> None:
-            with self._lock:
-                old = self._lru.get(key)
-                if old is not None and old[0] is ref:
-                    del self._lru[key]
-                    self.held -= old[1]
-
-        return gone
-
     def _shrink(self, keep: Holder, me: int) -> None:
+        """Evict from the least recently used end until within the limit. What cannot go now (pinned,
+        in use by another thread, a reader's replaced file) moves to the other end, so that each entry is
+        looked at once."""
         alive: set[int] | None = None
-        for key in list(self._lru):
+        lru = self._lru
+        for _ in range(len(lru)):
             if self.held <= self.limit:
                 return
-            entry = self._lru.get(key)
-            if entry is None:
-                continue
+            key = next(iter(lru), None)
+            if key is None:
+                return
+            entry = lru[key]
             seg = entry[0]()
-            if seg is None or seg is keep or seg.pinned:
+            if seg is None:  # (its weakref callback is about to forget it)
+                del lru[key]
+                self.held -= entry[1]
                 continue
-            if seg._fd_owner != me:
+            evictable = seg is not keep and not seg.pinned
+            if evictable and seg._fd_owner != me:
                 if alive is None:
                     alive = {t.ident for t in threading.enumerate() if t.ident is not None}
-                if seg._fd_owner in alive:
-                    continue  # another thread may be using it right now
-            if not seg._fd_release():
+                evictable = seg._fd_owner not in alive  # else another thread may be using it right now
+            if not evictable or not seg._fd_release():
+                lru.move_to_end(key)
                 continue
             self.evictions += 1
-            cost = seg._fd_cost()
             if self.mru is seg:
                 self.mru = None
-            if self._lru.get(key) is entry:
-                if cost > 0:
-                    self._lru[key] = (entry[0], cost)
-                else:
-                    del self._lru[key]
+            cost = seg._fd_cost()
+            if lru.get(key) is entry:
                 self.held -= entry[1] - cost
+                if cost > 0:  # (a mapping still exported elsewhere)
+                    lru[key] = (entry[0], cost)
+                    lru.move_to_end(key)
+                else:
+                    del lru[key]
 
 
 budget = FdBudget(default_max_open_files())
@@ -188,8 +210,8 @@ def max_open_files() -> int:
 
 def set_max_open_files(limit: int | None) -> int:
     """Set the process-wide limit on descriptors held by log segments (``None``: the default, see the
-    module docstring); returns the previous one. Lowering it closes least recently used segments at
-    the next segment that opens a file."""
+    module docstring); returns the previous one. Lowering it closes least recently used segments when
+    a segment is next used."""
     if limit is None:
         value = default_max_open_files()
     else:

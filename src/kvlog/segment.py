@@ -103,6 +103,9 @@ class LogSegment:
         self._evicted = False  # the descriptors were given back to the budget; reopened on next use
         self._identity: tuple[int, int] | None = None  # (device, inode) of the .log when evicted
         self._fd_owner = 0  # the thread that used this segment last (the budget's business)
+        self._fd_ref: Any = None  # the budget's weak reference to this segment
+        self._evicted_size = -1  # the .log's length when evicted (nothing changes it until a reopen)
+        self._head: bytes | None = None  # a reader's first bytes of the .log, checked on reopen
         self._fd = _io.fs.open(self.log_path, flags)
         self._closed = False
         self._size = _io.fs.size(self._fd)
@@ -148,17 +151,20 @@ class LogSegment:
         the call that needs it (it stays valid until this thread uses another segment).
 
         A reopened file must be the one closed (same device and inode, under its name or one a writer
-        renames it to): ``SegmentReplacedError`` otherwise; ``LogIOError`` (EBADF) after ``close``."""
+        renames it to, and for a reader the same first bytes): ``SegmentReplacedError`` otherwise;
+        ``LogIOError`` (EBADF) after ``close``."""
         fd = self._fd
         if fd < 0 or _budget.mru is not self or self._fd_owner != _get_ident():
             fd = self._use()
         return fd
 
     def _use(self) -> int:
+        if self._fd >= 0:
+            _budget.touch(self)
+            return self._fd
         if self._closed:
             raise LogIOError(errno.EBADF, f"segment {self.log_path} is closed")
-        if self._fd < 0:
-            self._reopen()
+        self._reopen()
         _budget.charge(self)
         return self._fd
 
@@ -167,17 +173,15 @@ class LogSegment:
         if not self._closed:
             _budget.charge(self)
 
-    def _names(self) -> list[str]:
+    def _names(self) -> Iterator[str]:
         """Where the ``.log`` may be now: its name, and for a read-only view the names its writer renames
         segment files to (deleted, swapped in, set aside); the file's identity decides."""
-        if not self.read_only:
-            return [self.log_path]
-        stem = _files.segment_path(self.directory, self.base_offset, _files.LOG)
-        out = [self.log_path]
-        for suffix in ("", _files.SWAP, _files.DELETED, _files.QUARANTINED):
-            if stem + suffix not in out:
-                out.append(stem + suffix)
-        return out
+        yield self.log_path
+        if self.read_only:
+            stem = _files.segment_path(self.directory, self.base_offset, _files.LOG)
+            for suffix in ("", _files.SWAP, _files.DELETED, _files.QUARANTINED):
+                if stem + suffix != self.log_path:
+                    yield stem + suffix
 
     def _reopen(self) -> None:
         """Open the ``.log`` again after an eviction: only the very file closed then."""
@@ -188,7 +192,10 @@ class LogSegment:
             except FileNotFoundError:
                 continue
             st = os.fstat(fd)
-            if (st.st_dev, st.st_ino) == self._identity:
+            # an inode number may be reused by a file made after the old one was deleted: a reader also
+            # checks the first bytes (a batch header: base offset, CRC) it saw
+            if (st.st_dev, st.st_ino) == self._identity and (
+                    self._head is None or _io.fs.pread(fd, len(self._head), 0) == self._head):
                 self._fd = fd
                 self._evicted = False
                 return
@@ -226,12 +233,15 @@ class LogSegment:
                     return False
                 if (now.st_dev, now.st_ino) != identity:
                     return False
+                if self._head is None:
+                    self._head = _io.fs.pread(fd, 64, 0)
         released = False
         if self.offset_index is not None:
             released = self.offset_index.suspend()
             released = self.time_index.suspend() or released
         if local:
             self._identity = identity
+            self._evicted_size = st.st_size
             self._fd = -1
             self._evicted = True
             _io.fs.close(fd)
@@ -834,8 +844,19 @@ class LogSegment:
         """Finish the files as a roll does (final time-index entry, trimmed), then close them."""
         if self._closed:
             return
-        self.on_become_inactive()
+        if not self._finished_while_evicted():
+            self.on_become_inactive()
         self.close_handlers()
+
+    def _finished_while_evicted(self) -> bool:
+        """An evicted segment whose files are already as ``on_become_inactive`` leaves them (closing a
+        log of thousands of segments then reopens none of them just to find nothing to do)."""
+        if not self._evicted or self._evicted_size != self._size or self.offset_index is None:
+            return False
+        for idx in (self.offset_index, self.time_index):
+            if idx.file_size != idx.size_in_bytes or idx.untrusted_tail():
+                return False
+        return self._max_timestamp_and_offset().timestamp <= self.time_index.last_entry.timestamp
 
     def __del__(self) -> None:
         try:
