@@ -173,7 +173,9 @@ class FdBudget:
             key = next(iter(lru), None)
             if key is None:
                 return
-            entry = lru[key]
+            entry = lru.get(key)
+            if entry is None:  # (a collection just finalised that segment)
+                continue
             seg = entry[0]()
             if seg is None:  # (its weakref callback is about to forget it)
                 del lru[key]

@@ -436,7 +436,8 @@ class Log:
         opened too. It costs one ``fstat`` of the last segment and one ``stat`` for a rolled one, and
         reads only the new bytes; nothing is listed or reopened. What the writer deleted or replaced
         meanwhile (retention, compaction) stays readable here from the files this view holds open,
-        until the log is reopened. A writer's own log is always current: this returns its end.
+        until the log is reopened (one whose descriptor the open-file budget had closed before raises
+        ``SegmentReplacedError``). A writer's own log is always current: this returns its end.
         """
         self._check_open()
         if not self.read_only:

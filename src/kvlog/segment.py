@@ -193,9 +193,11 @@ class LogSegment:
                 continue
             st = os.fstat(fd)
             # an inode number may be reused by a file made after the old one was deleted: a reader also
-            # checks the first bytes (a batch header: base offset, CRC) it saw
+            # checks the first bytes (a batch header: base offset, CRC) it saw. What its writer truncated
+            # away meanwhile (a prefix is left) is simply not there, as through a descriptor held open
+            head = self._head
             if (st.st_dev, st.st_ino) == self._identity and (
-                    self._head is None or _io.fs.pread(fd, len(self._head), 0) == self._head):
+                    head is None or head.startswith(_io.fs.pread(fd, len(head), 0))):
                 self._fd = fd
                 self._evicted = False
                 return
