@@ -247,7 +247,7 @@ def test_set_max_open_files_checks_and_restores():
 
 def test_eviction_order_is_least_recently_used(tmp_path, budget):
     build(tmp_path / "t-0", 6)
-    budget.limit = 3
+    budget.set_limit(3)
     ro = Log.open(tmp_path / "t-0", read_only=True)
     segs = ro.segments
     assert len(segs) >= 6
@@ -271,7 +271,7 @@ def test_reads_after_eviction_match_reads_without_it(tmp_path, budget):
     expected = ro.to_arrow()
     stamps = [ro.offset_for_timestamp(T0 + o) for o in range(0, n, 5)]
     ro.close()
-    budget.limit = 1
+    budget.set_limit(1)
     ro = Log.open(tmp_path / "t-0", read_only=True)
     assert ro.to_arrow().equals(expected)
     assert [r.value for r in ro.records()] == expected.column("value").to_pylist()
@@ -283,7 +283,7 @@ def test_reads_after_eviction_match_reads_without_it(tmp_path, budget):
 
 
 def test_active_segment_is_pinned_and_appends_go_on(tmp_path, budget):
-    budget.limit = 1
+    budget.set_limit(1)
     log = Log.open(tmp_path / "t-0", LogConfig(**SMALL))
     for i in range(0, 90, 3):
         log.append(recs(3, i))
@@ -303,7 +303,7 @@ def test_active_segment_is_pinned_and_appends_go_on(tmp_path, budget):
 
 
 def test_in_process_descriptors_stay_bounded(tmp_path, budget):
-    budget.limit = 30
+    budget.set_limit(30)
     log = Log.open(tmp_path / "t-0", LogConfig(**SMALL))
     log.append(recs(3, 0))
     log.to_arrow()  # (Arrow's first use may open descriptors of its own: counted in the base)
@@ -349,8 +349,8 @@ def test_evicted_writable_segment_keeps_its_unflushed_state(tmp_path, budget):
         h["position"] -= start
         before = (seg.size_in_bytes, seg.offset_index.entries, seg.time_index.entries,
                   seg.offset_index.last_entry, seg.time_index.last_entry)
-        budget.limit = 1
-        other.fileno()  # another segment is used: this one gives back its three descriptors
+        budget.set_limit(1)  # both give back their three descriptors, this one too, between appends
+        other.fileno()
         assert seg.evicted and seg.offset_index.suspended and seg.time_index.suspended
         assert seg._fd_cost() == 0
         assert (seg.size_in_bytes, seg.offset_index.entries, seg.time_index.entries,
@@ -358,7 +358,7 @@ def test_evicted_writable_segment_keeps_its_unflushed_state(tmp_path, budget):
         assert os.path.getsize(seg.offset_index.path) == 4096  # still preallocated: nothing trimmed
         seg.append(data[start:end], h)
         assert not seg.evicted
-    budget.limit = 1
+    budget.set_limit(1)
     other.fileno()
     assert seg.evicted
     seg.flush()  # through a fresh descriptor (fsync covers the file)
@@ -400,14 +400,14 @@ def test_reader_keeps_a_deleted_segment_open_rather_than_evict_it(tmp_path, budg
     build(tmp_path / "t-0", 8)
     ro = Log.open(tmp_path / "t-0", read_only=True)
     first = ro.segments[0]
-    budget.limit = 2
+    budget.set_limit(2)
     assert ro.records(0, 3).__next__().offset == 0  # segment 0 most recently used: 1 to 6 evicted
     assert not first.evicted and ro.segments[1].evicted
-    budget.limit = 10_000  # (the writer's segments share the budget)
+    budget.set_limit(10_000)  # (the writer's segments share the budget)
     w = Log.open(tmp_path / "t-0", LogConfig(**SMALL))
     w.delete_records(w.segments[2].base_offset)  # deletes segments 0 and 1 under the reader
     w.close()
-    budget.limit = 1
+    budget.set_limit(1)
     for seg in ro.segments[2:]:  # the reader moves on: everything else gets evicted
         list(ro.read(seg.base_offset).batches())
     assert not first.evicted  # its descriptor is the only way left to that file
@@ -423,7 +423,7 @@ def test_reader_never_reads_a_different_file_under_the_same_name(tmp_path, budge
     build(tmp_path / "t-0", 6)
     ro = Log.open(tmp_path / "t-0", read_only=True)
     first, second = ro.segments[0], ro.segments[1]
-    budget.limit = 1
+    budget.set_limit(1)
     list(ro.read(ro.segments[-2].base_offset).batches())
     assert first.evicted and second.evicted
     # replaced under its name as a compaction's swap does (a new file renamed over it: a new inode)
@@ -450,7 +450,7 @@ def test_reader_follows_its_file_to_the_name_a_writer_renames_it_to(tmp_path, bu
     ro = Log.open(tmp_path / "t-0", read_only=True)
     seg = ro.segments[0]
     expected = list(ro.records(0, 3))
-    budget.limit = 1
+    budget.set_limit(1)
     list(ro.read(ro.segments[-1].base_offset).batches())
     assert seg.evicted
     os.rename(seg.log_path, seg.log_path + ".deleted")  # retention's first step: the same inode
@@ -474,7 +474,7 @@ def test_a_segment_another_live_thread_used_last_is_not_evicted(tmp_path, budget
     t.start()
     try:
         assert used.wait(10)
-        budget.limit = 1
+        budget.set_limit(1)
         for seg in mine.segments:
             seg.pread(0, 10)
         assert not theirs.evicted  # it may be in the middle of a read over there

@@ -31,10 +31,11 @@ else (sockets, Arrow, Spark, lock files). ``KVLOG_MAX_OPEN_FILES`` in the enviro
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import os
 import threading
 import weakref
-from collections import OrderedDict
 from typing import Protocol
 
 from kvlog.errors import ConfigError
@@ -50,7 +51,8 @@ ENV_VAR = "KVLOG_MAX_OPEN_FILES"
 class Holder(Protocol):
     """What the budget needs of a segment."""
 
-    _fd_owner: int
+    _fd_owner: int  # the thread that used it last
+    _fd_stamp: int  # when it was used last (a value of ``clock``)
     _fd_ref: "weakref.ref[Holder] | None"  # the budget's weak reference to it, made once
     pinned: bool
 
@@ -59,6 +61,10 @@ class Holder(Protocol):
 
     def _fd_release(self) -> bool:
         """Give back every descriptor (they reopen on next use); False when that cannot be done now."""
+
+
+#: use stamps: a segment's use is ``seg._fd_stamp = next(clock)`` (one C call, atomic under the GIL)
+clock = itertools.count(1)
 
 
 def default_max_open_files() -> int:
@@ -84,7 +90,12 @@ def default_max_open_files() -> int:
 
 
 class FdBudget:
-    """An LRU of segments holding descriptors, kept at or under ``limit`` descriptors in total.
+    """The segments holding descriptors, kept at or under ``limit`` descriptors in total by evicting the
+    least recently used.
+
+    A use only stamps the segment (``_fd_stamp``): the hot paths pay one counter step, not a reordering.
+    The order is kept lazily in a heap of ``(stamp, id)``: an entry popped with an old stamp goes back
+    with the segment's current one, so what is evicted is exactly the least recently used.
 
     Segments are held by weak reference: one dropped without ``close`` still closes its files (its
     ``__del__``, which makes the budget forget it; an entry whose segment is gone otherwise is dropped
@@ -94,112 +105,129 @@ class FdBudget:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._lru: OrderedDict[int, tuple[weakref.ref[Holder], int]] = OrderedDict()  # id → (segment, cost)
+        self._held: dict[int, tuple[weakref.ref[Holder], int]] = {}  # id → (segment, descriptors)
+        self._heap: list[tuple[int, int]] = []  # (stamp, id), lazily up to date
         self._lock = threading.RLock()
         self.held = 0  # descriptors held by the segments listed
-        #: the segment used last (its users skip the bookkeeping while it stays the last one)
-        self.mru: object | None = None
         self.evictions = 0
+        #: what was held when a pass could evict no more (all pinned or another thread's): uses of
+        #: segments do not try again until more is held (a new descriptor always does)
+        self._stuck = 0
 
     def __len__(self) -> int:
-        return len(self._lru)
+        return len(self._held)
+
+    def set_limit(self, limit: int) -> None:
+        """A new limit, applied now: the least recently used segments this thread may evict go."""
+        with self._lock:
+            self.limit = limit
+            self._stuck = 0
+            if self.held > limit:
+                self._shrink(None, threading.current_thread().ident or threading.get_ident())
 
     def charge(self, seg: Holder) -> None:
-        """``seg`` opened something (or is used): most recently used, its cost counted again; then
-        evict the least recently used others while over the limit."""
+        """``seg`` opened something: used now, its descriptors counted again; then evict the least
+        recently used others while over the limit."""
         # (current_thread registers a thread Python did not start, so _shrink sees it alive)
         me = threading.current_thread().ident or threading.get_ident()
         with self._lock:
             seg._fd_owner = me
-            self.mru = seg
+            stamp = seg._fd_stamp = next(clock)
             key = id(seg)
-            old = self._lru.get(key)
-            cost = seg._fd_cost()
+            held = self._held
+            old = held.get(key)
             if old is not None and old[0]() is not seg:
                 old = None  # an entry left by a dead object whose id was reused
+            cost = seg._fd_cost()
             if cost <= 0:
                 if old is not None:
-                    del self._lru[key]
+                    del held[key]
                     self.held -= old[1]
                 return
             ref = seg._fd_ref
             if ref is None:
                 ref = seg._fd_ref = weakref.ref(seg)
-            self._lru[key] = (ref, cost)
-            self._lru.move_to_end(key)
+            held[key] = (ref, cost)
+            if old is None:
+                heapq.heappush(self._heap, (stamp, key))
+                if len(self._heap) > 2 * len(held) + 64:
+                    self._rebuild()
             self.held += cost - (old[1] if old is not None else 0)
             if self.held > self.limit:
                 self._shrink(seg, me)
 
     def touch(self, seg: Holder) -> None:
-        """``seg`` is used again, holding what it held: most recently used (no recount). Evicts only when
-        over the limit (which a lowered limit makes so).
-
-        Lock-free: each step is one operation under the GIL, and an entry another thread evicts
-        meanwhile is simply not there to move."""
+        """``seg`` is used by a thread that did not use it last: it is that thread's now (the caller
+        stamps the use). Evicts when over the limit (which a lowered limit makes so)."""
         me = threading.get_ident()
-        if seg._fd_owner != me:
-            threading.current_thread()  # registers a thread Python did not start (see charge)
-            seg._fd_owner = me
-        self.mru = seg
-        try:
-            self._lru.move_to_end(id(seg))
-        except KeyError:
-            pass
-        if self.held > self.limit:
+        threading.current_thread()  # registers a thread Python did not start (see charge)
+        seg._fd_owner = me
+        if self.held > self.limit and self.held > self._stuck:
             with self._lock:
                 self._shrink(seg, me)
 
     def forget(self, seg: Holder) -> None:
-        """``seg`` closed its files for good."""
+        """``seg`` closed its files for good (its heap entry is dropped when met)."""
         with self._lock:
-            if self.mru is seg:
-                self.mru = None
             key = id(seg)
-            old = self._lru.get(key)
+            old = self._held.get(key)
             if old is not None and old[0]() in (seg, None):
-                del self._lru[key]
+                del self._held[key]
                 self.held -= old[1]
 
-    def _shrink(self, keep: Holder, me: int) -> None:
-        """Evict from the least recently used end until within the limit. What cannot go now (pinned,
-        in use by another thread, a reader's replaced file) moves to the other end, so that each entry is
-        looked at once."""
+    def _rebuild(self) -> None:
+        """Drop the heap's entries for segments no longer held (forgotten, or evicted for good)."""
+        heap = []
+        for key, (ref, _) in self._held.items():
+            seg = ref()
+            if seg is not None:
+                heap.append((seg._fd_stamp, key))
+        heapq.heapify(heap)
+        self._heap = heap
+
+    def _shrink(self, keep: Holder | None, me: int) -> None:
+        """Evict the least recently used until within the limit. What cannot go now (pinned, in use by
+        another thread, a reader's replaced file) is set aside for this pass."""
         alive: set[int] | None = None
-        lru = self._lru
-        for _ in range(len(lru)):
-            if self.held <= self.limit:
-                return
-            key = next(iter(lru), None)
-            if key is None:
-                return
-            entry = lru.get(key)
-            if entry is None:  # (a collection just finalised that segment)
-                continue
-            seg = entry[0]()
-            if seg is None:  # (its weakref callback is about to forget it)
-                del lru[key]
-                self.held -= entry[1]
-                continue
-            evictable = seg is not keep and not seg.pinned
-            if evictable and seg._fd_owner != me:
-                if alive is None:
-                    alive = {t.ident for t in threading.enumerate() if t.ident is not None}
-                evictable = seg._fd_owner not in alive  # else another thread may be using it right now
-            if not evictable or not seg._fd_release():
-                lru.move_to_end(key)
-                continue
-            self.evictions += 1
-            if self.mru is seg:
-                self.mru = None
-            cost = seg._fd_cost()
-            if lru.get(key) is entry:
-                self.held -= entry[1] - cost
-                if cost > 0:  # (a mapping still exported elsewhere)
-                    lru[key] = (entry[0], cost)
-                    lru.move_to_end(key)
-                else:
-                    del lru[key]
+        heap, held = self._heap, self._held
+        self._stuck = 0
+        aside: list[tuple[int, int]] = []
+        try:
+            while self.held > self.limit and heap:
+                stamp, key = heapq.heappop(heap)
+                entry = held.get(key)
+                if entry is None:
+                    continue  # forgotten, or evicted for good
+                seg = entry[0]()
+                if seg is None:  # (gone without its __del__ forgetting it)
+                    del held[key]
+                    self.held -= entry[1]
+                    continue
+                if seg._fd_stamp != stamp:  # used since this entry was made: where it belongs now
+                    heapq.heappush(heap, (seg._fd_stamp, key))
+                    continue
+                evictable = seg is not keep and not seg.pinned
+                if evictable and seg._fd_owner != me:
+                    if alive is None:
+                        alive = {t.ident for t in threading.enumerate() if t.ident is not None}
+                    evictable = seg._fd_owner not in alive  # else another thread may be using it now
+                if not evictable or not seg._fd_release():
+                    aside.append((stamp, key))
+                    continue
+                self.evictions += 1
+                cost = seg._fd_cost()
+                if held.get(key) is entry:
+                    self.held -= entry[1] - cost
+                    if cost > 0:  # (a mapping still exported elsewhere)
+                        held[key] = (entry[0], cost)
+                        aside.append((stamp, key))
+                    else:
+                        del held[key]
+        finally:
+            for item in aside:
+                heapq.heappush(heap, item)
+        if self.held > self.limit:
+            self._stuck = self.held
 
 
 budget = FdBudget(default_max_open_files())
@@ -212,8 +240,8 @@ def max_open_files() -> int:
 
 def set_max_open_files(limit: int | None) -> int:
     """Set the process-wide limit on descriptors held by log segments (``None``: the default, see the
-    module docstring); returns the previous one. Lowering it closes least recently used segments when
-    a segment is next used."""
+    module docstring); returns the previous one. Lowering it closes the least recently used segments
+    at once (those other live threads used last: when they are next over it)."""
     if limit is None:
         value = default_max_open_files()
     else:
@@ -222,5 +250,6 @@ def set_max_open_files(limit: int | None) -> int:
         if limit < 1:
             raise ConfigError(f"the open-file limit must be at least 1, got {limit}")
         value = limit
-    previous, budget.limit = budget.limit, value
+    previous = budget.limit
+    budget.set_limit(value)
     return previous

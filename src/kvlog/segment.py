@@ -50,6 +50,7 @@ BOUNDED_WINDOW = 4 << 10
 _FOUND, _NEED, _DECODE = _p.FOUND, _p.NEED, _p.DECODE
 _budget = _fd_cache.budget
 _get_ident = threading.get_ident
+_clock = _fd_cache.clock
 
 
 class BatchPosition(NamedTuple):
@@ -103,6 +104,7 @@ class LogSegment:
         self._evicted = False  # the descriptors were given back to the budget; reopened on next use
         self._identity: tuple[int, int] | None = None  # (device, inode) of the .log when evicted
         self._fd_owner = 0  # the thread that used this segment last (the budget's business)
+        self._fd_stamp = 0  # when it was used last (the budget's clock)
         self._fd_ref: Any = None  # the budget's weak reference to this segment
         self._evicted_size = -1  # the .log's length when evicted (nothing changes it until a reopen)
         self._head: bytes | None = None  # a reader's first bytes of the .log, checked on reopen
@@ -154,13 +156,14 @@ class LogSegment:
         renames it to, and for a reader the same first bytes): ``SegmentReplacedError`` otherwise;
         ``LogIOError`` (EBADF) after ``close``."""
         fd = self._fd
-        if fd < 0 or _budget.mru is not self or self._fd_owner != _get_ident():
+        if fd < 0 or self._fd_owner != _get_ident():
             fd = self._use()
+        self._fd_stamp = next(_clock)
         return fd
 
     def _use(self) -> int:
         if self._fd >= 0:
-            _budget.touch(self)
+            _budget.touch(self)  # another thread's until now
             return self._fd
         if self._closed:
             raise LogIOError(errno.EBADF, f"segment {self.log_path} is closed")
@@ -462,8 +465,9 @@ class LogSegment:
         if size >= POOLED_READ:
             return self.pread_block(position, size)
         fd = self._fd
-        if fd < 0 or _budget.mru is not self or self._fd_owner != _get_ident():
+        if fd < 0 or self._fd_owner != _get_ident():
             fd = self._use()
+        self._fd_stamp = next(_clock)
         return _io.fs.pread(fd, size, position)
 
     def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
@@ -702,7 +706,11 @@ class LogSegment:
         if physical == 0 and not self._rolling_ts_loaded:
             self._rolling_ts_loaded = True  # the segment's age for time-based rolls starts here
             self._rolling_ts = max_timestamp if max_timestamp >= 0 else None
-        fd = self.fileno()
+        fd = self._fd
+        if fd < 0 or self._fd_owner != _get_ident():
+            fd = self._use()
+        if not self.pinned:  # (the active segment is never evicted: its use needs no stamp)
+            self._fd_stamp = next(_clock)
         _io.fs.pwrite(fd, data, physical)
         if flush:
             _io.fs.fsync(fd)
