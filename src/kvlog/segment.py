@@ -53,6 +53,14 @@ _get_ident = threading.get_ident
 _clock = _fd_cache.clock
 
 
+class _Evicted(NamedTuple):
+    """What an evicted segment's ``.log`` was, to reopen that very file."""
+
+    identity: tuple[int, int]  # (device, inode)
+    size: int  # its length then (nothing changes it until it reopens)
+    head: bytes | None  # a reader's: its first bytes (an inode number alone may be reused)
+
+
 class BatchPosition(NamedTuple):
     """Where a batch sits in its segment: its offsets, byte position and size."""
 
@@ -71,8 +79,7 @@ class LogSegment:
     (set by the Log on its active segment) keeps them open.
     """
 
-    #: never evicted from the descriptor budget (a log's active segment)
-    pinned: bool = False
+    pinned: bool
     offset_index: OffsetIndex  # None when opened with open_indexes=False
     time_index: TimeIndex
 
@@ -100,14 +107,13 @@ class LogSegment:
         self.suffix = suffix
         self.log_path = _files.segment_path(directory, base_offset, _files.LOG + suffix)
         flags = os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT
+        # (few attributes: past 30 an instance's dict stops sharing keys and every access slows down)
         self._closed = True  # until the files are open (__del__ and close_handlers look at it)
-        self._evicted = False  # the descriptors were given back to the budget; reopened on next use
-        self._identity: tuple[int, int] | None = None  # (device, inode) of the .log when evicted
+        self.pinned = False  # never evicted from the descriptor budget (a writer's active segment)
         self._fd_owner = 0  # the thread that used this segment last (the budget's business)
         self._fd_stamp = 0  # when it was used last (the budget's clock)
         self._fd_ref: Any = None  # the budget's weak reference to this segment
-        self._evicted_size = -1  # the .log's length when evicted (nothing changes it until a reopen)
-        self._head: bytes | None = None  # a reader's first bytes of the .log, checked on reopen
+        self._evicted_as: _Evicted | None = None  # what the .log was when last evicted
         self._fd = _io.fs.open(self.log_path, flags)
         self._closed = False
         self._size = _io.fs.size(self._fd)
@@ -198,11 +204,12 @@ class LogSegment:
             # an inode number may be reused by a file made after the old one was deleted: a reader also
             # checks the first bytes (a batch header: base offset, CRC) it saw. What its writer truncated
             # away meanwhile (a prefix is left) is simply not there, as through a descriptor held open
-            head = self._head
-            if (st.st_dev, st.st_ino) == self._identity and (
+            was = self._evicted_as
+            assert was is not None  # (only an evicted segment reopens)
+            head = was.head
+            if (st.st_dev, st.st_ino) == was.identity and (
                     head is None or head.startswith(_io.fs.pread(fd, len(head), 0))):
                 self._fd = fd
-                self._evicted = False
                 return
             _io.fs.close(fd)
         raise SegmentReplacedError(
@@ -227,10 +234,11 @@ class LogSegment:
             return False
         fd = self._fd
         local = 0 <= fd < REMOTE_FD
-        identity = None
+        was = None
         if local:
             st = os.fstat(fd)
             identity = (st.st_dev, st.st_ino)
+            head = self._evicted_as.head if self._evicted_as is not None else None
             if self.read_only:
                 try:
                     now = os.stat(self.log_path, follow_symlinks=False)
@@ -238,17 +246,16 @@ class LogSegment:
                     return False
                 if (now.st_dev, now.st_ino) != identity:
                     return False
-                if self._head is None:
-                    self._head = _io.fs.pread(fd, 64, 0)
+                if head is None:
+                    head = _io.fs.pread(fd, 64, 0)
+            was = _Evicted(identity, st.st_size, head)
         released = False
         if self.offset_index is not None:
             released = self.offset_index.suspend()
             released = self.time_index.suspend() or released
-        if local:
-            self._identity = identity
-            self._evicted_size = st.st_size
+        if was is not None:
+            self._evicted_as = was
             self._fd = -1
-            self._evicted = True
             _io.fs.close(fd)
             released = True
         return released
@@ -256,7 +263,7 @@ class LogSegment:
     @property
     def evicted(self) -> bool:
         """The ``.log``'s descriptor is closed for the open-file budget (it reopens on next use)."""
-        return self._evicted
+        return self._fd < 0 and not self._closed
 
     # ----------------------------------------------------------------------------------- properties
     @property
@@ -861,7 +868,8 @@ class LogSegment:
     def _finished_while_evicted(self) -> bool:
         """An evicted segment whose files are already as ``on_become_inactive`` leaves them (closing a
         log of thousands of segments then reopens none of them just to find nothing to do)."""
-        if not self._evicted or self._evicted_size != self._size or self.offset_index is None:
+        was = self._evicted_as
+        if not self.evicted or was is None or was.size != self._size or self.offset_index is None:
             return False
         for idx in (self.offset_index, self.time_index):
             if idx.file_size != idx.size_in_bytes or idx.untrusted_tail():
