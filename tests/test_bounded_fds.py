@@ -525,3 +525,20 @@ def test_suspended_index_resumes_exactly_and_refuses_a_replaced_file(tmp_path):
     with pytest.raises(SegmentReplacedError):
         idx.lookup(3)
     idx.close()
+
+
+def test_spark_python_scan_reads_through_evicted_segments(tmp_path, budget):
+    """The Python Spark source's window reader takes each segment's descriptor through ``fileno()``."""
+    from kvlog.spark._plan import _windows
+
+    n = build(tmp_path / "t-0", 30)
+    ro = Log.open(tmp_path / "t-0", read_only=True)
+    expected = ro.to_arrow()
+    budget.set_limit(1)
+    got = [t for t in _windows(ro, 0, n, 256, False)]
+    assert budget.evictions >= 28
+    offsets = [o for t in got for o in t.column("offset").to_pylist()]
+    values = [v for t in got for v in t.column("value").to_pylist()]
+    assert offsets == expected.column("offset").to_pylist()
+    assert values == expected.column("value").to_pylist()
+    ro.close()

@@ -13,12 +13,14 @@ What eviction means:
   descriptor and the index mappings go. Eviction writes nothing and flushes nothing: written pages stay
   in the OS page cache, and the next ``flush()`` fsyncs the file through a fresh descriptor (``fsync``
   covers the file, not the descriptor).
-* The active segment of every log is pinned (never evicted), as are segments in the middle of a call.
+* The active segment of every writable log is pinned (never evicted); the segment that is opening a
+  file is never the one evicted for it.
 * A read-only view must keep reading the SAME file it opened, even after its writer deleted or replaced
   it (retention, compaction). Before evicting a reader's segment the budget checks that its path still
   names that file and keeps it open otherwise. On reopening, the file's identity (device and inode) is
-  checked against the one closed, under its name and the names a writer renames it to; a different
-  file is never read: :class:`kvlog.errors.SegmentReplacedError` says to reopen the log.
+  checked against the one closed, under its name and the names a writer renames it to, and so are its
+  first bytes (an inode number may be reused once a file is deleted); a different file is never read:
+  :class:`kvlog.errors.SegmentReplacedError` says to reopen the log.
 * Remote segments (object stores) and a reader's index copies hold no descriptor and cost nothing.
 
 Threads: a segment is evicted only by the thread that used it last (or once that thread has ended), so

@@ -156,7 +156,7 @@ class LogSegment:
     # ---------------------------------------------------------------------------------- descriptors
     def fileno(self) -> int:
         """The ``.log``'s descriptor, reopened when the open-file budget closed it; take it right before
-        the call that needs it (it stays valid until this thread uses another segment).
+        the call that needs it (it stays valid until this thread next opens a segment's files).
 
         A reopened file must be the one closed (same device and inode, under its name or one a writer
         renames it to, and for a reader the same first bytes): ``SegmentReplacedError`` otherwise;
@@ -246,7 +246,7 @@ class LogSegment:
                     return False
                 if (now.st_dev, now.st_ino) != identity:
                     return False
-                if head is None:
+                if head is None or len(head) < 64:  # (read through the verified descriptor)
                     head = _io.fs.pread(fd, 64, 0)
             was = _Evicted(identity, st.st_size, head)
         released = False
