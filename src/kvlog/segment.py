@@ -869,7 +869,7 @@ class LogSegment:
         """An evicted segment whose files are already as ``on_become_inactive`` leaves them (closing a
         log of thousands of segments then reopens none of them just to find nothing to do)."""
         was = self._evicted_as
-        if not self.evicted or was is None or was.size != self._size or self.offset_index is None:
+        if was is None or self._fd >= 0 or was.size != self._size or self.offset_index is None:
             return False
         for idx in (self.offset_index, self.time_index):
             if idx.file_size != idx.size_in_bytes or idx.untrusted_tail():
