@@ -1,6 +1,7 @@
 """kvlog: Apache Kafka's commit-log storage layer, byte-compatible with Kafka log directories."""
 
 from kvlog._version import __version__
+from kvlog._fd_cache import max_open_files, set_max_open_files
 from kvlog.checksum import crc32, crc32c
 from kvlog.compression import Compression
 from kvlog.config import LogConfig
@@ -35,6 +36,7 @@ from kvlog.errors import (
     LogIOError,
     LogLockedError,
     OffsetOutOfRangeError,
+    SegmentReplacedError,
     OutOfOrderSequenceError,
     ProducerStateError,
     RecordTooLargeError,
@@ -99,6 +101,7 @@ __all__ = [
     "InvalidTimestampError",
     "LogLockedError",
     "LogIOError",
+    "SegmentReplacedError",
     "ConfigError",
     "InvalidRecordError",
     "ProducerStateError",
@@ -116,4 +119,6 @@ __all__ = [
     "failover_offsets",
     "ResumeOffset",
     "transaction_state",
+    "max_open_files",
+    "set_max_open_files",
 ]

@@ -22,6 +22,7 @@ __all__ = [
     "InvalidTimestampError",
     "LogLockedError",
     "LogIOError",
+    "SegmentReplacedError",
     "ConfigError",
     "InvalidRecordError",
     "ProducerStateError",
@@ -140,6 +141,15 @@ class LogIOError(KvlogError, OSError):
 
     The log stops accepting changes after this (what reached the disk is unknown) until it is
     reopened, which recovers it; nothing acknowledged before the failure is affected.
+    """
+
+
+class SegmentReplacedError(LogIOError):
+    """A segment file whose descriptor was closed to stay within the open-file budget is no longer the
+    file this log had open (deleted, or replaced by retention or compaction meanwhile).
+
+    A read-only view never reads a different file in its place: reopen the log to see the directory
+    as it is now (see ``kvlog.set_max_open_files``).
     """
 
 

@@ -61,6 +61,7 @@ from kvlog.errors import (
     InvalidOffsetError,
     InvalidTimestampError,
     KvlogError,
+    SegmentReplacedError,
 )
 
 __all__ = [
@@ -203,6 +204,10 @@ class _AbstractIndex:
         self._max_entries = 0
         self._n = 0
         self._untrusted = 0
+        self._suspended = False  # mapping given back to the descriptor budget; remapped on next use
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file mapped last
+        #: called after a suspended index maps its file again (the owning segment counts the descriptor)
+        self.on_resume: Callable[[], None] | None = None
         created = self._open_file()
         self._load(0 if created else self._length // self.ENTRY_SIZE)
 
@@ -240,14 +245,17 @@ class _AbstractIndex:
         return created
 
     def _map(self, fd: int) -> None:
-        length = _io.fs.size(fd)
         if not self._writable:
+            length = _io.fs.size(fd)
             data = _private_copy(fd, length)
             length = len(data)
             self._pin = _k.Pinned(data)
             self._length = length
             self._max_entries = length // self.ENTRY_SIZE
             return
+        st = os.fstat(fd)  # (a writable index is always a local file)
+        length = st.st_size
+        self._identity = (st.st_dev, st.st_ino)
         self._mm = mmap.mmap(fd, length, access=mmap.ACCESS_WRITE) if length > 0 else None
         self._pin = _k.Pinned(self._mm if self._mm is not None else _EMPTY)
         self._length = length
@@ -286,8 +294,62 @@ class _AbstractIndex:
     def _live(self) -> Any:
         pin = self._pin
         if pin is None:
+            if self._suspended:
+                return self._resume()
             raise ClosedIndexError(f"{self._KIND} {self._path} is closed")
         return pin
+
+    # ------------------------------------------------------------------------------------ descriptor budget
+    @property
+    def holds_descriptor(self) -> bool:
+        """True while a writable mapping is held: ``mmap`` keeps its own duplicate of the descriptor
+        (a reader's private copy holds none)."""
+        return self._mm is not None
+
+    def suspend(self) -> bool:
+        """Give back the mapping (and the descriptor it holds), keeping every count and the last entry
+        in memory: the next use maps the file again, exactly as it was. Writes nothing (the mapped
+        pages stay in the page cache; :meth:`flush` syncs them through the file). False when the
+        mapping is exported elsewhere right now (a ``BufferError``), or there is nothing to give back."""
+        if self._mm is None or self._suspended:
+            return False
+        try:
+            self._unmap()
+        except BufferError:
+            return False
+        self._suspended = True
+        return True
+
+    @property
+    def suspended(self) -> bool:
+        """The mapping was given back to the descriptor budget (see :meth:`suspend`)."""
+        return self._suspended
+
+    def _resume(self) -> Any:
+        """Map the file again after :meth:`suspend`; ``SegmentReplacedError`` if it is no longer the file
+        (or the length) this index had."""
+        fs = _io.fs
+        try:
+            fd = fs.open(self._path, os.O_RDWR)
+        except FileNotFoundError:
+            raise SegmentReplacedError(
+                f"{self._KIND} {self._path} was removed while its mapping was closed (open-file budget)") from None
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != self._identity or st.st_size != self._length:
+                raise SegmentReplacedError(
+                    f"{self._KIND} {self._path} was replaced or resized by someone else while its mapping was "
+                    f"closed (open-file budget): expected {self._length} bytes, found {st.st_size}")
+            length = self._length
+            self._mm = mmap.mmap(fd, length, access=mmap.ACCESS_WRITE)
+            self._pin = _k.Pinned(self._mm)
+        finally:
+            fs.close(fd)
+        self._suspended = False
+        hook = self.on_resume
+        if hook is not None:
+            hook()
+        return self._pin
 
     def _writer(self) -> mmap.mmap | None:
         """Check the index may be written; adopt the trusted prefix (zero the untrusted slots)."""
@@ -370,7 +432,7 @@ class _AbstractIndex:
 
     @property
     def closed(self) -> bool:
-        return self._pin is None
+        return self._pin is None and not self._suspended
 
     @property
     def size_in_bytes(self) -> int:
@@ -464,10 +526,13 @@ class _AbstractIndex:
 
     # ------------------------------------------------------------------------------------ life cycle
     def flush(self) -> None:
-        """Write the mapped pages to disk (``msync``) and fsync the file."""
-        self._live()
-        if self._writable and self._mm is not None:
-            self._mm.flush()
+        """Write the mapped pages to disk (``msync``) and fsync the file (a suspended index: only the fsync,
+        which covers the pages written through its earlier mapping)."""
+        if not self._suspended:
+            self._live()
+        if self._writable and (self._mm is not None or self._suspended):
+            if self._mm is not None:
+                self._mm.flush()
             fs = _io.fs
             fd = fs.open(self._path, os.O_RDWR)
             try:
@@ -494,6 +559,7 @@ class _AbstractIndex:
     def close(self) -> None:
         """Unmap the file (idempotent). Does not trim: the segment trims on roll/close, as in Kafka."""
         self._unmap()
+        self._suspended = False
 
     def delete(self) -> bool:
         """Close and remove the file; False if it did not exist (Kafka's ``deleteIfExists``)."""
@@ -537,7 +603,8 @@ class _AbstractIndex:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._pin is None else ("rw" if self._writable else "ro")
+        state = ("suspended" if self._suspended else "closed") if self._pin is None else (
+            "rw" if self._writable else "ro")
         return (f"{type(self).__name__}(path={self._path!r}, base_offset={self._base}, "
                 f"valid_entries={self._n}, max_entries={self._max_entries}, untrusted={self._untrusted}, {state})")
 
@@ -578,7 +645,7 @@ class OffsetIndex(_AbstractIndex):
         empty or the target is below the first entry."""
         pin = self._pin
         if pin is None:
-            self._live()
+            pin = self._live()
         hit = _k.offset_lookup_entry(pin, self._n, target_offset - self._base)
         if hit is None:
             return _new_op(OffsetPosition, (self._base, 0))
@@ -588,7 +655,7 @@ class OffsetIndex(_AbstractIndex):
         """``lookup(target_offset).position`` without building the tuple (the point operations' hint)."""
         pin = self._pin
         if pin is None:
-            self._live()
+            pin = self._live()
         hit = _k.offset_lookup_entry(pin, self._n, target_offset - self._base)
         return 0 if hit is None else int(hit[1])
 
@@ -766,7 +833,7 @@ class TimeIndex(_AbstractIndex):
         """The entry with the largest timestamp ≤ ``timestamp``; ``(-1, base_offset)`` when there is none."""
         pin = self._pin
         if pin is None:
-            self._live()
+            pin = self._live()
         hit = _k.time_lookup_entry(pin, self._n, timestamp)
         if hit is None:
             return _new_to(TimestampOffset, (NO_TIMESTAMP, self._base))
@@ -776,7 +843,7 @@ class TimeIndex(_AbstractIndex):
         """``lookup(timestamp).offset`` without building the tuple (the point operations' hint)."""
         pin = self._pin
         if pin is None:
-            self._live()
+            pin = self._live()
         hit = _k.time_lookup_entry(pin, self._n, timestamp)
         return self._base if hit is None else self._base + int(hit[1])
 

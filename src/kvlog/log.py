@@ -390,6 +390,7 @@ class Log:
         self._next_offset = next_offset
         self.recovery_point = min(stored.get("recovery_point", 0), next_offset) if not clean_shutdown else next_offset
         active = self._segments[-1]
+        active.pinned = True
         active.offset_index.resize(self.config.segment_index_bytes)
         active.time_index.resize(self.config.segment_index_bytes)
         self._load_producer_state(txn_from)
@@ -485,7 +486,8 @@ class Log:
         opened too. It costs one ``fstat`` of the last segment and one ``stat`` for a rolled one, and
         reads only the new bytes; nothing is listed or reopened. What the writer deleted or replaced
         meanwhile (retention, compaction) stays readable here from the files this view holds open,
-        until the log is reopened. A writer's own log is always current: this returns its end.
+        until the log is reopened (one whose descriptor the open-file budget had closed before raises
+        ``SegmentReplacedError``). A writer's own log is always current: this returns its end.
         """
         self._check_open()
         if not self.read_only:
@@ -810,6 +812,11 @@ class Log:
             raise KvlogError(f"duplicate segment base offset {seg.base_offset} in {self.dir}")
         self._bases.insert(i, seg.base_offset)
         self._segments.insert(i, seg)
+        if i == len(self._segments) - 1 and not self.read_only:
+            # a writer's active segment keeps its descriptors (the open-file budget never evicts it)
+            if i:
+                self._segments[i - 1].pinned = False
+            seg.pinned = True
 
     # ---------------------------------------------------------------------------------- properties
     def __del__(self) -> None:
@@ -1327,9 +1334,9 @@ class Log:
         if storage.is_remote(self.dir):
             seg = segments[i]
             pos = seg.offset_index.lookup(offset).position if seg.offset_index is not None else 0
-            _io.fs.will_need(seg._fd, pos, seg.size_in_bytes - pos)
+            _io.fs.will_need(seg.fileno(), pos, seg.size_in_bytes - pos)
             if i + 1 < len(segments):
-                _io.fs.will_need(segments[i + 1]._fd, 0, segments[i + 1].size_in_bytes)
+                _io.fs.will_need(segments[i + 1].fileno(), 0, segments[i + 1].size_in_bytes)
         return i
 
     def records(self, start_offset: int | None = None, end_offset: int | None = None, *,
@@ -1574,6 +1581,7 @@ class Log:
             self._bases.pop()
             seg.delete()
         active = self._segments[-1]
+        active.pinned = True
         active.truncate_to(offset)
         self._next_offset = active.read_next_offset()
         # producer state: snapshots past the new end are stale; reload from the latest one before it

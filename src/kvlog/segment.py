@@ -3,23 +3,30 @@
 The ``.log`` is read with ``pread`` into private buffers, never mmapped: another process may truncate
 it (a writer's recovery, a cleaner's swap), and a mapped page past the new end would kill the reader
 with SIGBUS. Index files are small and are mapped by their owner only.
+
+A segment's descriptors (the ``.log``'s, and one per mapped index) count against the process-wide
+budget of ``kvlog._fd_cache``: past it, the least recently used segments close them and reopen them on
+their next use, checking that the file is still the one they had (see that module).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from kvlog import _files, _io
+from kvlog import _fd_cache, _files, _io
 from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog.batch_audit import SegmentAudit, audit_segment, quarantine_name
-from kvlog.errors import CorruptRecordError, InvalidOffsetError, KvlogError
+from kvlog.errors import CorruptRecordError, InvalidOffsetError, KvlogError, LogIOError, SegmentReplacedError
 from kvlog.index import OffsetIndex, TimeIndex, TimestampOffset
 from kvlog.records import MemoryRecords
+from kvlog.storage import REMOTE_FD
 from kvlog.txn_index import AbortedTxn, TransactionIndex
 
 if TYPE_CHECKING:
@@ -41,6 +48,17 @@ POOLED_READ = 1 << 20
 #: window grows fourfold from here instead of reading ``max_size`` bytes at once
 BOUNDED_WINDOW = 4 << 10
 _FOUND, _NEED, _DECODE = _p.FOUND, _p.NEED, _p.DECODE
+_budget = _fd_cache.budget
+_get_ident = threading.get_ident
+_clock = _fd_cache.clock
+
+
+class _Evicted(NamedTuple):
+    """What an evicted segment's ``.log`` was, to reopen that very file."""
+
+    identity: tuple[int, int]  # (device, inode)
+    size: int  # its length then (nothing changes it until it reopens)
+    head: bytes | None  # a reader's: its first bytes (an inode number alone may be reused)
 
 
 class BatchPosition(NamedTuple):
@@ -54,7 +72,16 @@ class BatchPosition(NamedTuple):
 
 
 class LogSegment:
-    """One segment. Not thread-safe: the Log serialises writers; readers open their own read-only copy."""
+    """One segment. Not thread-safe: the Log serialises writers; readers open their own read-only copy.
+
+    Its descriptors may be closed between calls to keep the process within its open-file budget
+    (``kvlog._fd_cache``); every method reopens them as needed, so callers never see it. ``pinned``
+    (set by the Log on its active segment) keeps them open.
+    """
+
+    pinned: bool
+    offset_index: OffsetIndex  # None when opened with open_indexes=False
+    time_index: TimeIndex
 
     def __init__(
         self,
@@ -80,21 +107,33 @@ class LogSegment:
         self.suffix = suffix
         self.log_path = _files.segment_path(directory, base_offset, _files.LOG + suffix)
         flags = os.O_RDONLY if read_only else os.O_RDWR | os.O_CREAT
+        # (few attributes: past 30 an instance's dict stops sharing keys and every access slows down)
+        self._closed = True  # until the files are open (__del__ and close_handlers look at it)
+        self.pinned = False  # never evicted from the descriptor budget (a writer's active segment)
+        self._fd_owner = 0  # the thread that used this segment last (the budget's business)
+        self._fd_stamp = 0  # when it was used last (the budget's clock)
+        self._fd_ref: Any = None  # the budget's weak reference to this segment
+        self._evicted_as: _Evicted | None = None  # what the .log was when last evicted
         self._fd = _io.fs.open(self.log_path, flags)
+        self._closed = False
         self._size = _io.fs.size(self._fd)
         if preallocate_bytes and self._size == 0 and not read_only and hasattr(os, "posix_fallocate"):
             # Kafka's preallocate=true: the file gets its full length, the logical size stays 0
             os.posix_fallocate(self._fd, 0, preallocate_bytes)
+        self.offset_index = None  # type: ignore[assignment]
+        self.time_index = None  # type: ignore[assignment]
         if open_indexes:
-            self.offset_index = OffsetIndex(
-                _files.segment_path(directory, base_offset, _files.INDEX + suffix), base_offset, max_index_size,
-                writable=not read_only)
-            self.time_index = TimeIndex(
-                _files.segment_path(directory, base_offset, _files.TIME_INDEX + suffix), base_offset,
-                max_index_size, writable=not read_only)
-        if not open_indexes:
-            self.offset_index = None  # type: ignore[assignment]
-            self.time_index = None  # type: ignore[assignment]
+            try:
+                self.offset_index = OffsetIndex(
+                    _files.segment_path(directory, base_offset, _files.INDEX + suffix), base_offset,
+                    max_index_size, writable=not read_only)
+                self.time_index = TimeIndex(
+                    _files.segment_path(directory, base_offset, _files.TIME_INDEX + suffix), base_offset,
+                    max_index_size, writable=not read_only)
+            except BaseException:
+                self.close_handlers()  # (a log of thousands of segments must not leak one per failure)
+                raise
+            self.offset_index.on_resume = self.time_index.on_resume = self._charge
         # the transaction index file exists only once an aborted transaction is recorded (as Kafka's)
         self.txn_index = TransactionIndex(_files.segment_path(directory, base_offset, _files.TXN_INDEX + suffix),
                                           base_offset, writable=not read_only)
@@ -109,9 +148,122 @@ class LogSegment:
         self._stale_indexes = False  # a reader's index copies predate what refresh() took in
         self.audit: SegmentAudit | None = None  # the last audit_segment verdict (recovery, read-only open)
         self.set_aside_paths: list[str] = []  # quarantine files recovery wrote for this segment
+        _budget.charge(self)
 
     def __repr__(self) -> str:
         return f"LogSegment(base_offset={self.base_offset}, size={self._size}, path={self.log_path!r})"
+
+    # ---------------------------------------------------------------------------------- descriptors
+    def fileno(self) -> int:
+        """The ``.log``'s descriptor, reopened when the open-file budget closed it; take it right before
+        the call that needs it (it stays valid until this thread next opens a segment's files).
+
+        A reopened file must be the one closed (same device and inode, under its name or one a writer
+        renames it to, and for a reader the same first bytes): ``SegmentReplacedError`` otherwise;
+        ``LogIOError`` (EBADF) after ``close``."""
+        fd = self._fd
+        if fd < 0 or self._fd_owner != _get_ident():
+            fd = self._use()
+        self._fd_stamp = next(_clock)
+        return fd
+
+    def _use(self) -> int:
+        if self._fd >= 0:
+            _budget.touch(self)  # another thread's until now
+            return self._fd
+        if self._closed:
+            raise LogIOError(errno.EBADF, f"segment {self.log_path} is closed")
+        self._reopen()
+        _budget.charge(self)
+        return self._fd
+
+    def _charge(self) -> None:
+        """An index mapped its file again: count it (and make this the most recently used segment)."""
+        if not self._closed:
+            _budget.charge(self)
+
+    def _names(self) -> Iterator[str]:
+        """Where the ``.log`` may be now: its name, and for a read-only view the names its writer renames
+        segment files to (deleted, swapped in, set aside); the file's identity decides."""
+        yield self.log_path
+        if self.read_only:
+            stem = _files.segment_path(self.directory, self.base_offset, _files.LOG)
+            for suffix in ("", _files.SWAP, _files.DELETED, _files.QUARANTINED):
+                if stem + suffix != self.log_path:
+                    yield stem + suffix
+
+    def _reopen(self) -> None:
+        """Open the ``.log`` again after an eviction: only the very file closed then."""
+        flags = os.O_RDONLY if self.read_only else os.O_RDWR
+        for path in self._names():
+            try:
+                fd = _io.fs.open(path, flags)
+            except FileNotFoundError:
+                continue
+            st = os.fstat(fd)
+            # an inode number may be reused by a file made after the old one was deleted: a reader also
+            # checks the first bytes (a batch header: base offset, CRC) it saw. What its writer truncated
+            # away meanwhile (a prefix is left) is simply not there, as through a descriptor held open
+            was = self._evicted_as
+            assert was is not None  # (only an evicted segment reopens)
+            head = was.head
+            if (st.st_dev, st.st_ino) == was.identity and (
+                    head is None or head.startswith(_io.fs.pread(fd, len(head), 0))):
+                self._fd = fd
+                return
+            _io.fs.close(fd)
+        raise SegmentReplacedError(
+            f"segment {self.log_path} was deleted or replaced while its descriptor was closed to stay within "
+            f"the open-file budget ({_budget.limit}, kvlog.set_max_open_files); reopen the log to read it as it "
+            "is now")
+
+    def _fd_cost(self) -> int:
+        """Descriptors held now: the ``.log``'s (a remote one is no descriptor) and the mapped indexes'."""
+        n = 1 if 0 <= self._fd < REMOTE_FD else 0
+        if self.offset_index is not None:
+            n += self.offset_index.holds_descriptor + self.time_index.holds_descriptor
+        return n
+
+    def _fd_release(self) -> bool:
+        """The budget evicts this segment: close its descriptors, keeping everything else in memory.
+
+        A read-only view whose path no longer names the file it has open (deleted or replaced by its
+        writer) keeps it open: that descriptor is the only way left to read what the view promised.
+        Writes nothing: a writer's pages are in the page cache; ``flush`` syncs them later."""
+        if self.pinned or self._closed:
+            return False
+        fd = self._fd
+        local = 0 <= fd < REMOTE_FD
+        was = None
+        if local:
+            st = os.fstat(fd)
+            identity = (st.st_dev, st.st_ino)
+            head = self._evicted_as.head if self._evicted_as is not None else None
+            if self.read_only:
+                try:
+                    now = os.stat(self.log_path, follow_symlinks=False)
+                except FileNotFoundError:
+                    return False
+                if (now.st_dev, now.st_ino) != identity:
+                    return False
+                if head is None or len(head) < 64:  # (read through the verified descriptor)
+                    head = _io.fs.pread(fd, 64, 0)
+            was = _Evicted(identity, st.st_size, head)
+        released = False
+        if self.offset_index is not None:
+            released = self.offset_index.suspend()
+            released = self.time_index.suspend() or released
+        if was is not None:
+            self._evicted_as = was
+            self._fd = -1
+            _io.fs.close(fd)
+            released = True
+        return released
+
+    @property
+    def evicted(self) -> bool:
+        """The ``.log``'s descriptor is closed for the open-file budget (it reopens on next use)."""
+        return self._fd < 0 and not self._closed
 
     # ----------------------------------------------------------------------------------- properties
     @property
@@ -140,7 +292,7 @@ class LogSegment:
         ts = self.max_timestamp
         if ts >= 0:
             return ts
-        return _io.fs.mtime_ms(self._fd)
+        return _io.fs.mtime_ms(self.fileno())
 
     def verified_max_timestamp(self) -> int:
         """The max timestamp recomputed from CRC-checked batch headers (never from an index)."""
@@ -176,8 +328,7 @@ class LogSegment:
         size = max(0, min(size, self._size - position))
         if size == 0:
             return b""
-        data = _io.fs.pread(self._fd, size, position)
-        return data
+        return _io.fs.pread(self.fileno(), size, position)
 
     def _span(self, position: int, size: int) -> Any:
         """A fetch's bytes: small ones as ``bytes``; from 1 MiB in pooled memory (a one-shot process's
@@ -188,7 +339,7 @@ class LogSegment:
         """Up to ``size`` bytes from ``position`` (never past the readable end) in pooled memory, for
         passes over whole segments; a memoryview of a read-only buffer."""
         size = max(0, min(size, self._size - position))
-        return memoryview(_io.fs.pread_block(self._fd, size, position))
+        return memoryview(_io.fs.pread_block(self.fileno(), size, position))
 
     def iter_headers(
         self,
@@ -318,7 +469,13 @@ class LogSegment:
         if position >= end:
             return b""
         size = min(size, end - position)  # point operations: one call down to the syscall
-        return _io.fs.pread(self._fd, size, position) if size < POOLED_READ else self.pread_block(position, size)
+        if size >= POOLED_READ:
+            return self.pread_block(position, size)
+        fd = self._fd
+        if fd < 0 or self._fd_owner != _get_ident():
+            fd = self._use()
+        self._fd_stamp = next(_clock)
+        return _io.fs.pread(fd, size, position)
 
     def translate_offset(self, offset: int, starting_position: int = 0) -> BatchPosition | None:
         """The first batch whose last offset ≥ ``offset``, searched from the offset index's hint."""
@@ -440,11 +597,12 @@ class LogSegment:
         index copies are refreshed later, when a search first needs them. Returns the last offset now
         visible when the view grew, else None."""
         old = self._size
-        size = _io.fs.size(self._fd)
+        fd = self.fileno()
+        size = _io.fs.size(fd)
         if size <= old:
             return None
         cur = self._max_timestamp_and_offset()
-        end, last, max_ts, shallow = _p.valid_prefix(_io.fs.pread(self._fd, size - old, old), cur.timestamp,
+        end, last, max_ts, shallow = _p.valid_prefix(_io.fs.pread(fd, size - old, old), cur.timestamp,
                                                      cur.offset)
         if last < 0:
             return None  # a torn or damaged tail stays invisible, as at open
@@ -555,9 +713,14 @@ class LogSegment:
         if physical == 0 and not self._rolling_ts_loaded:
             self._rolling_ts_loaded = True  # the segment's age for time-based rolls starts here
             self._rolling_ts = max_timestamp if max_timestamp >= 0 else None
-        _io.fs.pwrite(self._fd, data, physical)
+        fd = self._fd
+        if fd < 0 or self._fd_owner != _get_ident():
+            fd = self._use()
+        if not self.pinned:  # (the active segment is never evicted: its use needs no stamp)
+            self._fd_stamp = next(_clock)
+        _io.fs.pwrite(fd, data, physical)
         if flush:
-            _io.fs.fsync(self._fd)
+            _io.fs.fsync(fd)
         self._size = physical + len(data)
         return physical
 
@@ -611,7 +774,7 @@ class LogSegment:
         if truncated > 0:
             if not a.zero_tail:
                 self.set_aside(valid)
-            _io.fs.truncate(self._fd, valid)
+            _io.fs.truncate(self.fileno(), valid)
             self._size = valid
         self._max_ts = TimestampOffset(max_ts, shallow)
         self._bytes_since_last_index_entry = valid - last_indexed
@@ -630,7 +793,7 @@ class LogSegment:
         try:
             pos = position
             while pos < self._size:
-                chunk = _io.fs.pread(self._fd, min(8 << 20, self._size - pos), pos)
+                chunk = _io.fs.pread(self.fileno(), min(8 << 20, self._size - pos), pos)
                 if not chunk:
                     break
                 _io.fs.pwrite(fd, chunk, pos - position)
@@ -655,7 +818,7 @@ class LogSegment:
         if found is None:
             return 0
         removed = self._size - found.position
-        _io.fs.truncate(self._fd, found.position)
+        _io.fs.truncate(self.fileno(), found.position)
         self._size = found.position
         self._fetch_next = None
         self._bytes_since_last_index_entry = 0
@@ -682,43 +845,57 @@ class LogSegment:
             self.time_index.maybe_append(cur.timestamp, cur.offset, skip_full_check=True)
         self.offset_index.trim_to_valid_size()
         self.time_index.trim_to_valid_size()
-        if os.fstat(self._fd).st_size != self._size:
-            _io.fs.truncate(self._fd, self._size)  # preallocated file
+        fd = self.fileno()
+        if os.fstat(fd).st_size != self._size:
+            _io.fs.truncate(fd, self._size)  # preallocated file
 
     def flush(self) -> None:
         if self.read_only:
             return
-        _io.fs.fsync(self._fd)
+        _io.fs.fsync(self.fileno())
         self.offset_index.flush()
         self.time_index.flush()
         self.txn_index.flush()
 
     def close(self) -> None:
         """Finish the files as a roll does (final time-index entry, trimmed), then close them."""
-        if self._fd < 0:
+        if self._closed:
             return
-        self.on_become_inactive()
-        self.offset_index.close()
-        self.time_index.close()
-        _io.fs.close(self._fd)
-        self._fd = -1
+        if not self._finished_while_evicted():
+            self.on_become_inactive()
+        self.close_handlers()
+
+    def _finished_while_evicted(self) -> bool:
+        """An evicted segment whose files are already as ``on_become_inactive`` leaves them (closing a
+        log of thousands of segments then reopens none of them just to find nothing to do)."""
+        was = self._evicted_as
+        if was is None or self._fd >= 0 or was.size != self._size or self.offset_index is None:
+            return False
+        for idx in (self.offset_index, self.time_index):
+            if idx.file_size != idx.size_in_bytes or idx.untrusted_tail():
+                return False
+        return self._max_timestamp_and_offset().timestamp <= self.time_index.last_entry.timestamp
 
     def __del__(self) -> None:
         try:
-            if getattr(self, "_fd", -1) >= 0:
+            if not getattr(self, "_closed", True):
                 self.close_handlers()
         except Exception:  # pragma: no cover - interpreter shutdown
             pass
 
     def close_handlers(self) -> None:
         """Close without touching the files (after they were renamed or are about to be deleted)."""
-        if self._fd < 0:
+        if self._closed:
             return
+        self._closed = True
+        _budget.forget(self)
         if self.offset_index is not None:
             self.offset_index.close()
+        if self.time_index is not None:
             self.time_index.close()
-        _io.fs.close(self._fd)
-        self._fd = -1
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            _io.fs.close(fd)
 
     def paths(self) -> list[str]:
         """The segment's files (the transaction index only when it exists)."""

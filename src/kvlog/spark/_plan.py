@@ -635,7 +635,7 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
         while pos < hi:
             want = min(len(buf), hi - pos)
             view = memoryview(buf)[:want]
-            got = _io.fs.preadinto(seg._fd, view, pos)
+            got = _io.fs.preadinto(seg.fileno(), view, pos)
             if got <= 0:
                 break
             try:
