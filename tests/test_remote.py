@@ -310,6 +310,17 @@ def test_truncated_object_reads_as_the_same_truncated_file(s3, tmp_path):
     cut = data[: len(data) - 37]  # a torn last batch
     pathlib.Path(path).write_bytes(cut)
     s3.put(f"{key}/p-0/{last}", cut)
+    # the recovery point checkpoint says the lost bytes were flushed: damage, alike in both views
+    with kvlog.Log.open(local, read_only=True) as a, kvlog.Log.open(s3.uri(f"{key}/p-0"), read_only=True) as b:
+        assert [(d.first_offset, d.end_offset, d.position) for d in a.damage] == \
+            [(d.first_offset, d.end_offset, d.position) for d in b.damage] != []
+        for log in (a, b):
+            with pytest.raises(CorruptRecordError, match="durable"):
+                log.to_arrow()
+    # without that checkpoint it is a torn tail nothing vouches for: both views simply end before it
+    for root in (tmp_path / "d",):
+        os.unlink(root / "recovery-point-offset-checkpoint")
+    s3.delete(f"{key}/recovery-point-offset-checkpoint")
     assert_same_view(local, s3.uri(f"{key}/p-0"))
 
 

@@ -115,7 +115,9 @@ def find_damage(seg: LogSegment, audit: SegmentAudit, *, later_segment: int | No
         evidence.append(f"the replication checkpoint's high watermark is {high_watermark}")
         end = max(end, high_watermark)
     if index is not None and len(index[1]):
-        past = index[1] >= audit.valid_end
+        # an entry at the damaged batch itself is what a torn append leaves (the index page reached the disk,
+        # the log page did not); only entries for batches after it prove later data was written
+        past = index[1] > audit.valid_end
         if past.any():
             evidence.append(f"the offset index maps offsets up to {int(index[0][past].max())} past it")
             end = max(end, int(index[0][past].max()) + 1)
