@@ -542,3 +542,25 @@ def test_spark_python_scan_reads_through_evicted_segments(tmp_path, budget):
     assert offsets == expected.column("offset").to_pylist()
     assert values == expected.column("value").to_pylist()
     ro.close()
+
+
+def test_a_dropped_segment_frees_its_descriptors_without_the_cycle_collector(tmp_path):
+    """A segment nobody closed (a reader's open that failed half-way) gives its descriptors back as soon as
+    it is unreferenced: it must not sit in a reference cycle until the cyclic collector runs."""
+    import gc
+
+    from kvlog.segment import LogSegment
+
+    path = str(tmp_path / "t-0")
+    with kvlog.Log.open(path) as log:
+        log.append([kvlog.Record(b"k", b"v", 1)])
+    before = len(os.listdir("/proc/self/fd"))
+    gc.disable()
+    try:
+        for read_only in (True, False):
+            seg = LogSegment(path, 0, read_only=read_only)
+            assert len(os.listdir("/proc/self/fd")) > before
+            del seg
+            assert len(os.listdir("/proc/self/fd")) == before, read_only
+    finally:
+        gc.enable()

@@ -207,7 +207,9 @@ class _AbstractIndex:
         self._suspended = False  # mapping given back to the descriptor budget; remapped on next use
         self._identity: tuple[int, int] | None = None  # (device, inode) of the file mapped last
         #: called after a suspended index maps its file again (the owning segment counts the descriptor)
-        self.on_resume: Callable[[], None] | None = None
+        # a weak reference to its segment's hook: a strong one would make every segment a reference cycle,
+        # freed (and its descriptors closed) only by the cyclic collector
+        self.on_resume: Callable[[], Callable[[], None] | None] | None = None
         created = self._open_file()
         self._load(0 if created else self._length // self.ENTRY_SIZE)
 
@@ -346,7 +348,8 @@ class _AbstractIndex:
         finally:
             fs.close(fd)
         self._suspended = False
-        hook = self.on_resume
+        ref = self.on_resume
+        hook = ref() if ref is not None else None
         if hook is not None:
             hook()
         return self._pin

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -133,7 +134,7 @@ class LogSegment:
             except BaseException:
                 self.close_handlers()  # (a log of thousands of segments must not leak one per failure)
                 raise
-            self.offset_index.on_resume = self.time_index.on_resume = self._charge
+            self.offset_index.on_resume = self.time_index.on_resume = weakref.WeakMethod(self._charge)
         # the transaction index file exists only once an aborted transaction is recorded (as Kafka's)
         self.txn_index = TransactionIndex(_files.segment_path(directory, base_offset, _files.TXN_INDEX + suffix),
                                           base_offset, writable=not read_only)
