@@ -137,3 +137,21 @@ def spark():
     kvlog.spark.register(session)
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """One moto S3 server on 127.0.0.1 per test module (tests/s3_support.py)."""
+    from s3_support import S3Server
+
+    server = S3Server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_proxy(request):
+    """Faults a test injected into the S3 proxy end with the test."""
+    yield
+    if "s3" in request.fixturenames:
+        request.getfixturevalue("s3").proxy.clear()

@@ -23,23 +23,10 @@ from kvlog.errors import (
     StorageUnavailableError,
 )
 from kvlog.records import Record
-from s3_support import S3Server
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 
 
-@pytest.fixture(scope="module")
-def s3():
-    server = S3Server()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(autouse=True)
-def _fresh_proxy(request):
-    yield
-    if "s3" in request.fixturenames:
-        request.getfixturevalue("s3").proxy.clear()
 
 
 def _store(uri):

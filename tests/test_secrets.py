@@ -28,18 +28,6 @@ QUERY_SECRET = "QUERYSECRET"
 SECRETS = (ACCESS, SECRET, QUERY_SECRET)
 
 
-@pytest.fixture(scope="module")
-def s3():
-    server = S3Server()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(autouse=True)
-def _fresh_proxy(request):
-    yield
-    if "s3" in request.fixturenames:
-        request.getfixturevalue("s3").proxy.clear()
 
 
 def secret_uri(path: str, *, port: int = 1, bucket: str = BUCKET, extra: str = "") -> str:

@@ -48,6 +48,19 @@ def validate_topic_name(name: str) -> None:
         raise ConfigError(f"topic name {name!r} has characters outside [a-zA-Z0-9._-]")
 
 
+def read_topics_file(path: str) -> dict[str, dict[str, object]]:
+    """kvlog's topic table (``kvlog-topics.json``) at ``path``, checked; empty when there is none."""
+    if not _io.fs.exists(path):
+        return {}
+    try:
+        table = json.loads(_io.fs.read_file(path).decode("utf-8"))
+    except StorageError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    return _checked_topics(table, path)
+
+
 def _checked_topics(table: object, path: str) -> dict[str, dict[str, object]]:
     """The topics file's shape, checked: ``{topic: {"partitions": n, "config": {name: value}}}``."""
     if not isinstance(table, dict):
@@ -114,16 +127,7 @@ class LogManager:
 
     # ------------------------------------------------------------------------------- topic table
     def _read_topics(self) -> dict[str, dict[str, object]]:
-        path = os.path.join(self.root, TOPICS_FILE)
-        table: dict[str, dict[str, object]] = {}
-        if _io.fs.exists(path):
-            try:
-                table = json.loads(_io.fs.read_file(path).decode("utf-8"))
-            except StorageError:
-                raise
-            except (OSError, ValueError) as exc:
-                raise ConfigError(f"cannot read {path}: {exc}") from None
-            table = _checked_topics(table, path)
+        table = read_topics_file(os.path.join(self.root, TOPICS_FILE))
         # the partitions are the directories on disk, whoever wrote them (a broker holds only its replicas)
         for topic, partition in _files.partition_dirs(self.root)[0]:
             self._present.setdefault(topic, set()).add(partition)

@@ -30,7 +30,6 @@ guess: configs resolved from half a metadata log could make retention delete wha
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -255,18 +254,10 @@ def read_kraft_configs(root: str | os.PathLike[str], *, metadata_dir: str | os.P
 
 def read_kvlog_topics(root: str | os.PathLike[str]) -> dict[str, dict[str, object]]:
     """``{topic: {config name: value}}`` from kvlog's ``kvlog-topics.json`` in ``root`` (empty without one)."""
-    from kvlog.manager import _checked_topics  # the manager owns the file's format
+    from kvlog.manager import read_topics_file  # the manager owns the file's format
 
-    path = storage.join(storage.normalize(os.fspath(root)), KVLOG_TOPICS_FILE)
-    if not _io.fs.exists(path):
-        return {}
-    try:
-        table = json.loads(_io.fs.read_file(path).decode("utf-8"))
-    except StorageError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
-    return {t: dict(e.get("config") or {}) for t, e in _checked_topics(table, path).items()}  # type: ignore[call-overload]
+    table = read_topics_file(storage.join(storage.normalize(os.fspath(root)), KVLOG_TOPICS_FILE))
+    return {t: dict(e.get("config") or {}) for t, e in table.items()}  # type: ignore[call-overload]
 
 
 class TopicConfigs:
