@@ -1200,12 +1200,12 @@ class Log:
         decoded by ``records()``/``to_arrow()``.
         """
         self._check_open()
-        if type(offset) is not int or type(max_bytes) is not int:
+        if type(offset) is not int or type(max_bytes) is not int or max_bytes < 0 or max_offset is not None:
             offset, max_bytes = _int_arg("read()", offset), _int_arg("read() max_bytes", max_bytes, "a size")
-        if max_bytes < 0:
-            raise ValueError(f"read() max_bytes must not be negative, got {max_bytes}")
-        if max_offset is not None:
-            max_offset = _int_arg("read() max_offset", max_offset)
+            if max_bytes < 0:
+                raise ValueError(f"read() max_bytes must not be negative, got {max_bytes}")
+            if max_offset is not None:
+                max_offset = _int_arg("read() max_offset", max_offset)
         committed = read_committed(isolation_level)
         if offset < self.log_start_offset or offset > self._next_offset:
             raise OffsetOutOfRangeError(
