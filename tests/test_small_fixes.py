@@ -127,3 +127,17 @@ def test_cleaner_arguments_are_checked():
         LogCleaner(dedupe_buffer_size=0)
     with pytest.raises(TypeError, match="load_factor"):
         LogCleaner(load_factor="0.5")
+
+
+@pytest.mark.parametrize("topic", ["__cluster_metadata", "__consumer_offsets", "__transaction_state"])
+def test_the_sink_never_writes_an_internal_topic(tmp_path, topic):
+    from kvlog.errors import ConfigError
+
+    root = str(tmp_path / "data")
+    os.makedirs(root)
+    with pytest.raises(ConfigError, match="internal topic"):
+        _staging.plan(root, {"topic": topic}, ["value"], False)
+    plan = _staging.plan(root, {}, ["topic", "value"], False)
+    batch = pa.RecordBatch.from_pydict({"topic": ["ok", topic], "value": [b"a", b"b"]})
+    with pytest.raises(ConfigError, match="internal topic"):
+        _staging._route(batch, plan, [0])

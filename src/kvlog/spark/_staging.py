@@ -29,6 +29,7 @@ from kvlog.errors import ConfigError, KvlogError, LogLockedError
 from kvlog.manager import LogManager, validate_topic_name
 from kvlog.records import encode_arrays, now_ms
 from kvlog.spark._plan import lowered
+from kvlog.topic_configs import INTERNAL_TOPICS
 
 STAGING = ".kvlog-staging"
 MANIFEST = "_COMMIT.json"
@@ -65,6 +66,17 @@ class SinkPlan:
 KAFKA_SINK_COLUMNS = ("key", "value", "topic", "partition", "headers", "timestamp")
 
 
+def _sink_topic(name: str) -> None:
+    """A topic the sink may write: a legal name, and not one of Kafka's internal topics (a broker refuses
+    produce requests to them; rows appended to ``__cluster_metadata`` or ``__consumer_offsets`` as records
+    of an ordinary topic would corrupt the cluster's metadata or its consumer positions)."""
+    validate_topic_name(name)
+    if name in INTERNAL_TOPICS:
+        raise ConfigError(f"the kvlog sink does not write to the internal topic {name!r}: Kafka's brokers refuse "
+                          "produce requests to internal topics, and rows written there as an ordinary topic's "
+                          "records would corrupt it")
+
+
 def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrite: bool, job: str | None = None) -> SinkPlan:
     opts = lowered(options)
     cols = tuple(columns)
@@ -72,7 +84,7 @@ def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrit
         raise ConfigError("the kvlog sink needs a 'value' column (binary or string), as Spark's Kafka sink does")
     topic_option = opts.get("topic")
     if topic_option is not None:
-        validate_topic_name(topic_option)
+        _sink_topic(topic_option)
     elif "topic" not in cols:
         raise ConfigError("give the target topic with option('topic', ...) or a 'topic' column")
     try:
@@ -117,7 +129,7 @@ def _route(batch: pa.RecordBatch, p: SinkPlan, rr: list[int]) -> tuple[np.ndarra
         enc = pc.dictionary_encode(col)
         topics = [str(t) for t in enc.dictionary.to_pylist()]
         for t in topics:
-            validate_topic_name(t)
+            _sink_topic(t)
         topic_idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int32)
     counts = np.array([p.partitions_of(t) for t in topics], dtype=np.int64)
     n_parts = counts[topic_idx]
