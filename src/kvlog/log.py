@@ -6,7 +6,9 @@ retention and search, never file modification times (those change when a replica
 
 One writer per directory (an advisory lock, ``LogLockedError`` for a second); any number of
 ``read_only=True`` opens, which never write, never recover in place, and read only up to the last
-complete batch they can see, so a Spark executor can read a log a writer is appending to.
+complete batch they can see, so a Spark executor can read a log a writer is appending to. A reader
+tells that torn tail from damage in data the directory says is durable (``kvlog.damage``): damage is
+an error where a read reaches it, or a reported skip, never a shorter log.
 """
 
 from __future__ import annotations
