@@ -598,7 +598,10 @@ class LogSegment:
         index copies are refreshed later, when a search first needs them. Returns the last offset now
         visible when the view grew, else None."""
         old = self._size
-        fd = self.fileno()
+        fd = self._fd  # (fileno() inlined: a reader polling its writer calls this once per refresh)
+        if fd < 0 or self._fd_owner != _get_ident():
+            fd = self._use()
+        self._fd_stamp = next(_clock)
         size = _io.fs.size(fd)
         if size <= old:
             return None
