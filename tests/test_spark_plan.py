@@ -117,6 +117,7 @@ def test_discover_refuses_symlinks_out_of_the_root(tmp_path):
     root = _root(tmp_path, topics=(("a", 1),))
     outside = tmp_path / "elsewhere" / "b-0"
     outside.mkdir(parents=True)
+    (outside / "00000000000000000000.log").write_bytes(b"")  # a partition's files, kept elsewhere
     os.symlink(outside, root / "b-0")
     with pytest.raises(KvlogError, match="outside"):
         _plan.discover([str(root)])

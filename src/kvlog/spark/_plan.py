@@ -312,7 +312,9 @@ def discover(paths: list[str]) -> dict[tuple[str, int], str]:
         if not _io.fs.isdir(path):
             raise ConfigError(f"no directory at {path}")
         names = sorted(_io.fs.listdir(path))
-        children = [n for n in names if _is_partition_dir_name(n) and _io.fs.isdir(os.path.join(path, n))]
+        # a child is a partition when a broker could have named it so and it holds Kafka files (/etc/dbus-1 is not)
+        children = [n for n in names if _is_partition_dir_name(n) and _io.fs.isdir(os.path.join(path, n))
+                    and _files.looks_like_partition(_io.fs.listdir(os.path.join(path, n)))]
         own_segments = any(_files.is_offset_name(n.split(".", 1)[0]) and n.endswith(".log") for n in names)
         # a remote partition keeps the URI as given (its query and credentials configure the executors)
         if _is_partition_dir_name(os.path.basename(path)) and (own_segments or not children):

@@ -16,14 +16,18 @@ import org.apache.hadoop.fs.Path;
 
 /** Partition directories ({@code <topic>-<partition>}) under each path; a path may itself be one. */
 final class LogDiscovery {
-    private static final Pattern PARTITION_DIR = Pattern.compile("^(.+)-(\\d+)$");
+    /** Names a broker writes: a legal topic name, then the partition number without sign or leading zeros. */
+    private static final Pattern PARTITION_DIR = Pattern.compile("^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$");
+    /** Files that make a directory a Kafka partition besides those named by a 20-digit offset. */
+    private static final java.util.Set<String> PARTITION_FILES =
+        java.util.Set.of("partition.metadata", "leader-epoch-checkpoint", "quorum-state");
 
     private LogDiscovery() {
     }
 
     static TopicPartition parse(String name) {
         Matcher m = PARTITION_DIR.matcher(name);
-        if (!m.matches()) {
+        if (!m.matches() || m.group(1).equals(".") || m.group(1).equals("..")) {
             return null;
         }
         try {
@@ -46,7 +50,7 @@ final class LogDiscovery {
             boolean ownSegments = false;
             for (FileStatus st : fs.listStatus(path)) {
                 String n = st.getPath().getName();
-                if (st.isDirectory() && parse(n) != null) {
+                if (st.isDirectory() && parse(n) != null && holdsKafkaFiles(fs, st.getPath())) {
                     children.add(st.getPath());
                 }
                 if (n.endsWith(".log") && n.indexOf('.') == 20 && n.substring(0, 20).chars().allMatch(Character::isDigit)) {
@@ -73,6 +77,19 @@ final class LogDiscovery {
             }
         }
         return found;
+    }
+
+    /** Whether a directory holds a Kafka partition's files (the Python source's {@code looks_like_partition}). */
+    private static boolean holdsKafkaFiles(FileSystem fs, Path dir) throws IOException {
+        for (FileStatus f : fs.listStatus(dir)) {
+            String n = f.getPath().getName();
+            if (PARTITION_FILES.contains(n)
+                    || (n.length() >= 20 && (n.length() == 20 || n.charAt(20) == '.')
+                        && n.substring(0, 20).chars().allMatch(Character::isDigit))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A local partition directory must not resolve outside the directory given (a symlink elsewhere). */
