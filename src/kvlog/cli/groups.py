@@ -17,6 +17,7 @@ import json
 import sys
 from typing import Any
 
+from kvlog.cli._common import _out, _plain_timestamp_arg
 from kvlog.errors import ConfigError, KvlogError
 from kvlog.internal_topics.consumer_offsets import replay
 from kvlog.internal_topics.dump_format import DECODER_OPTIONS, Parser, parser_for
@@ -31,8 +32,6 @@ MAX_WARNINGS = 20
 
 
 def _time_arg(text: str) -> int:
-    from kvlog.cli import _plain_timestamp_arg  # cli imports this module: import at call time
-
     return _plain_timestamp_arg(text)
 
 
@@ -47,10 +46,6 @@ def iso_ms(ms: int) -> str:
     """Epoch milliseconds as ISO-8601 UTC with milliseconds (2024-05-01T12:00:00.123Z)."""
     when = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc) + _dt.timedelta(milliseconds=ms)
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
-
-
-def _out(line: str) -> None:
-    sys.stdout.write(line + "\n")
 
 
 def _warn(problems: list[str]) -> None:

@@ -1,0 +1,393 @@
+"""``kvlog dump``: segment, index, transaction index and producer snapshot files printed as Kafka's
+``kafka-dump-log.sh`` (``DumpLogSegments``) prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import struct
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kvlog import _files, _io, storage
+from kvlog.cli._common import (
+    INT32_MAX,
+    _base_offset_of,
+    _err,
+    _index_cut,
+    _iter_file_batches,
+    _open_read,
+    _out,
+    read_offset_index,
+    read_time_index,
+)
+from kvlog.cli.groups import dump_parser
+from kvlog.compression import Compression, decompress
+from kvlog.errors import CorruptRecordError, KvlogError
+from kvlog.index import OffsetIndex, TimeIndex
+from kvlog.internal_topics.dump_format import Parser
+from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
+
+
+@dataclass
+class _DumpState:
+    """What DumpLogSegments collects while dumping and prints on stderr at the end."""
+
+    index_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    ts_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    ts_out_of_order: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    ts_not_found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    failed: bool = False
+
+
+def _inc_sequence(seq: int, inc: int) -> int:
+    """Kafka's DefaultRecordBatch.incrementSequence (wraps past Integer.MAX_VALUE to 0)."""
+    if seq > INT32_MAX - inc:
+        return inc - (INT32_MAX - seq) - 1
+    return seq + inc
+
+
+def _bool(v: bool) -> str:
+    return "true" if v else "false"
+
+
+def _codec_name(batch: RecordBatch) -> str:
+    try:
+        return Compression(batch.attributes & 7).kafka_name
+    except ValueError:
+        return f"unknown({batch.attributes & 7})"
+
+
+def _batch_line(b: RecordBatch, position: int) -> str:
+    tail = (f" position: {position} {b.timestamp_type.kafka_name}: {b.max_timestamp} size: {b.size_in_bytes}"
+            f" magic: {b.magic} compresscodec: {_codec_name(b)} crc: {b.crc} isvalid: {_bool(b.is_valid())}")
+    if b.magic < 2:
+        return f"offset: {b.last_offset}{tail}"
+    base = b.base_offset
+    bs = b.base_sequence
+    last_seq = -1 if bs == -1 else _inc_sequence(bs, b.last_offset - base)
+    dh = b.delete_horizon_ms
+    horizon = "OptionalLong.empty" if dh is None else f"OptionalLong[{dh}]"
+    return (f"baseOffset: {base} lastOffset: {b.last_offset} count: {b.record_count} baseSequence: {bs} "
+            f"lastSequence: {last_seq} producerId: {b.producer_id} producerEpoch: {b.producer_epoch} "
+            f"partitionLeaderEpoch: {b.partition_leader_epoch} isTransactional: {_bool(b.is_transactional)} "
+            f"isControl: {_bool(b.is_control)} deleteHorizonMs: {horizon}{tail}")
+
+
+def _legacy_inner_checks(b: RecordBatch) -> list[tuple[int, bool]]:
+    """``(crc, isValid)`` of each message of a legacy entry: itself, or a compressed wrapper's inner ones."""
+    if b.compression == Compression.NONE:
+        return [(b.crc, b.is_valid())]
+    buf = bytes(b.buffer())
+    at = 12 + (6 if b.magic == 0 else 14)
+    klen = int.from_bytes(buf[at:at + 4], "big", signed=True)
+    at += 4 + max(klen, 0)
+    vlen = int.from_bytes(buf[at:at + 4], "big", signed=True)
+    at += 4
+    inner = decompress(b.compression, buf[at:at + max(vlen, 0)], b.magic)
+    return [(m.crc, m.is_valid()) for m in MemoryRecords(inner).batches()]
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *, print_data: bool,
+                 skip_metadata: bool, parser: Parser | None = None) -> str:
+    prefix = "| "
+    line = ""
+    if not skip_metadata:
+        ks = len(rec.key) if rec.key is not None else -1
+        vs = len(rec.value) if rec.value is not None else -1
+        line = (f"{prefix}offset: {rec.offset} {b.timestamp_type.kafka_name}: {rec.timestamp} "
+                f"keySize: {ks} valueSize: {vs}")
+        prefix = " "
+        if b.magic >= 2:
+            bs = b.base_sequence
+            seq = _inc_sequence(bs, rec.offset - b.base_offset) if bs >= 0 else -1
+            line += f" sequence: {seq} headerKeys: [{','.join(k for k, _ in rec.headers)}]"
+        if legacy is not None:
+            line += f" isValid: {_bool(legacy[1])} crc: {legacy[0]}}}"
+        if b.is_control:
+            key = rec.key or b""
+            type_id = int.from_bytes(key[2:4], "big", signed=True) if len(key) >= 4 else -1
+            ctype = rec.control_type
+            if ctype in (ControlRecordType.ABORT, ControlRecordType.COMMIT):
+                epoch = rec.coordinator_epoch
+                line += f" endTxnMarker: {ctype.name} coordinatorEpoch: {epoch if epoch is not None else -1}"
+            else:
+                line += f" controlType: {ctype.name}({type_id})"
+    if print_data and not b.is_control:
+        key_text, value_text = parser(rec) if parser is not None else (
+            None if rec.key is None else _text(rec.key), None if rec.value is None else _text(rec.value))
+        if key_text is not None:
+            line += f"{prefix}key: {key_text}"
+            prefix = " "
+        if value_text is not None:
+            line += f" payload: {value_text}"
+    return line
+
+
+def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, skip_metadata: bool,
+              max_bytes: int, parser: Parser | None = None) -> None:
+    name = os.path.basename(path)
+    if name.endswith(_files.LOG):
+        _out(f"Log starting offset: {_base_offset_of(path)}")
+    elif name == "bootstrap.checkpoint":
+        _out("KRaft bootstrap snapshot")
+    else:
+        m = re.fullmatch(r"(\d+)-(\d+)\.checkpoint", name)
+        if m is None:
+            raise KvlogError(f"cannot read a snapshot id from the file name {name!r}")
+        _out(f"Snapshot end offset: {int(m.group(1))}, epoch: {int(m.group(2))}")
+    fd = _open_read(path)
+    try:
+        limit = min(_io.fs.size(fd), max_bytes)
+        valid = 0
+        last_offset = -1
+        pairs = state.non_consecutive
+        key = storage.normalize(path)
+        try:
+            for _, b in _iter_file_batches(fd, limit, path=path):
+                _out(_batch_line(b, valid))
+                if deep:
+                    try:
+                        recs = list(b.records())
+                        checks = _legacy_inner_checks(b) if b.magic < 2 else None
+                    except KvlogError as exc:
+                        _err(f"kvlog: {path}: batch at position {valid}: {exc}")
+                        state.failed = True
+                        recs, checks = [], None
+                    for i, rec in enumerate(recs):
+                        if last_offset != -1 and rec.offset != last_offset + 1:
+                            pairs.setdefault(key, []).append((last_offset, rec.offset))
+                        last_offset = rec.offset
+                        legacy = None
+                        if checks is not None:
+                            legacy = checks[i] if i < len(checks) else (0, False)
+                        _out(_record_line(b, rec, legacy, print_data=print_data, skip_metadata=skip_metadata,
+                                          parser=parser))
+                valid += b.size_in_bytes
+        except CorruptRecordError as exc:
+            _err(f"kvlog: {exc}")
+            state.failed = True
+            return
+        trailing = limit - valid
+        if trailing > 0 and max_bytes == INT32_MAX:
+            _out(f"Found {trailing} invalid bytes at the end of {name}")
+    finally:
+        _io.fs.close(fd)
+
+
+def _first_batch_last_offset(fd: int, size: int, position: int, max_message_size: int) -> int:
+    """Last offset of the batch starting at ``position`` if it fits ``max_message_size`` bytes, else -1."""
+    end = min(size, position + max_message_size)
+    head = _io.fs.pread(fd, 12, position) if position + 12 <= end else b""
+    if len(head) < 12:
+        return -1
+    need = 12 + int.from_bytes(head[8:12], "big", signed=True)
+    if need < 12 or position + need > end:
+        return -1
+    try:
+        for b in MemoryRecords(_io.fs.pread(fd, need, position)).batches():
+            return b.last_offset
+    except CorruptRecordError:
+        return -1
+    return -1
+
+
+def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only: bool,
+                max_message_size: int) -> None:
+    base = _base_offset_of(path)
+    prefix = os.path.basename(path).split(".")[0]
+    fd = _open_read(os.path.join(os.path.dirname(storage.normalize(path)), prefix + _files.LOG))
+    try:
+        offsets, positions, length = read_offset_index(path, base)
+        if sanity_only and length:
+            # before the emptiness test: a file shorter than one entry is corrupt, not empty (Kafka's tool
+            # says "is empty" here; the broker's own check, run on load, rejects the file)
+            with OffsetIndex(path, base, writable=False, trust_tail=True) as index:
+                index.sanity_check()
+            _out(f"{path} passed sanity check.")
+            return
+        if len(offsets) == 0:
+            _out(f"{path} is empty.")
+            return
+        size = _io.fs.size(fd)
+        key = storage.normalize(path)
+        for i, (off, pos) in enumerate(zip(offsets.tolist(), positions.tolist())):
+            if off == base and i > 0:
+                return  # the zero-filled (preallocated) tail
+            last = _first_batch_last_offset(fd, size, pos, max_message_size)
+            if last != off:
+                state.index_mismatches.setdefault(key, []).append((off, last))
+            if not verify_only:
+                _out(f"offset: {off} position: {pos}")
+    finally:
+        _io.fs.close(fd)
+
+
+def _batch_at_or_after(fd: int, size: int, position: int, offset: int) -> RecordBatch | None:
+    """The first batch from ``position`` on whose last offset is ≥ ``offset``."""
+    for _, b in _iter_file_batches(fd, size, position, chunk=64 << 10):
+        if b.last_offset >= offset:
+            return b
+    return None
+
+
+def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only: bool) -> None:
+    base = _base_offset_of(path)
+    prefix = os.path.basename(path).split(".")[0]
+    directory = os.path.dirname(storage.normalize(path))
+    fd = _open_read(os.path.join(directory, prefix + _files.LOG))
+    try:
+        if sanity_only:
+            with TimeIndex(path, base, writable=False, trust_tail=True) as index:
+                index.sanity_check()
+            _out(f"{path} passed sanity check.")
+            return
+        index_path = os.path.join(directory, prefix + _files.INDEX)
+        if _io.fs.exists(index_path):
+            hint_offsets, hint_positions, _ = read_offset_index(index_path, base)
+            cut = _index_cut(hint_offsets, base)
+            hint_offsets, hint_positions = hint_offsets[:cut], hint_positions[:cut]
+        else:
+            hint_offsets = hint_positions = np.empty(0, np.int64)
+        stamps, offsets, _ = read_time_index(path, base)
+        size = _io.fs.size(fd)
+        key = storage.normalize(path)
+        prev = -1
+        for i, (ts, off) in enumerate(zip(stamps.tolist(), offsets.tolist())):
+            if off == base and i > 0:
+                return
+            slot = int(np.searchsorted(hint_offsets, off, side="right")) - 1  # the offset index lookup
+            position = int(hint_positions[slot]) if slot >= 0 else 0
+            batch = _batch_at_or_after(fd, size, position, off)
+            if batch is None:
+                state.ts_not_found.setdefault(key, []).append((off, -1))
+            elif batch.last_offset != off:
+                state.ts_not_found.setdefault(key, []).append((off, batch.last_offset))
+            else:
+                max_ts = -1
+                for rec in batch.records():
+                    if rec.timestamp is not None and rec.timestamp > max_ts:
+                        max_ts = rec.timestamp
+                if max_ts != ts:
+                    state.ts_mismatches.setdefault(key, []).append((ts, max_ts))
+                if prev >= ts:
+                    state.ts_out_of_order.setdefault(key, []).append((ts, prev))
+            if not verify_only:
+                _out(f"timestamp: {ts} offset: {off}")
+            prev = ts
+    finally:
+        _io.fs.close(fd)
+
+
+def _dump_txn_index(path: str, state: _DumpState) -> None:
+    data = _io.fs.read_file(path)
+    whole = len(data) - len(data) % 34
+    for _, pid, first, last, lso in struct.iter_unpack(">hqqqq", data[:whole]):
+        version = struct.unpack_from(">b", data, 0)[0]  # AbortedTxn.version() reads the first byte only
+        _out(f"version: {version} producerId: {pid} firstOffset: {first} lastOffset: {last} "
+             f"lastStableOffset: {lso}")
+    if whole != len(data):
+        _err(f"kvlog: {path}: {len(data) - whole} bytes after the last 34-byte aborted-transaction entry")
+        state.failed = True
+
+
+def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
+    """DumpLogSegments.dumpProducerIdSnapshot: one line per producer, its last batch when it has one."""
+    from kvlog.producer_state import read_snapshot
+
+    data = _io.fs.read_file(path)
+    try:
+        entries = read_snapshot(data, path)
+    except KvlogError as exc:
+        _err(str(exc))
+        state.failed = True
+        return
+    for e in entries:
+        txn = f"OptionalLong[{e.current_txn_first_offset}]" if e.current_txn_first_offset >= 0 else "OptionalLong.empty"
+        line = (f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} coordinatorEpoch: "
+                f"{e.coordinator_epoch} currentTxnFirstOffset: {txn} lastTimestamp: {e.last_timestamp} ")
+        if e.batches:
+            b = e.batches[0]
+            line += (f"firstSequence: {b.first_seq} lastSequence: {b.last_seq} lastOffset: {b.last_offset} "
+                     f"offsetDelta: {b.offset_delta} timestamp: {b.timestamp}")
+        _out(line)
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    state = _DumpState()
+    parser = dump_parser(args)
+    print_data = args.print_data_log or parser is not None  # a decoder implies --print-data-log
+    deep = args.deep_iteration or print_data
+    for path in args.files.split(","):
+        if not path:
+            continue
+        if storage.is_remote(path):
+            path = storage.normalize(path)  # the object's name without the query or credentials
+        try:
+            present = _io.fs.exists(path) and not _io.fs.isdir(path)
+        except (KvlogError, OSError) as exc:
+            _err(f"kvlog: {path}: {exc}")
+            state.failed = True
+            continue
+        if not present:  # only the error: no "Dumping" header for a file that is not there
+            _err(f"kvlog: {path}: no such file")
+            state.failed = True
+            continue
+        _out(f"Dumping {path}")
+        name = os.path.basename(path)
+        suffix = name[name.rfind("."):] if "." in name else ""
+        try:
+            if suffix in (_files.LOG, ".checkpoint"):
+                _dump_log(path, state, deep=deep, print_data=print_data,
+                          skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes, parser=parser)
+            elif suffix == _files.INDEX:
+                _dump_index(path, state, sanity_only=args.index_sanity_check,
+                            verify_only=args.verify_index_only, max_message_size=args.max_message_size)
+            elif suffix == _files.TIME_INDEX:
+                _dump_time_index(path, state, sanity_only=args.index_sanity_check,
+                                 verify_only=args.verify_index_only)
+            elif suffix == _files.TXN_INDEX:
+                _dump_txn_index(path, state)
+            elif suffix == _files.SNAPSHOT:
+                _dump_producer_snapshot(path, state)
+            else:
+                _err(f"Ignoring unknown file {path}")
+        except BrokenPipeError:
+            raise
+        except (KvlogError, OSError) as exc:
+            _err(f"kvlog: {path}: {exc}")
+            state.failed = True
+    sys.stdout.flush()
+    # DumpLogSegments prepends to these lists, so they come out newest first
+    for name, pairs in state.index_mismatches.items():
+        _err(f"Mismatches in :{name}")
+        for index_offset, log_offset in reversed(pairs):
+            _err(f"  Index offset: {index_offset}, log offset: {log_offset}")
+    for name, pairs in state.ts_mismatches.items():
+        _err(f"Found timestamp mismatch in :{name}")
+        for a, b in pairs:
+            _err(f"  Index timestamp: {a}, log timestamp: {b}")
+    for name, pairs in state.ts_out_of_order.items():
+        _err(f"Found out of order timestamp in :{name}")
+        for a, b in pairs:
+            _err(f"  Index timestamp: {a}, Previously indexed timestamp: {b}")
+    for pairs in state.ts_not_found.values():
+        _err("The following indexed offsets are not found in the log.")
+        for a, b in pairs:
+            _err(f"Indexed offset: {a}, found log offset: {b}")
+    for name, pairs in state.non_consecutive.items():
+        _err(f"Non-consecutive offsets in {name}")
+        for a, b in reversed(pairs):
+            _err(f"  {a} is followed by {b}")
+    bad = state.failed or state.index_mismatches or state.ts_mismatches or state.ts_out_of_order \
+        or state.ts_not_found
+    return 1 if bad else 0
