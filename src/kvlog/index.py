@@ -1,6 +1,6 @@
 """Kafka's offset index (``.index``) and time index (``.timeindex``): memory-mapped, preallocated files.
 
-Byte layouts (big-endian, no header, no checksum; KAFKA_FORMAT.md §6-§7):
+Byte layouts (big-endian, no header, no checksum; Kafka's ``OffsetIndex`` and ``TimeIndex``):
 
 * ``.index``: 8-byte entries ``relativeOffset int32 | position int32``; relative offsets strictly increase.
 * ``.timeindex``: 12-byte entries ``timestamp int64 | relativeOffset int32``; timestamps strictly increase,

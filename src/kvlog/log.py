@@ -764,7 +764,10 @@ class Log:
             self._add_segment(seg)
 
     def _resolve_temporary_files(self, names: list[str]) -> list[str]:
-        """Finish or roll back an interrupted compaction/split swap (KAFKA_FORMAT §8.5 steps 1–2)."""
+        """Finish or roll back an interrupted compaction/split swap.
+
+        As Kafka's ``LogLoader.removeTempFilesAndCollectSwapFiles`` does.
+        """
         d = self.dir
         cleaned, swaps = [], []
         for n in names:
@@ -1627,7 +1630,7 @@ class Log:
 
     @_io_guard
     def replace_segments(self, new: list[LogSegment], old: list[LogSegment]) -> None:
-        """Swap cleaned segments in for ``old`` with Kafka's crash-safe protocol (KAFKA_FORMAT §8.6).
+        """Swap cleaned segments in for ``old`` by Kafka's crash-safe ``LocalLog.replaceSegments``.
 
         ``.cleaned`` → flush → ``.swap`` (highest base first) → old files to ``.deleted`` → ``.swap`` to
         final names, with a directory fsync after each step. A crash anywhere leaves files that

@@ -1,6 +1,6 @@
 """The log cleaner's key -> offset map: Kafka's ``SkimpyOffsetMap``, byte for byte, plus KIP-280 versions.
 
-Layout (KAFKA_FORMAT.md §10.4, §11.3): one zero-filled buffer of ``memory`` bytes split into
+Layout (``SkimpyOffsetMap``, KIP-280): one zero-filled buffer of ``memory`` bytes split into
 ``slots = memory // bytes_per_entry`` slots. A slot holds the 16-byte MD5 of a key followed by the
 big-endian int64 offset of its latest record (24 bytes, strategy ``"offset"``) and, for the KIP-280
 strategies ``"timestamp"`` and ``"header"``, the big-endian int64 version (32 bytes). A key costs exactly

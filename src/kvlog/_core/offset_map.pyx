@@ -1,4 +1,4 @@
-"""Kafka's ``SkimpyOffsetMap`` (KAFKA_FORMAT.md §10.4) with the KIP-280 version slots (§11.3), and MD5.
+"""Kafka's ``SkimpyOffsetMap`` (``LogCleaner``'s key map) with the KIP-280 version slots, and MD5.
 
 One zero-filled C buffer of ``memory`` bytes holds ``slots = memory // bytes_per_entry`` slots. A slot is
 ``[16-byte MD5 of the key][int64 offset]`` (24 bytes, strategy ``offset``) or
