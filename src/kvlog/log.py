@@ -209,8 +209,8 @@ class Log:
     _roll_probe: tuple[int, str]
     _rules: "_AppendRules | None"
     _set_aside_now: bool
-    _listed: list[str]  # the directory at open, before a writer finishes an interrupted swap
-    _stored: dict[str, int]  # this partition's entries in the root checkpoint files
+    # (at most 30 instance attributes: past that CPython stops sharing an instance dict's keys and every
+    # attribute access of the hot paths slows down; what only the load needs is passed, not kept)
     on_damage: str
     damage: list[LogDamage]
     """A read-only view's damaged stretches (see ``kvlog.damage``): bytes that fail their checks where
@@ -269,8 +269,6 @@ class Log:
         self._rng = random.Random()
         self.quarantined = []
         self._set_aside_now = False  # this open's recovery set bytes aside
-        self._listed = []
-        self._stored = {}
         self.on_damage = on_damage
         self.damage = []
         self._failed = None
@@ -322,7 +320,7 @@ class Log:
     def _load(self, clean_shutdown: bool) -> None:
         self.damage = []
         names = sorted(_io.fs.listdir(self.dir))
-        self._listed = names
+        listed = names  # the directory at open, before a writer finishes an interrupted swap
         if not self.read_only:
             names = self._resolve_temporary_files(names)
             for n in names:  # an interrupted snapshot write (the snapshot itself is replaced atomically)
@@ -344,7 +342,7 @@ class Log:
                                                  checkpoint.CLEANER_OFFSET, checkpoint.REPLICATION_OFFSET)]
                 + [os.path.join(self.dir, n) for n in names
                    if n.endswith((_files.INDEX, _files.TIME_INDEX)) and _files.is_offset_name(n)])
-        stored = self._stored = self._checkpoints.read(self.topic, self.partition)
+        stored = self._checkpoints.read(self.topic, self.partition)
         recovery_point = stored.get("recovery_point", 0) if not clean_shutdown else LONG_MAX
         log_start = stored.get("log_start_offset", 0)
         needs_recovery: set[int] = set()
@@ -363,7 +361,7 @@ class Log:
             self._add_segment(seg)
         if self.read_only:
             self._add_swapped_segments(names)
-        txn_from = self._audit_segments(recovery_point, clean_shutdown, needs_recovery)
+        txn_from = self._audit_segments(recovery_point, clean_shutdown, needs_recovery, listed, stored)
         after = names if self.read_only else _io.fs.listdir(self.dir)  # recovery may have set bytes aside
         self.quarantined = sorted(os.path.join(self.dir, n) for n in after
                                   if n.endswith(_files.QUARANTINED) and _files.is_offset_name(n)
@@ -397,7 +395,8 @@ class Log:
         active.time_index.resize(self.config.segment_index_bytes)
         self._load_producer_state(txn_from)
 
-    def _audit_segments(self, recovery_point: int, clean_shutdown: bool, needs_recovery: set[int]) -> int | None:
+    def _audit_segments(self, recovery_point: int, clean_shutdown: bool, needs_recovery: set[int],
+                        listed: list[str], stored: dict[str, int]) -> int | None:
         """Audit the segments recovery must look at and cut each where its trustworthy bytes end.
 
         Those are the segments from the one holding the recovery point to the end (after a clean
@@ -411,7 +410,7 @@ class Log:
         if not self._segments:
             return None
         txn_from: int | None = None
-        dense = dense_history(self.dir, self.topic, self.partition, self.config.cleanup_policy, self._listed)
+        dense = dense_history(self.dir, self.topic, self.partition, self.config.cleanup_policy, listed)
         snapshots: list[list[ProducerLast]] = []
 
         def producers() -> list[ProducerLast]:  # read once, and only if a batch has a producer id
@@ -444,8 +443,8 @@ class Log:
             if self.read_only and cut:
                 # a reader tells damage in durable data (an error, or a reported skip) from a torn tail
                 damage = find_damage(seg, audit, later_segment=next_base,
-                                     recovery_point=self._stored.get("recovery_point", -1),
-                                     high_watermark=self._stored.get("high_watermark", -1),
+                                     recovery_point=stored.get("recovery_point", -1),
+                                     high_watermark=stored.get("high_watermark", -1),
                                      index=audit_index if trusted else None)
                 if damage is not None:
                     self.damage.append(damage)
