@@ -155,3 +155,13 @@ def _fresh_proxy(request):
     yield
     if "s3" in request.fixturenames:
         request.getfixturevalue("s3").proxy.clear()
+
+
+@pytest.fixture(scope="module")
+def jvm(spark):
+    """The shared session, which must carry kvlog's jar (the JVM scan) for the differential tests."""
+    import kvlog.spark
+
+    if not kvlog.spark.jvm_source_available(spark):
+        pytest.fail("the kvlog jar is not on the test session's classpath (tests/conftest.py builds it)")
+    return spark

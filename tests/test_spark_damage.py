@@ -21,13 +21,6 @@ T0 = 1_700_000_000_000
 SEG = "00000000000000000000.log"
 
 
-@pytest.fixture(scope="module")
-def jvm(spark):
-    if not kvlog.spark.jvm_source_available(spark):
-        pytest.fail("the kvlog jar is not on the test session's classpath (tests/conftest.py builds it)")
-    return spark
-
-
 def _broker_dir(root: str) -> str:
     """TestTopicPatient-0 as a broker leaves it: three batches, the high watermark checkpointed at 3; and the
     real KRaft segment, its high watermark at 4."""

@@ -13,13 +13,6 @@ pytest.importorskip("pyspark")
 pytestmark = pytest.mark.spark
 
 
-@pytest.fixture(scope="module")
-def jvm(spark):
-    if not kvlog.spark.jvm_source_available(spark):
-        pytest.fail("the kvlog jar is not on the test session's classpath (tests/conftest.py builds it)")
-    return spark
-
-
 def _root(tmp_path):
     root = tmp_path / "data"
     with kvlog.Log.open(root / "orders-0") as log:

@@ -119,13 +119,6 @@ def _same(spark, root: str, options: dict[str, str] | None = None, columns: tupl
     return jvm
 
 
-@pytest.fixture(scope="module")
-def jvm(spark):
-    if not kvlog.spark.jvm_source_available(spark):
-        pytest.fail("the kvlog jar is not on the test session's classpath (tests/conftest.py builds it)")
-    return spark
-
-
 def test_register_reports_engines(jvm):
     assert kvlog.spark.register(jvm) == "jvm"
     assert kvlog.spark.jar_path() is not None and kvlog.spark.jar_path().endswith("kvlog-spark.jar")

@@ -11,8 +11,6 @@ import uuid
 
 import pytest
 
-import kvlog
-import kvlog.spark
 from kvlog import Record
 from kvlog.records import encode_batch
 from kvlog.errors import ConfigError
@@ -61,13 +59,6 @@ def test_edit_distance():
 
 
 # --------------------------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="module")
-def jvm(spark):
-    if not kvlog.spark.jvm_source_available(spark):
-        pytest.fail("the kvlog jar is not on the test session's classpath (tests/conftest.py builds it)")
-    return spark
-
-
 @pytest.fixture(scope="module")
 def broker_dir(tmp_path_factory) -> str:
     """A broker-shaped directory: two ordinary topics and three internal ones."""

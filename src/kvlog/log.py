@@ -19,6 +19,7 @@ import numbers
 import os
 import random
 import struct
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Concatenate, NamedTuple, ParamSpec, TypeVar
 
@@ -1268,8 +1269,6 @@ class Log:
             return offset
         if self.on_damage == "raise":
             raise d.error()
-        import warnings
-
         warnings.warn(DataLossWarning(f"{self.dir}: {d.describe()}"), stacklevel=3)
         return d.end_offset
 
