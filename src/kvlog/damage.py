@@ -93,41 +93,42 @@ def find_damage(seg: LogSegment, audit: SegmentAudit, *, later_segment: int | No
         return None
     cut = audit.next_offset
     evidence: list[str] = []
-    end = cut
+    ends = [cut]
     if later_segment is not None:
         evidence.append(f"a later segment starts at offset {later_segment}")
-        end = later_segment
-    later = audit.later
-    if len(later):
-        evidence.append(f"{len(later)} CRC-valid batches follow it in the same file")
-        # their offsets lie outside the CRC: only a run that goes on from the cut, in order, moves the end
-        base, last = later["base_offset"].astype(np.int64), later["last_offset"].astype(np.int64)
-        ok = (base >= cut) & (last >= base) & (base <= INT32_MAX + seg.base_offset)
-        if later_segment is not None:
-            ok &= last < later_segment
-        run = int(np.argmin(ok)) if not ok.all() else len(ok)
-        if run and (run == 1 or bool((base[1:run] > last[: run - 1]).all())):
-            end = max(end, int(last[run - 1]) + 1)
+    if len(audit.later):
+        evidence.append(f"{len(audit.later)} CRC-valid batches follow it in the same file")
+        ends.append(_in_order_end(audit.later, cut, seg.base_offset))
     if recovery_point > cut:
         evidence.append(f"the recovery point checkpoint is {recovery_point}")
-        end = max(end, recovery_point)
+        ends.append(recovery_point)
     if high_watermark > cut:
         evidence.append(f"the replication checkpoint's high watermark is {high_watermark}")
-        end = max(end, high_watermark)
-    if index is not None and len(index[1]):
+        ends.append(high_watermark)
+    if index is not None:
         # an entry at the damaged batch itself is what a torn append leaves (the index page reached the disk,
         # the log page did not); only entries for batches after it prove later data was written
-        past = index[1] > audit.valid_end
-        if past.any():
-            evidence.append(f"the offset index maps offsets up to {int(index[0][past].max())} past it")
-            end = max(end, int(index[0][past].max()) + 1)
-    if not evidence:
-        return None
-    if later_segment is not None:
-        end = later_segment  # the next segment's own batches start there
+        past = index[0][index[1] > audit.valid_end]
+        if len(past):
+            evidence.append(f"the offset index maps offsets up to {int(past.max())} past it")
+            ends.append(int(past.max()) + 1)
+    # the next segment's own batches start at its base offset; otherwise the furthest evidence is the end
+    end = later_segment if later_segment is not None else max(ends)
+    if not evidence or end <= cut:
+        return None  # a torn tail, or bytes after a segment's last batch that hide no offset
     reasons = [f.text() for f in audit.findings if f.cut and f.position >= audit.valid_end] or [
         f.text() for f in audit.findings if f.cut] or ["the batch there fails its checks"]
-    if end <= cut:
-        return None  # bytes after the segment's last batch that hide no offset: the next segment goes on
     return LogDamage(seg.log_path, audit.valid_end, audit.size - audit.valid_end, cut, end, reasons[0],
                      tuple(evidence))
+
+
+def _in_order_end(later: np.ndarray, cut: int, base_offset: int) -> int:
+    """One past the last offset of the leading run of ``later`` batches whose offsets go on from ``cut`` in
+    order (their offsets lie outside the CRC: a batch that breaks the run ends what they prove); ``cut``
+    when none does."""
+    end = cut
+    for first, last in zip(later["base_offset"].tolist(), later["last_offset"].tolist()):
+        if first < end or last < first or first > base_offset + INT32_MAX:
+            break
+        end = last + 1
+    return end
