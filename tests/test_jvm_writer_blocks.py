@@ -240,23 +240,26 @@ def test_murmur2_and_partition_match_kafka_python(blocks):
     np.testing.assert_array_equal(hashes, want)
     assert int(hashes[-3]) == kvlog_murmur2(b"abcd")
     for n in (1, 2, 3, 7, 64, 1000, 2**31 - 1):
-        got = np.frombuffer(bytes(blocks.partitions(pack_keys(keys), n, 0)), ">i4")
+        got = np.frombuffer(bytes(blocks.partitions(pack_keys(keys), pack_keys(keys), n)), ">i4")
         np.testing.assert_array_equal(got, [(kp_murmur2(k) & 0x7FFFFFFF) % n for k in keys])
 
 
-@pytest.mark.parametrize("start", [0, 12345, 65535])
-def test_partition_matches_the_python_sink(blocks, start):
-    """Keyed rows by murmur2, null keys round-robin from the same counter: _route's answer, row for row."""
-    rng = np.random.default_rng(start)
+@pytest.mark.parametrize("seed", [0, 12345, 65535])
+def test_partition_matches_the_python_sink(blocks, seed):
+    """Keyed rows by murmur2 of the key, null keys by murmur2 of the value (null: empty): _route's answer, row
+    for row, and kafka-python's partitioner for the keyed ones."""
+    rng = np.random.default_rng(seed)
     keys = [None if rng.random() < 0.3 else bytes(rng.integers(0, 256, int(rng.integers(0, 16)), np.uint8))
             for _ in range(3000)]
+    values = [None if rng.random() < 0.1 else bytes(rng.integers(0, 256, int(rng.integers(0, 24)), np.uint8))
+              for _ in range(3000)]
     plan = SinkPlan("/unused", "job", "t", {"t": 7}, 7, "none")
-    batch = pa.record_batch({"key": pa.array(keys, pa.binary()), "value": pa.array([b"v"] * len(keys))})
-    rr = [start]
-    _, parts, _ = _route(batch, plan, rr)
-    got = np.frombuffer(bytes(blocks.partitions(pack_keys(keys), 7, start)), ">i4")
+    batch = pa.record_batch({"key": pa.array(keys, pa.binary()), "value": pa.array(values, pa.binary())})
+    _, parts, _ = _route(batch, plan)
+    got = np.frombuffer(bytes(blocks.partitions(pack_keys(keys), pack_keys(values), 7)), ">i4")
     np.testing.assert_array_equal(got, parts)
-    assert rr[0] == start + sum(k is None for k in keys)
+    want = [(kp_murmur2(k if k is not None else (v or b"")) & 0x7FFFFFFF) % 7 for k, v in zip(keys, values)]
+    np.testing.assert_array_equal(parts, want)
 
 
 # ------------------------------------------------------------------------------------------------ segments

@@ -140,4 +140,4 @@ def test_the_sink_never_writes_an_internal_topic(tmp_path, topic):
     plan = _staging.plan(root, {}, ["topic", "value"], False)
     batch = pa.RecordBatch.from_pydict({"topic": ["ok", topic], "value": [b"a", b"b"]})
     with pytest.raises(ConfigError, match="internal topic"):
-        _staging._route(batch, plan, [0])
+        _staging._route(batch, plan)

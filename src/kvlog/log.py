@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kvlog import _files, _io, checkpoint, storage
+from kvlog import committed_offsets, _files, _io, checkpoint, storage
 from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog.batch_audit import ProducerLast, audit_segment, dense_history, snapshot_producers
@@ -292,12 +292,26 @@ class Log:
                 self._load_read_only(_clean_shutdown)
             else:
                 self._load(_clean_shutdown)
+                committed = self._committed_range()
+                if committed is not None and self._next_offset > committed[1]:
+                    self.truncate_to(committed[1])  # appended but never committed (never flushed)
         except BaseException as exc:
             self._release_lock()
             if isinstance(exc, OSError) and not isinstance(exc, KvlogError):
                 raise LogIOError(f"opening log {self.dir} failed: {exc}") from exc
             raise
         return self
+
+    def _committed_range(self) -> tuple[int, int] | None:
+        """This partition's committed (log start, end) when its data directory is governed by a sink's
+        commits (:mod:`kvlog.committed_offsets`), else None."""
+        if self.partition < 0:
+            return None
+        root = os.path.dirname(self.dir)
+        found = committed_offsets.latest(root).range_of(self.topic, self.partition)
+        if found is not None and not self.read_only:
+            committed_offsets.check_no_write_in_progress(root, self.topic)
+        return found
 
     def _lock(self) -> None:
         self._lock_fd = _files.lock_file(os.path.join(self.dir, _files.LOCK), f"log {self.dir}")
@@ -328,6 +342,11 @@ class Log:
                 if n.endswith(_files.SNAPSHOT + ".tmp") and _files.is_offset_name(n):
                     _io.fs.unlink(os.path.join(self.dir, n))
         logs = [n for n in names if n.endswith(_files.LOG) and _files.is_offset_name(n)]
+        committed = self._committed_range()
+        if committed is not None:  # a governed directory: what lies at or past the committed end is not the log
+            if not self.read_only:
+                names = committed_offsets.remove_uncommitted(self.dir, names, committed[1])
+            logs = [n for n in logs if _files.offset_from_name(n) < committed[1]]
         if not self.read_only:
             have = {_files.offset_from_name(n) for n in logs}
             for n in names:
@@ -344,6 +363,9 @@ class Log:
                 + [os.path.join(self.dir, n) for n in names
                    if n.endswith((_files.INDEX, _files.TIME_INDEX)) and _files.is_offset_name(n)])
         stored = self._checkpoints.read(self.topic, self.partition)
+        if committed is not None:  # published after its bytes were written: evidence of durable data
+            stored["high_watermark"] = max(stored.get("high_watermark", -1), committed[1])
+            stored["log_start_offset"] = max(stored.get("log_start_offset", 0), committed[0])
         recovery_point = stored.get("recovery_point", 0) if not clean_shutdown else LONG_MAX
         log_start = stored.get("log_start_offset", 0)
         needs_recovery: set[int] = set()
@@ -372,6 +394,9 @@ class Log:
             self._next_offset = self._segments[-1].read_next_offset() if self._segments else self.log_start_offset
             if self.damage and self.damage[-1].path == self._segments[-1].log_path:
                 self._next_offset = max(self._next_offset, self.damage[-1].end_offset)
+            if committed is not None:
+                self._next_offset = min(self._next_offset, committed[1])
+                self.log_start_offset = min(self.log_start_offset, self._next_offset)
             self.recovery_point = self._next_offset
             self._psm = None  # loaded on first use: most readers never ask (only read_committed does)
             self._txn_from = txn_from
@@ -1484,6 +1509,9 @@ class Log:
     def _write_recovery_point(self) -> None:
         self._checkpoints.write(self.topic, self.partition, recovery_point=self.recovery_point,
                                 log_start_offset=self.log_start_offset)
+        if self.partition >= 0:  # in a directory a sink governs, what is flushed becomes visible to readers
+            committed_offsets.commit_partition(os.path.dirname(self.dir), self.topic, self.partition,
+                                               self.log_start_offset, self.recovery_point)
 
     # --------------------------------------------------------------------------------- retention
     @_io_guard

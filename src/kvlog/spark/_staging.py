@@ -116,8 +116,24 @@ def _binary_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
     raise ConfigError(f"column {name!r} must be binary or string, not {col.type}")
 
 
-def _route(batch: pa.RecordBatch, p: SinkPlan, rr: list[int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Per row: topic index, partition (explicit, murmur2 of the key, or round-robin for null keys)."""
+def _hash_partitions(col: pa.Array | None, n: int, counts: int) -> np.ndarray:
+    """``toPositive(murmur2(bytes)) % counts`` per row of a binary column (null and absent: empty bytes)."""
+    if col is None or pa.types.is_null(col.type):
+        col = pa.nulls(n, pa.binary())
+    if col.null_count:
+        col = pc.fill_null(col, pa.scalar(b"", col.type))
+    width = np.int64 if pa.types.is_large_binary(col.type) else np.int32
+    bufs = col.buffers()
+    offs = np.frombuffer(bufs[1], dtype=width)[col.offset: col.offset + n + 1]
+    data = bufs[2] if bufs[2] is not None else b""
+    out: np.ndarray = partition_many(offs, data, n, counts)
+    return out
+
+
+def _route(batch: pa.RecordBatch, p: SinkPlan) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Per row: topic index and partition: explicit, else murmur2 of the key, else (a null key) murmur2 of the
+    value. A rule of the row alone, so a retried task routes every row as its first attempt did (the JVM sink
+    routes the same way)."""
     n = batch.num_rows
     if p.topic_option is not None:
         topics = [p.topic_option]
@@ -148,25 +164,18 @@ def _route(batch: pa.RecordBatch, p: SinkPlan, rr: list[int]) -> tuple[np.ndarra
     todo = parts < 0
     if todo.any():
         keys = _binary_column(batch, "key")
-        keyed = todo.copy()
-        if keys is not None and not pa.types.is_null(keys.type):
-            if keys.null_count:
-                keyed &= keys.is_valid().to_numpy(zero_copy_only=False)
-            width = np.int64 if pa.types.is_large_binary(keys.type) else np.int32
-            bufs = keys.buffers()
-            offs = np.frombuffer(bufs[1], dtype=width)[keys.offset: keys.offset + n + 1]
-            data = bufs[2] if bufs[2] is not None else b""
-            for t in np.unique(topic_idx[keyed]) if keyed.any() else ():
-                rows = keyed & (topic_idx == t)
-                hashed = partition_many(offs, data, n, int(counts[t]))
-                parts[rows] = hashed[rows]
+        if keys is not None and not pa.types.is_null(keys.type) and keys.null_count < n:
+            # rows with a key hash it; rows without hash their value
+            keyed = keys.is_valid().to_numpy(zero_copy_only=False)
+            if not keyed.all():
+                values = _binary_column(batch, "value")
+                assert values is not None  # plan() refuses a sink without a value column
+                keys = pc.if_else(pa.array(keyed), keys, values.cast(keys.type))
         else:
-            keyed[:] = False
-        unkeyed = np.flatnonzero(todo & ~keyed)
-        for row in unkeyed:  # null keys: round-robin, as the sticky partitioner spreads them
-            t = topic_idx[row]
-            parts[row] = rr[0] % counts[t]
-            rr[0] += 1
+            keys = _binary_column(batch, "value")
+        for t in np.unique(topic_idx[todo]):
+            rows = todo & (topic_idx == t)
+            parts[rows] = _hash_partitions(keys, n, int(counts[t]))[rows]
     return topic_idx, parts, topics
 
 
@@ -211,12 +220,11 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
     _makedirs(task_dir)
     files: dict[tuple[str, int], Any] = {}
     counts: dict[tuple[str, int], int] = {}
-    rr = [int.from_bytes(os.urandom(2), "little")]
     try:
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            topic_idx, parts, topics = _route(batch, p, rr)
+            topic_idx, parts, topics = _route(batch, p)
             order = np.lexsort((parts, topic_idx))
             key_t, key_p = topic_idx[order], parts[order]
             cuts = np.flatnonzero((np.diff(key_t) != 0) | (np.diff(key_p) != 0)) + 1

@@ -1,41 +1,25 @@
 package io.kvlog.spark;
 
-import java.util.concurrent.ThreadLocalRandom;
-
 /**
  * Kafka's default partition for a row without an explicit partition, as kvlog's Python sink routes it: a keyed
- * row goes to {@code toPositive(murmur2(key)) % partitions} (Kafka's producer, every version); a row with a null
- * key goes round-robin, from one counter per writer that starts at a random value below 2^16 and advances by one
- * per null-keyed row whatever its topic (the Python sink's rule: it spreads such rows as the sticky partitioner
- * does over time, without a producer's batching state).
+ * row goes to {@code toPositive(murmur2(key)) % partitions} (Kafka's producer, every version). A row with a null
+ * key goes to {@code toPositive(murmur2(value)) % partitions} (a null value hashes as empty bytes): Kafka's
+ * producer spreads such rows by its sticky batches, which no file writer has; a rule that depends only on the row
+ * spreads them as evenly and routes a retried task's rows exactly as the first attempt did, which exactly-once
+ * writes need.
  */
 final class DefaultPartitioner {
     private static final int M = 0x5bd1e995;
     private static final int SEED = 0x9747b28c;
+    private static final byte[] EMPTY = new byte[0];
 
-    private long roundRobin;
-
-    /** A router whose null-key counter starts at a random value below 2^16, as the Python sink's does. */
-    DefaultPartitioner() {
-        this(ThreadLocalRandom.current().nextInt(1 << 16));
+    private DefaultPartitioner() {
     }
 
-    DefaultPartitioner(long roundRobinStart) {
-        if (roundRobinStart < 0) {
-            throw new IllegalArgumentException("the round-robin start must not be negative, got " + roundRobinStart);
-        }
-        this.roundRobin = roundRobinStart;
-    }
-
-    /** The partition of a row with this key (null: the next round-robin partition) among {@code partitions}. */
-    int partition(byte[] key, int partitions) {
-        if (partitions < 1) {
-            throw new IllegalArgumentException("a topic needs at least one partition, got " + partitions);
-        }
-        if (key == null) {
-            return (int) (roundRobin++ % partitions);
-        }
-        return keyed(key, 0, key.length, partitions);
+    /** The partition of a row with this key (null: by its value) among {@code partitions}. */
+    static int partition(byte[] key, byte[] value, int partitions) {
+        byte[] b = key != null ? key : value != null ? value : EMPTY;
+        return keyed(b, 0, b.length, partitions);
     }
 
     /** {@code toPositive(murmur2(key)) % partitions} for the key bytes {@code b[off, off + len)}. */

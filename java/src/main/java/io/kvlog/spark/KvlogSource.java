@@ -1,21 +1,28 @@
 package io.kvlog.spark;
 
+import java.util.HashMap;
 import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.SupportsCatalogOptions;
 import org.apache.spark.sql.connector.catalog.Table;
-import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * {@code spark.read.format("kvlog")}: Kafka commit logs read on the JVM, with the Python kvlog source's schema,
- * options and results: batch and micro-batch reads, read_uncommitted and read_committed. A JVM source registered
- * under a short name wins over a Python source of the same name, so a session with this jar reads here; writes
- * stay with the Python sink ({@code format("kvlog_python")}).
+ * {@code spark.read.format("kvlog")} and {@code df.write.format("kvlog")}: Kafka commit logs read and written on
+ * the JVM, with the Python kvlog source's and sink's schema, options and results. A JVM source registered under a
+ * short name wins over a Python source of the same name, so a session with this jar reads and writes here.
+ *
+ * <p>{@code spark.read} and {@code df.write} load the table through {@link KvlogCatalog} (registered in the
+ * session on first use), which a write needs to cluster rows by Kafka partition; streams load it directly.
  */
-public class KvlogSource implements TableProvider, DataSourceRegister {
+public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
     public static final String SHORT_NAME = "kvlog";
+    /** The identifier's entry naming the source it came from ({@code kvlog} or {@code kvlog_jvm}). */
+    static final String SOURCE_KEY = "__kvlog_source";
 
     @Override
     public String shortName() {
@@ -27,15 +34,45 @@ public class KvlogSource implements TableProvider, DataSourceRegister {
         return KafkaSchema.of(ReadOptions.wantsHeaders(options));
     }
 
+    @Override
+    public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+        return table(schema, partitioning, withSource(properties, shortName()), false);
+    }
+
     /**
      * The JVM scan's table; under {@code "kvlog"} (not {@code "kvlog_jvm"}), a load of {@code s3://}, {@code gs://}
      * or {@code abfs://} URIs this JVM has no Hadoop file system for is the Python source's table instead.
      */
-    @Override
-    public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-        if (SHORT_NAME.equals(shortName()) && PythonRoute.wanted(properties)) {
-            return PythonRoute.table(schema, partitioning, properties);
+    static Table table(StructType schema, Transform[] partitioning, Map<String, String> properties,
+                       boolean viaCatalog) {
+        Map<String, String> props = new HashMap<>(properties);
+        String source = props.remove(SOURCE_KEY);
+        String name = source == null ? SHORT_NAME : source;
+        if (SHORT_NAME.equals(name) && PythonRoute.wanted(props)) {
+            return PythonRoute.table(schema, partitioning, props);
         }
-        return new KvlogTable(schema, shortName());
+        return new KvlogTable(schema, name, viaCatalog);
+    }
+
+    private static Map<String, String> withSource(Map<String, String> properties, String source) {
+        Map<String, String> out = new HashMap<>(properties);
+        out.put(SOURCE_KEY, source);
+        return out;
+    }
+
+    @Override
+    public Identifier extractIdentifier(CaseInsensitiveStringMap options) {
+        return KvlogCatalog.identifier(withSource(options.asCaseSensitiveMap(), shortName()));
+    }
+
+    /** Registers {@link KvlogCatalog} in the active session when it is not yet (a runtime setting). */
+    @Override
+    public String extractCatalog(CaseInsensitiveStringMap options) {
+        String key = "spark.sql.catalog." + KvlogCatalog.NAME;
+        SparkSession spark = SparkSession.active();
+        if (!spark.conf().contains(key)) {
+            spark.conf().set(key, KvlogCatalog.class.getName());
+        }
+        return KvlogCatalog.NAME;
     }
 }

@@ -12,21 +12,19 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * The partition logs under a path, as a table that supports batch and micro-batch reads.
- *
- * <p>It also declares writes, only to refuse them with a message that names the sink: without that Spark falls
- * back to a V1 lookup of the class and reports "not a valid data source", which tells a user nothing.
+ * The partition logs under a path, as a table that supports batch and micro-batch reads and writes
+ * ({@link KvlogWrite}). {@code viaCatalog}: the table came through {@link KvlogCatalog}, so a write may ask Spark
+ * to cluster rows by a function of that catalog.
  */
 final class KvlogTable implements SupportsRead, SupportsWrite {
-    static final String WRITE_REFUSAL = "the JVM kvlog source reads only; write with the Python sink: "
-            + "kvlog.spark.register(spark), then df.write.format(\"kvlog_python\") (or writeStream.format(\"kvlog_python\"))";
-
     private final StructType schema;
     private final String name;
+    private final boolean viaCatalog;
 
-    KvlogTable(StructType schema, String name) {
+    KvlogTable(StructType schema, String name, boolean viaCatalog) {
         this.schema = schema;
         this.name = name;
+        this.viaCatalog = viaCatalog;
     }
 
     @Override
@@ -43,7 +41,8 @@ final class KvlogTable implements SupportsRead, SupportsWrite {
     @Override
     public Set<TableCapability> capabilities() {
         return EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ,
-                TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA);
+                TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE, TableCapability.TRUNCATE,
+                TableCapability.ACCEPT_ANY_SCHEMA);
     }
 
     @Override
@@ -53,6 +52,6 @@ final class KvlogTable implements SupportsRead, SupportsWrite {
 
     @Override
     public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-        throw new UnsupportedOperationException(WRITE_REFUSAL);
+        return new KvlogWrite.Builder(info, viaCatalog);
     }
 }

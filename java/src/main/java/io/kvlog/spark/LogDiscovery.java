@@ -37,6 +37,27 @@ final class LogDiscovery {
         }
     }
 
+    /** A sink's data directory: its partition directories (empty ones too), none when it is new or empty. */
+    static Map<TopicPartition, Path> discoverIfAny(Path root, Configuration conf) throws IOException {
+        FileSystem fs = LogFileSystems.of(root, conf);
+        root = fs.makeQualified(root);
+        Map<TopicPartition, Path> found = new TreeMap<>();
+        FileStatus[] listing;
+        try {
+            listing = fs.listStatus(root);
+        } catch (java.io.FileNotFoundException e) {
+            return found;
+        }
+        for (FileStatus st : listing) {
+            TopicPartition tp = st.isDirectory() ? parse(st.getPath().getName()) : null;
+            if (tp != null) {
+                refuseEscape(fs, root, st.getPath());
+                found.put(tp, st.getPath());
+            }
+        }
+        return found;
+    }
+
     static Map<TopicPartition, Path> discover(List<String> paths, Configuration conf) throws IOException {
         Map<TopicPartition, Path> found = new TreeMap<>();
         for (String raw : paths) {

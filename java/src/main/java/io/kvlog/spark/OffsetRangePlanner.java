@@ -39,6 +39,7 @@ final class OffsetRangePlanner {
         Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> durable = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> cleaned = new HashMap<>();
+        Map<Path, CommittedOffsets> committed = new HashMap<>();
         Map<TopicPartition, PartitionLog> out = new java.util.TreeMap<>();
         for (Map.Entry<TopicPartition, Path> en : chosen.entrySet()) {
             Path dir = en.getValue();
@@ -49,13 +50,16 @@ final class OffsetRangePlanner {
                 checkpoints.put(dir.getParent(), cp);
                 durable.put(dir.getParent(), LogStartCheckpoint.durableEnds(fs, dir.getParent()));
                 cleaned.put(dir.getParent(), LogStartCheckpoint.cleaned(fs, dir.getParent()));
+                committed.put(dir.getParent(), CommittedOffsets.latest(fs, dir.getParent()));
             }
+            CommittedOffsets governed = committed.get(dir.getParent());
             Map<TopicPartition, Long> cleanedHere = cleaned.get(dir.getParent());
             out.put(en.getKey(), PartitionLog.open(fs, dir, en.getKey(), cp.getOrDefault(en.getKey(), 0L),
                 durable.get(dir.getParent()).getOrDefault(en.getKey(), -1L), !opts.failOnDataLoss,
                 cleanedHere != null && !cleanedHere.containsKey(en.getKey()), opts.chunkBytes,
                 opts.readCommitted,
-                !opts.verifyChecksums));
+                !opts.verifyChecksums, governed.version > 0
+                    ? governed.partitions.getOrDefault(en.getKey(), new CommittedOffsets.Range(0, 0)) : null));
         }
         logs.putAll(out);
         return out;

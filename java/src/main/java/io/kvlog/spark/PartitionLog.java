@@ -40,9 +40,29 @@ final class PartitionLog {
     static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
                              boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
                              boolean headersOnly) throws IOException {
+        return open(fs, dir, tp, checkpointedStart, durableEnd, skipDamage, mayBeDense, chunkBytes, readCommitted,
+            headersOnly, null);
+    }
+
+    /**
+     * As above, in a data directory governed by {@link CommittedOffsets}: {@code committed} is the partition's
+     * committed range (null: the directory is not governed). Segments at or past the committed end are a write in
+     * progress or a failed one's leftovers and are not part of the log; the log ends at the committed end (a log
+     * whose batches end earlier is damaged: the end was published after the bytes were written) and starts no
+     * earlier than the committed start (an overwrite moves it).
+     */
+    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
+                             boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
+                             boolean headersOnly, CommittedOffsets.Range committed) throws IOException {
         SegmentList segs = SegmentList.list(fs, dir, mayBeDense);
+        if (committed != null) {
+            segs = segs.below(committed.end());
+            checkpointedStart = Math.max(checkpointedStart, committed.start());
+            durableEnd = Math.max(durableEnd, committed.end());
+        }
         if (segs.bases.length == 0) {
-            return new PartitionLog(fs, tp, segs, checkpointedStart, checkpointedStart, chunkBytes, headersOnly, null);
+            long at = committed != null ? Math.max(checkpointedStart, committed.end()) : checkpointedStart;
+            return new PartitionLog(fs, tp, segs, at, at, chunkBytes, headersOnly, null);
         }
         long start = Math.max(checkpointedStart, segs.bases[0]);
         int last = segs.bases.length - 1;
@@ -56,6 +76,10 @@ final class PartitionLog {
             end = segs.bases[last];
         }
         end = Math.max(end, durableEnd);
+        if (committed != null) {
+            end = Math.min(end, committed.end());
+            start = Math.min(start, end);
+        }
         TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes, headersOnly) : null;
         return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, txns);
     }

@@ -77,6 +77,16 @@ final class SegmentList implements Serializable {
         return new SegmentList(dir.toString(), bases, swapped, dense);
     }
 
+    /** The segments whose base offset is below {@code end}: what a committed end offset lets readers see. */
+    SegmentList below(long end) {
+        int n = 0;
+        while (n < bases.length && bases[n] < end) {
+            n++;
+        }
+        return n == bases.length ? this
+            : new SegmentList(dir, Arrays.copyOf(bases, n), Arrays.copyOf(swapped, n), dense);
+    }
+
     private static boolean isOffsetName(String n, String suffix) {
         return n.length() == 20 + suffix.length() && n.endsWith(suffix)
             && n.substring(0, 20).chars().allMatch(Character::isDigit);

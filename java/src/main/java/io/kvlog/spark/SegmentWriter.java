@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.StreamCapabilities;
 
@@ -90,7 +89,7 @@ final class SegmentWriter implements RecordBatchV2Encoder.BatchConsumer, AutoClo
             throw new IllegalArgumentException("segment.index.bytes=" + segmentIndexBytes + " cannot hold one index "
                 + "entry (" + TIME_ENTRY + " bytes for the time index)");
         }
-        this.fs = fs instanceof LocalFileSystem local ? local.getRaw() : fs;
+        this.fs = ExclusiveCreate.raw(fs);
         this.dir = dir;
         this.nextOffset = startOffset;
         this.segmentBytes = segmentBytes;
@@ -214,7 +213,7 @@ final class SegmentWriter implements RecordBatchV2Encoder.BatchConsumer, AutoClo
 
     private void openSegment(long baseOffset) throws IOException {
         Path log = new Path(dir, fileName(baseOffset, ".log"));
-        out = fs.create(log, false, BUFFER); // never over an existing file
+        out = ExclusiveCreate.create(fs, log, BUFFER); // never over an existing file
         created.add(log); // only once made here: an abort must not delete a file someone else wrote
         base = baseOffset;
         size = 0;
@@ -250,7 +249,7 @@ final class SegmentWriter implements RecordBatchV2Encoder.BatchConsumer, AutoClo
 
     private void writeWhole(String name, byte[] data, int len) throws IOException {
         Path p = new Path(dir, name);
-        try (FSDataOutputStream o = fs.create(p, false, BUFFER)) {
+        try (FSDataOutputStream o = ExclusiveCreate.create(fs, p, BUFFER)) {
             created.add(p);
             o.write(data, 0, len);
             if (o.hasCapability(StreamCapabilities.HSYNC)) {

@@ -123,14 +123,15 @@ public final class WriterBlocksForTests {
         return net.jpountz.lz4.LZ4Factory.fastestInstance().fastCompressor().toString();
     }
 
-    /** The partition of each packed key (int32 big-endian each), null keys round-robin from {@code roundRobinStart}. */
-    public static byte[] partitions(byte[] packedKeys, int partitions, long roundRobinStart) {
-        DefaultPartitioner p = new DefaultPartitioner(roundRobinStart);
-        ByteBuffer in = ByteBuffer.wrap(packedKeys);
+    /** The partition of each packed key (int32 big-endian each); a null key routes by the packed value beside it. */
+    public static byte[] partitions(byte[] packedKeys, byte[] packedValues, int partitions) {
+        ByteBuffer keys = ByteBuffer.wrap(packedKeys);
+        ByteBuffer values = ByteBuffer.wrap(packedValues);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] word = new byte[4];
-        while (in.hasRemaining()) {
-            RecordBatchV2Encoder.putInt32(word, 0, p.partition(lengthPrefixed(in), partitions));
+        while (keys.hasRemaining()) {
+            RecordBatchV2Encoder.putInt32(word, 0,
+                DefaultPartitioner.partition(lengthPrefixed(keys), lengthPrefixed(values), partitions));
             out.write(word, 0, 4);
         }
         return out.toByteArray();

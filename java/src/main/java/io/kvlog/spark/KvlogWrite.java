@@ -1,0 +1,212 @@
+package io.kvlog.spark;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.distributions.Distributions;
+import org.apache.spark.sql.connector.expressions.Expression;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
+import org.apache.spark.sql.connector.write.SupportsTruncate;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory;
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * {@code df.write.format("kvlog")} and {@code writeStream.format("kvlog")} on the JVM: executors write whole
+ * segments into each partition directory through Hadoop's FileSystem; the driver commits metadata only
+ * ({@link SinkCommit}). Spark is asked to cluster rows by topic and Kafka partition ({@link KafkaPartitionFunction},
+ * available when the table came through {@link KvlogCatalog}, i.e. {@code df.write}); a stream, whose table Spark
+ * loads without a catalog, is written by one task per micro-batch, which also keeps each partition to one writer.
+ */
+final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
+    /** The write builder: append, or overwrite ({@code mode("overwrite")}: the written topics are emptied first). */
+    static final class Builder implements WriteBuilder, SupportsTruncate {
+        private final LogicalWriteInfo info;
+        private final boolean viaCatalog;
+        private boolean overwrite;
+
+        Builder(LogicalWriteInfo info, boolean viaCatalog) {
+            this.info = info;
+            this.viaCatalog = viaCatalog;
+        }
+
+        @Override
+        public WriteBuilder truncate() {
+            overwrite = true;
+            return this;
+        }
+
+        @Override
+        public Write build() {
+            return new KvlogWrite(info, viaCatalog, overwrite);
+        }
+    }
+
+    private final LogicalWriteInfo info;
+    private final boolean viaCatalog;
+    private final boolean overwrite;
+    private final Map<String, String> options;
+    private java.util.TreeMap<String, Integer> counts;
+
+    KvlogWrite(LogicalWriteInfo info, boolean viaCatalog, boolean overwrite) {
+        this.info = info;
+        this.viaCatalog = viaCatalog;
+        this.overwrite = overwrite;
+        this.options = info.options().asCaseSensitiveMap();
+        checkColumns(info.schema());
+    }
+
+    private static void checkColumns(StructType schema) {
+        StructType s = schema;
+        for (int i = 0; i < s.fields().length; i++) {
+            SinkRows.Column.of(s.fields()[i].dataType(), i, s.fields()[i].name()); // types checked up front
+        }
+    }
+
+    @Override
+    public String description() {
+        return "kvlog sink";
+    }
+
+    @Override
+    public Distribution requiredDistribution() {
+        if (!viaCatalog) {
+            return Distributions.unspecified();
+        }
+        List<String> names = List.of(info.schema().fieldNames());
+        String topicOption = info.options().get("topic");
+        Expression topic = topicOption != null ? Expressions.literal(topicOption) : Expressions.column("topic");
+        Expression fn = Expressions.apply(KafkaPartitionFunction.NAME, topic,
+            names.contains("key") ? Expressions.column("key") : Expressions.literal(null),
+            names.contains("partition") ? Expressions.column("partition") : Expressions.literal(null),
+            Expressions.column("value"), Expressions.literal(countsSpec()));
+        return topicOption != null ? Distributions.clustered(new Expression[] {fn})
+            : Distributions.clustered(new Expression[] {topic, fn});
+    }
+
+    /** Partition counts for the function, as planning will see them (the data directory's, else the option). */
+    private String countsSpec() {
+        return KafkaPartitionFunction.spec(SinkPlan.defaultPartitions(options), counts());
+    }
+
+    /** The partition counts rows are routed by, read once: the distribution and the writers must agree. */
+    private synchronized java.util.TreeMap<String, Integer> counts() {
+        if (counts == null) {
+            try {
+                counts = SinkPlan.partitionCounts(options, conf());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return counts;
+    }
+
+    @Override
+    public int requiredNumPartitions() {
+        return viaCatalog ? 0 : 1;
+    }
+
+    @Override
+    public SortOrder[] requiredOrdering() {
+        return new SortOrder[0];
+    }
+
+    private static org.apache.hadoop.conf.Configuration conf() {
+        return SparkSession.active().sessionState().newHadoopConf();
+    }
+
+    @Override
+    public BatchWrite toBatch() {
+        return new BatchWrite() {
+            private SinkPlan plan;
+
+            @Override
+            public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo physical) {
+                plan = planned(null);
+                return new SinkWriter.Factory(plan, info.schema());
+            }
+
+            @Override
+            public boolean useCommitCoordinator() {
+                return true;
+            }
+
+            @Override
+            public void commit(WriterCommitMessage[] messages) {
+                try {
+                    SinkCommit.commit(plan, messages, -1);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+
+            @Override
+            public void abort(WriterCommitMessage[] messages) {
+                if (plan != null) {
+                    SinkCommit.abort(plan, messages);
+                }
+            }
+        };
+    }
+
+    @Override
+    public StreamingWrite toStreaming() {
+        String sinkId = sinkId();
+        return new StreamingWrite() {
+            private SinkPlan plan; // Spark builds a new write for every micro-batch
+
+            @Override
+            public StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo physical) {
+                plan = planned(sinkId);
+                return new SinkWriter.Factory(plan, info.schema());
+            }
+
+            @Override
+            public void commit(long epochId, WriterCommitMessage[] messages) {
+                try {
+                    SinkCommit.commit(plan, messages, epochId);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+
+            @Override
+            public void abort(long epochId, WriterCommitMessage[] messages) {
+                if (plan != null) {
+                    SinkCommit.abort(plan, messages);
+                }
+            }
+        };
+    }
+
+    private SinkPlan planned(String sinkId) {
+        try {
+            return SinkPlan.plan(options, info.schema(), overwrite, conf(), sinkId, counts());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A streaming sink's stable name: option kvlog.sinkId, else the query's id (stable across restarts). */
+    private String sinkId() {
+        String given = info.options().get("kvlog.sinkId");
+        String raw = given != null && !given.isBlank() ? given : info.queryId();
+        StringBuilder b = new StringBuilder();
+        for (char c : raw.toCharArray()) {
+            b.append(Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-' ? c : '_');
+        }
+        return b.length() > 120 ? b.substring(b.length() - 120) : b.toString();
+    }
+}

@@ -1,0 +1,162 @@
+package io.kvlog.spark;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+
+/**
+ * The driver's side of a JVM sink write, metadata only: check what the tasks report against the files (one
+ * listing per written partition), then publish the next {@link CommittedOffsets} version — the single write that
+ * makes the whole job visible at once — and release the lease. Work grows with partitions, never with bytes.
+ *
+ * <p>If another commit published meanwhile, the job goes on only when none of its partitions moved (their
+ * committed ranges equal what planning saw); otherwise it fails and removes its files: nothing interleaves.
+ * A streaming epoch already applied (the sink's last epoch at or past it) is dropped the same way.
+ */
+final class SinkCommit {
+    private SinkCommit() {
+    }
+
+    /** Outcome of a commit: the version published (-1: an epoch already applied, nothing published). */
+    static long commit(SinkPlan plan, WriterCommitMessage[] messages, long epoch) throws IOException {
+        FileSystem fs = ExclusiveCreate.raw(LogFileSystems.of(plan.rootPath(), HadoopConf.with(plan.conf)));
+        Map<TopicPartition, SinkCommitMessage.Written> written = written(messages);
+        try {
+            verifyFiles(fs, plan, written);
+            for (int attempt = 0; ; attempt++) {
+                CommittedOffsets latest = CommittedOffsets.latest(fs, plan.rootPath());
+                if (plan.sinkId != null && latest.sinks.getOrDefault(plan.sinkId, -1L) >= epoch) {
+                    removeWritten(fs, plan, written);
+                    return -1;
+                }
+                TreeMap<TopicPartition, CommittedOffsets.Range> next = new TreeMap<>(latest.partitions);
+                Set<TopicPartition> touched = touched(plan, written);
+                for (TopicPartition tp : touched) {
+                    CommittedOffsets.Range was = plan.ranges.get(tp);
+                    CommittedOffsets.Range now = latest.partitions.get(tp);
+                    if (latest.version != plan.version && !java.util.Objects.equals(was, now)) {
+                        throw new IllegalStateException("partition " + tp + " of " + plan.root + " was written by "
+                            + "another job (committed " + now + ", this job planned from " + was + "); this job's "
+                            + "records were not committed");
+                    }
+                    long start = was == null ? 0 : was.start();
+                    long end = was == null ? 0 : was.end();
+                    if (plan.overwrite && plan.topicOverwritten(tp.topic(), written.keySet())) {
+                        start = end; // overwrite empties the topic: its log start moves to the old end
+                    }
+                    SinkCommitMessage.Written w = written.get(tp);
+                    next.put(tp, new CommittedOffsets.Range(start, w == null ? end : w.end()));
+                    if (was == null) {
+                        fs.mkdirs(plan.dir(tp)); // a new topic's partitions, rows or not
+                    }
+                }
+                TreeMap<String, Long> sinks = new TreeMap<>(latest.sinks);
+                if (plan.sinkId != null) {
+                    sinks.put(plan.sinkId, epoch);
+                }
+                long version = latest.maxListed + 1;
+                if (CommittedOffsets.publish(fs, plan.rootPath(), version,
+                        CommittedOffsets.format(version, plan.job, next, sinks))) {
+                    CommittedOffsets.prune(fs, plan.rootPath(), version);
+                    return version;
+                }
+                if (attempt >= 20) {
+                    throw new IllegalStateException("could not publish the commit of " + plan.job + " to "
+                        + plan.root + ": other commits kept winning");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            removeWritten(fs, plan, written);
+            throw e;
+        } finally {
+            SinkPlan.releaseLease(fs, plan.lease());
+        }
+    }
+
+    /** The job failed: its tasks' files go (they were never visible), then the lease. */
+    static void abort(SinkPlan plan, WriterCommitMessage[] messages) {
+        try {
+            FileSystem fs = ExclusiveCreate.raw(LogFileSystems.of(plan.rootPath(), HadoopConf.with(plan.conf)));
+            try {
+                removeWritten(fs, plan, written(messages));
+            } finally {
+                SinkPlan.releaseLease(fs, plan.lease());
+            }
+        } catch (IOException | RuntimeException e) {
+            // leftovers are removed by the next write's planning
+        }
+    }
+
+    private static Map<TopicPartition, SinkCommitMessage.Written> written(WriterCommitMessage[] messages) {
+        Map<TopicPartition, SinkCommitMessage.Written> out = new HashMap<>();
+        for (WriterCommitMessage m : messages) {
+            if (m instanceof SinkCommitMessage sm) {
+                for (SinkCommitMessage.Written w : sm.written()) {
+                    if (out.put(w.tp(), w) != null) {
+                        throw new IllegalStateException("two tasks wrote partition " + w.tp() + "; refusing to "
+                            + "commit either (Spark did not cluster the rows by partition)");
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Every partition whose committed range this job sets: those written, and for overwrite whole topics. */
+    private static Set<TopicPartition> touched(SinkPlan plan, Map<TopicPartition, SinkCommitMessage.Written> written) {
+        Set<TopicPartition> out = new TreeSet<>(written.keySet());
+        Set<String> topics = new TreeSet<>();
+        written.keySet().forEach(tp -> topics.add(tp.topic()));
+        if (plan.topicOption != null) {
+            topics.add(plan.topicOption);
+        }
+        for (String t : topics) {
+            int n = plan.partitionsOf(t);
+            boolean isNew = !plan.partitionCounts.containsKey(t);
+            for (int p = 0; p < n; p++) {
+                TopicPartition tp = new TopicPartition(t, p);
+                if (isNew || plan.overwrite || plan.ranges.containsKey(tp) && out.contains(tp)) {
+                    out.add(tp);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Each written segment's .log is there with the size its task reported. */
+    private static void verifyFiles(FileSystem fs, SinkPlan plan, Map<TopicPartition, SinkCommitMessage.Written> written)
+            throws IOException {
+        for (SinkCommitMessage.Written w : written.values()) {
+            Map<String, Long> sizes = new HashMap<>();
+            for (FileStatus st : fs.listStatus(plan.dir(w.tp()))) {
+                sizes.put(st.getPath().getName(), st.getLen());
+            }
+            for (int i = 0; i < w.bases().length; i++) {
+                String name = SegmentWriter.fileName(w.bases()[i], ".log");
+                Long have = sizes.get(name);
+                if (have == null || have != w.sizes()[i]) {
+                    throw new IllegalStateException("segment " + new Path(plan.dir(w.tp()), name) + " should hold "
+                        + w.sizes()[i] + " bytes but " + (have == null ? "is missing" : "holds " + have)
+                        + ": something removed or rewrote this job's files; nothing of it was committed");
+                }
+            }
+        }
+    }
+
+    private static void removeWritten(FileSystem fs, SinkPlan plan, Map<TopicPartition, SinkCommitMessage.Written> written) {
+        for (SinkCommitMessage.Written w : written.values()) {
+            try {
+                SinkPlan.removeUncommitted(fs, plan.dir(w.tp()), w.start());
+            } catch (IOException e) {
+                // the next write's planning removes what is left
+            }
+        }
+    }
+}

@@ -1,0 +1,334 @@
+package io.kvlog.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * What every task of a JVM sink write needs, fixed on the driver when the write is planned: the data directory,
+ * the job, how rows are routed (topic option, partition counts) and encoded, and where each existing partition's
+ * new records start (its committed end offset). Planning also takes the write's lease, makes the directory
+ * governed by {@link CommittedOffsets} (a directory no kvlog sink wrote to is first committed as it is, so that
+ * files a failed job leaves behind are never read) and removes such leftovers.
+ */
+final class SinkPlan implements Serializable {
+    private static final long serialVersionUID = 1L;
+    static final String LEASE_PREFIX = "kvlog-write-lease.";
+    static final long DEFAULT_LEASE_TIMEOUT_MS = 24L * 3600 * 1000;
+    static final Set<String> INTERNAL_TOPICS = Set.of("__consumer_offsets", "__transaction_state",
+        "__cluster_metadata", "__remote_log_metadata", "__share_group_state");
+    private static final Pattern LEGAL = Pattern.compile("^[a-zA-Z0-9._-]{1,249}$");
+    private static final Set<String> SEGMENT_SUFFIXES = Set.of(".log", ".index", ".timeindex", ".txnindex",
+        ".snapshot");
+
+    final String root;
+    final String job;
+    final String topicOption;
+    final int defaultPartitions;
+    final TreeMap<String, Integer> partitionCounts;
+    /** Every partition of the directory at planning: its committed (log start, end). */
+    final TreeMap<TopicPartition, CommittedOffsets.Range> ranges;
+    final long version;
+    final int codec;
+    final int recordsPerBatch;
+    final int maxBatchBytes;
+    final TreeMap<String, int[]> segmentConfigs;
+    final boolean overwrite;
+    final HashMap<String, String> conf;
+    final String sinkId;
+
+    private SinkPlan(String root, String job, String topicOption, int defaultPartitions,
+                     TreeMap<String, Integer> counts, TreeMap<TopicPartition, CommittedOffsets.Range> ranges,
+                     long version, int codec, int recordsPerBatch, int maxBatchBytes,
+                     TreeMap<String, int[]> segmentConfigs, boolean overwrite, HashMap<String, String> conf,
+                     String sinkId) {
+        this.root = root;
+        this.job = job;
+        this.topicOption = topicOption;
+        this.defaultPartitions = defaultPartitions;
+        this.partitionCounts = counts;
+        this.ranges = ranges;
+        this.version = version;
+        this.codec = codec;
+        this.recordsPerBatch = recordsPerBatch;
+        this.maxBatchBytes = maxBatchBytes;
+        this.segmentConfigs = segmentConfigs;
+        this.overwrite = overwrite;
+        this.conf = conf;
+        this.sinkId = sinkId;
+    }
+
+    int partitionsOf(String topic) {
+        Integer n = partitionCounts.get(topic);
+        return n != null ? n : defaultPartitions;
+    }
+
+    /** Whether an overwrite empties {@code topic}: the topic option's, or one this job wrote rows to. */
+    boolean topicOverwritten(String topic, java.util.Collection<TopicPartition> written) {
+        return topic.equals(topicOption) || written.stream().anyMatch(tp -> tp.topic().equals(topic));
+    }
+
+    /** Where a partition's new records start: its committed end (0 for a partition the write creates). */
+    long startOf(TopicPartition tp) {
+        CommittedOffsets.Range r = ranges.get(tp);
+        return r == null ? 0 : r.end();
+    }
+
+    /** {segment.bytes, index.interval.bytes, segment.index.bytes} of a topic. */
+    int[] segmentConfig(String topic) {
+        int[] c = segmentConfigs.get(topic);
+        return c != null ? c : segmentConfigs.get("");
+    }
+
+    Path rootPath() {
+        return new Path(root);
+    }
+
+    Path dir(TopicPartition tp) {
+        return new Path(rootPath(), tp.topic() + "-" + tp.partition());
+    }
+
+    Path lease() {
+        return new Path(rootPath(), LEASE_PREFIX + job);
+    }
+
+    /** Kafka's topic naming rules and the sink's refusal of internal topics (brokers refuse to produce there). */
+    static void checkTopic(String t) {
+        if (t == null || !LEGAL.matcher(t).matches() || t.equals(".") || t.equals("..")) {
+            throw new IllegalArgumentException("illegal Kafka topic name " + (t == null ? "null" : "'" + t + "'")
+                + ": 1 to 249 characters of a-z, A-Z, 0-9, '.', '_', '-', not '.' or '..'");
+        }
+        if (INTERNAL_TOPICS.contains(t)) {
+            throw new IllegalArgumentException("the kvlog sink does not write to the internal topic '" + t
+                + "': Kafka's brokers refuse produce requests to internal topics, and rows written there as an "
+                + "ordinary topic's records would corrupt it");
+        }
+    }
+
+    /** Checks the input columns, takes the lease, governs the directory and captures where partitions end. */
+    static SinkPlan plan(Map<String, String> options, StructType schema, boolean overwrite, Configuration conf,
+                         String sinkId, Map<String, Integer> routedCounts) throws IOException {
+        Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        opts.putAll(options);
+        String raw = opts.get("path");
+        if (raw == null || raw.isEmpty()) {
+            throw new IllegalArgumentException("give the data directory to save()/start(), e.g. "
+                + "df.write.format('kvlog').mode('append').save('/data')");
+        }
+        List<String> names = List.of(schema.fieldNames());
+        if (!names.contains("value")) {
+            throw new IllegalArgumentException("the kvlog sink needs a 'value' column (binary or string), as Spark's "
+                + "Kafka sink does");
+        }
+        String topicOption = opts.get("topic");
+        if (topicOption != null) {
+            checkTopic(topicOption);
+        } else if (!names.contains("topic")) {
+            throw new IllegalArgumentException("give the target topic with option('topic', ...) or a 'topic' column");
+        }
+        int defaultPartitions = positive(opts.getOrDefault("partitions", "1"), "partitions");
+        int codec = RecordBatchV2Encoder.codecId(opts.getOrDefault("compression",
+            opts.getOrDefault("kafka.compression.type", "none")));
+        int perBatch = positive(opts.getOrDefault("kvlog.recordsPerBatch",
+            String.valueOf(RecordBatchV2Encoder.DEFAULT_RECORDS_PER_BATCH)), "kvlog.recordsPerBatch");
+        int batchBytes = positive(opts.getOrDefault("kvlog.maxBatchBytes",
+            String.valueOf(RecordBatchV2Encoder.DEFAULT_MAX_BATCH_BYTES)), "kvlog.maxBatchBytes");
+        long leaseTimeout = Long.parseLong(opts.getOrDefault("kvlog.leaseTimeoutMs",
+            String.valueOf(DEFAULT_LEASE_TIMEOUT_MS)));
+
+        Path rootPath = new Path(raw);
+        FileSystem fs = ExclusiveCreate.raw(LogFileSystems.of(rootPath, conf));
+        fs.mkdirs(rootPath);
+        rootPath = fs.makeQualified(rootPath);
+        String job = (sinkId != null ? "stream-" + sinkId : "batch") + "-" + UUID.randomUUID();
+        takeLease(fs, rootPath, job, topicOption, sinkId, leaseTimeout);
+        try {
+            TreeMap<String, int[]> segmentConfigs = segmentConfigs(fs, rootPath);
+            for (int attempt = 0; ; attempt++) {
+                CommittedOffsets latest = CommittedOffsets.latest(fs, rootPath);
+                Map<TopicPartition, Path> found = LogDiscovery.discoverIfAny(rootPath, conf);
+                TreeMap<TopicPartition, CommittedOffsets.Range> ranges = new TreeMap<>();
+                boolean governed = latest.version > 0;
+                for (Map.Entry<TopicPartition, Path> e : found.entrySet()) {
+                    ranges.put(e.getKey(), governed ? latest.partitions.getOrDefault(e.getKey(),
+                        new CommittedOffsets.Range(0, 0)) : currentRange(fs, e.getValue(), e.getKey(), rootPath));
+                }
+                if (governed) {
+                    latest.partitions.forEach(ranges::putIfAbsent);
+                }
+                long version = latest.version;
+                if (!governed && !ranges.isEmpty()) {
+                    version = latest.maxListed + 1; // the directory as it is becomes version 1 of what is committed
+                    if (!CommittedOffsets.publish(fs, rootPath, version,
+                            CommittedOffsets.format(version, job, ranges, Map.of()))) {
+                        if (attempt < 5) {
+                            continue;
+                        }
+                        throw new IllegalStateException("another writer keeps committing to " + rootPath);
+                    }
+                }
+                for (Map.Entry<TopicPartition, CommittedOffsets.Range> e : ranges.entrySet()) {
+                    removeUncommitted(fs, new Path(rootPath, e.getKey().toString()), e.getValue().end());
+                }
+                TreeMap<String, Integer> counts = new TreeMap<>(routedCounts);
+                ranges.keySet().forEach(tp -> counts.merge(tp.topic(), tp.partition() + 1, Math::max));
+                if (!counts.equals(routedCounts)) {
+                    throw new IllegalStateException("the partitions of " + rootPath + " changed while this write was "
+                        + "planned (now " + counts + ", rows routed for " + routedCounts + "); write again");
+                }
+                return new SinkPlan(rootPath.toString(), job, topicOption, defaultPartitions, counts, ranges,
+                    version, codec, perBatch, batchBytes, segmentConfigs, overwrite, HadoopConf.changes(conf),
+                    sinkId);
+            }
+        } catch (IOException | RuntimeException e) {
+            releaseLease(fs, new Path(rootPath, LEASE_PREFIX + job));
+            throw e;
+        }
+    }
+
+    /** Each topic's partition count as routing sees it: its highest partition directory + 1. */
+    static TreeMap<String, Integer> partitionCounts(Map<String, String> options, Configuration conf)
+            throws IOException {
+        Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        opts.putAll(options);
+        String raw = opts.get("path");
+        TreeMap<String, Integer> counts = new TreeMap<>();
+        if (raw == null || raw.isEmpty()) {
+            return counts;
+        }
+        Path root = new Path(raw);
+        LogDiscovery.discoverIfAny(root, conf).keySet()
+            .forEach(tp -> counts.merge(tp.topic(), tp.partition() + 1, Math::max));
+        return counts;
+    }
+
+    static int defaultPartitions(Map<String, String> options) {
+        Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        opts.putAll(options);
+        return positive(opts.getOrDefault("partitions", "1"), "partitions");
+    }
+
+    private static int positive(String v, String name) {
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("option " + name + " must be a positive integer, got '" + v + "'");
+    }
+
+    /** An ungoverned partition as it is: its log start (checkpoint or first segment) and end (last valid batch). */
+    private static CommittedOffsets.Range currentRange(FileSystem fs, Path dir, TopicPartition tp, Path root)
+            throws IOException {
+        long checkpointed = LogStartCheckpoint.read(fs, root).getOrDefault(tp, 0L);
+        PartitionLog log = PartitionLog.open(fs, dir, tp, checkpointed, -1, false, false, 1 << 20, false, true);
+        return new CommittedOffsets.Range(log.logStartOffset, log.logEndOffset);
+    }
+
+    /** Deletes a partition's segment files at or past {@code end}: a failed or abandoned write's, never read. */
+    static void removeUncommitted(FileSystem fs, Path dir, long end) throws IOException {
+        FileStatus[] listing;
+        try {
+            listing = fs.listStatus(dir);
+        } catch (FileNotFoundException e) {
+            return;
+        }
+        for (FileStatus st : listing) {
+            String n = st.getPath().getName();
+            int dot = n.indexOf('.');
+            if (dot == 20 && SEGMENT_SUFFIXES.contains(n.substring(20))
+                    && n.substring(0, 20).chars().allMatch(Character::isDigit)
+                    && Long.parseLong(n.substring(0, 20)) >= end) {
+                fs.delete(st.getPath(), false);
+            }
+        }
+    }
+
+    private static void takeLease(FileSystem fs, Path root, String job, String topic, String sinkId, long timeout)
+            throws IOException {
+        long now = System.currentTimeMillis();
+        for (FileStatus st : fs.listStatus(root)) {
+            String n = st.getPath().getName();
+            if (!n.startsWith(LEASE_PREFIX)) {
+                continue;
+            }
+            String[] f;
+            try (InputStream in = fs.open(st.getPath())) {
+                f = new String(in.readNBytes(4096), StandardCharsets.UTF_8).trim().split(" ");
+            } catch (FileNotFoundException e) {
+                continue; // released meanwhile
+            }
+            if (f.length < 3) {
+                continue; // torn: its writer died while taking it
+            }
+            long taken = Long.parseLong(f[0]);
+            String theirTopic = f[1];
+            String theirSink = f[2];
+            boolean sameQuery = sinkId != null && sinkId.equals(theirSink);
+            boolean overlaps = theirTopic.equals("*") || topic == null || theirTopic.equals(topic);
+            if (!sameQuery && overlaps && now - taken < timeout) {
+                throw new IllegalStateException("another kvlog write is in progress on " + root + " (lease "
+                    + st.getPath().getName() + ", taken " + java.time.Instant.ofEpochMilli(taken) + ", topic "
+                    + theirTopic + "): two writes to one partition may not interleave. If that job is dead, delete "
+                    + st.getPath() + " (or set kvlog.leaseTimeoutMs lower) and write again");
+            }
+        }
+        byte[] text = (now + " " + (topic == null ? "*" : topic) + " " + (sinkId == null ? "-" : sinkId) + "\n")
+            .getBytes(StandardCharsets.UTF_8);
+        try (OutputStream out = ExclusiveCreate.create(fs, new Path(root, LEASE_PREFIX + job), 4096)) {
+            out.write(text);
+        }
+    }
+
+    static void releaseLease(FileSystem fs, Path lease) {
+        try {
+            fs.delete(lease, false);
+        } catch (IOException e) {
+            // a lease left behind only delays the next write until it times out
+        }
+    }
+
+    /** Segment settings from kvlog's topic table ({@code kvlog-topics.json}), Kafka's defaults otherwise. */
+    private static TreeMap<String, int[]> segmentConfigs(FileSystem fs, Path root) throws IOException {
+        TreeMap<String, int[]> out = new TreeMap<>();
+        int[] defaults = {1 << 30, 4096, 10 << 20};
+        out.put("", defaults);
+        JsonNode table;
+        try (InputStream in = fs.open(new Path(root, "kvlog-topics.json"))) {
+            table = new ObjectMapper().readTree(in);
+        } catch (FileNotFoundException e) {
+            return out;
+        }
+        if (table == null || !table.isObject()) {
+            return out;
+        }
+        table.properties().forEach(e -> {
+            JsonNode cfg = e.getValue().path("config");
+            out.put(e.getKey(), new int[] {
+                cfg.path("segment.bytes").asInt(defaults[0]),
+                cfg.path("index.interval.bytes").asInt(defaults[1]),
+                cfg.path("segment.index.bytes").asInt(defaults[2])});
+        });
+        return out;
+    }
+}

@@ -1,0 +1,222 @@
+"""A data directory's committed offsets: what kvlog's sinks made visible, published without renames.
+
+Each commit creates the root-level file ``kvlog-committed-offsets.<20-digit version>`` exclusively (the next
+version; a second writer of the same version fails), holding every governed partition's log start and
+committed end offset and each streaming sink's last applied epoch, then a CRC-32C of the text. Readers take
+the newest version whose CRC holds (a torn newest file is a commit that did not happen) and read nothing of a
+listed partition at or past its committed end: those bytes are a write in progress or a failed job's
+leftovers, the way a Kafka consumer stops at the high watermark. A directory without such a file is not
+governed and reads as before. The JVM sink writes the same format (``CommittedOffsets.java``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from kvlog import _io
+from kvlog.checksum import crc32c
+from kvlog.errors import KvlogError, LogLockedError
+
+PREFIX = "kvlog-committed-offsets."
+MAGIC = "kvlog-committed-offsets 0"
+LEASE_PREFIX = "kvlog-write-lease."
+LEASE_TIMEOUT_MS = 24 * 3600 * 1000
+KEEP = 3
+
+__all__ = ["CommittedOffsets", "latest", "publish", "commit_partition", "check_no_write_in_progress",
+           "remove_uncommitted"]
+
+
+@dataclass(frozen=True)
+class CommittedOffsets:
+    """One version: ``partitions[(topic, partition)] = (log start, committed end)``; ``sinks[id] = epoch``."""
+
+    version: int = 0
+    job: str = ""
+    partitions: Mapping[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    sinks: Mapping[str, int] = field(default_factory=dict)
+    max_listed: int = 0
+
+    @property
+    def governed(self) -> bool:
+        return self.version > 0
+
+    def range_of(self, topic: str, partition: int) -> tuple[int, int] | None:
+        """The partition's committed (start, end); (0, 0) for one a governed directory does not list."""
+        if not self.governed:
+            return None
+        return self.partitions.get((topic, partition), (0, 0))
+
+
+def version_of(name: str) -> int:
+    if not name.startswith(PREFIX) or len(name) != len(PREFIX) + 20:
+        return -1
+    digits = name[len(PREFIX):]
+    return int(digits) if digits.isdigit() else -1
+
+
+def file_name(version: int) -> str:
+    return f"{PREFIX}{version:020d}"
+
+
+def format_text(version: int, job: str, partitions: Mapping[tuple[str, int], tuple[int, int]],
+                sinks: Mapping[str, int]) -> bytes:
+    lines = [MAGIC, f"version {version}", f"job {job}", f"partitions {len(partitions)}"]
+    lines += [f"{t} {p} {s} {e}" for (t, p), (s, e) in sorted(partitions.items())]
+    lines += [f"sinks {len(sinks)}"] + [f"{k} {v}" for k, v in sorted(sinks.items())]
+    body = ("\n".join(lines) + "\n").encode()
+    return body + f"crc32c {crc32c(body):08x}\n".encode()
+
+
+def parse(data: bytes, version: int, max_listed: int = 0) -> CommittedOffsets | None:
+    """The file's content, or None when it is torn, damaged, or not the version its name says."""
+    cut = data.rfind(b"crc32c ")
+    if cut < 0 or (cut > 0 and data[cut - 1:cut] != b"\n"):
+        return None
+    body = data[:cut]
+    if data[cut + 7:].strip() != f"{crc32c(body):08x}".encode():
+        return None
+    try:
+        lines = body.decode().split("\n")[:-1]
+        if lines[0] != MAGIC or lines[1] != f"version {version}" or not lines[2].startswith("job "):
+            return None
+        n = int(lines[3].removeprefix("partitions "))
+        parts = {}
+        for line in lines[4:4 + n]:
+            t, p, s, e = line.split(" ")
+            parts[(t, int(p))] = (int(s), int(e))
+        i = 4 + n
+        m = int(lines[i].removeprefix("sinks "))
+        sinks = {k: int(v) for k, v in (line.split(" ") for line in lines[i + 1:i + 1 + m])}
+        if i + 1 + m != len(lines):
+            return None
+        return CommittedOffsets(version, lines[2][4:], parts, sinks, max_listed)
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return None  # a CRC that matches text of another shape: not ours to trust
+
+
+_CACHE: dict[str, tuple[int, CommittedOffsets]] = {}
+
+
+def latest(root: str) -> CommittedOffsets:
+    """The newest valid version under ``root`` (ungoverned when there is none). A local directory's answer is
+    cached by its modification time, which every publish changes."""
+    remote = not os.path.isdir(root)
+    stamp = -1
+    if not remote:
+        try:
+            stamp = os.stat(root).st_mtime_ns
+        except FileNotFoundError:
+            return CommittedOffsets()
+        hit = _CACHE.get(root)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+    for _attempt in range(4):
+        try:
+            names = _io.fs.listdir(root)
+        except (FileNotFoundError, KvlogError):
+            return CommittedOffsets()
+        versions = sorted(v for v in map(version_of, names) if v > 0)
+        if not versions:
+            found = CommittedOffsets()
+            break
+        found = CommittedOffsets(max_listed=versions[-1])
+        vanished = False
+        for v in reversed(versions):
+            try:
+                data = _io.fs.read_file(os.path.join(root, file_name(v)))
+            except FileNotFoundError:
+                vanished = True  # pruned by a commit meanwhile: list again
+                break
+            got = parse(data, v, versions[-1])
+            if got is not None:
+                found = got
+                break
+        if not vanished:
+            break
+    if not remote and len(_CACHE) < 4096:
+        _CACHE[root] = (stamp, found)
+    return found
+
+
+def publish(root: str, version: int, text: bytes) -> bool:
+    """Creates ``version`` exclusively (False: it exists, another commit won); this write is the commit point."""
+    path = os.path.join(root, file_name(version))
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except FileExistsError:
+        return False
+    try:
+        os.write(fd, text)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _io.fs.fsync_dir(root)
+    for name in os.listdir(root):
+        v = version_of(name)
+        if 0 < v < version - KEEP:
+            try:
+                os.unlink(os.path.join(root, name))
+            except FileNotFoundError:
+                pass
+    return True
+
+
+_SEGMENT_FILES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
+
+
+def remove_uncommitted(directory: str, names: list[str], end: int) -> list[str]:
+    """Deletes a partition's segment files at or past the committed ``end`` (a failed or unfinished sink
+    write's, never part of the log: the commit that would have made them so did not happen); returns the
+    names left."""
+    kept = []
+    for n in names:
+        base, dot, suffix = n.partition(".")
+        if len(base) == 20 and base.isdigit() and "." + suffix in _SEGMENT_FILES and int(base) >= end:
+            _io.fs.unlink(os.path.join(directory, n))
+        else:
+            kept.append(n)
+    if len(kept) != len(names):
+        _io.fs.fsync_dir(directory)
+    return kept
+
+
+def commit_partition(root: str, topic: str, partition: int, start: int, end: int, job: str = "kvlog") -> None:
+    """A local writer's flush in a governed directory: the next version with this partition at (start, end)."""
+    for _attempt in range(50):
+        cur = latest(root)
+        if not cur.governed or cur.partitions.get((topic, partition)) == (start, end):
+            return
+        parts = dict(cur.partitions)
+        parts[(topic, partition)] = (start, end)
+        version = cur.max_listed + 1
+        if publish(root, version, format_text(version, job, parts, cur.sinks)):
+            return
+    raise KvlogError(f"could not publish the committed offsets of {topic}-{partition} in {root}: other "
+                     "commits kept winning")
+
+
+def check_no_write_in_progress(root: str, topic: str) -> None:
+    """A local writer may not open a partition of a topic a Spark sink job is writing (its lease is live)."""
+    try:
+        names = os.listdir(root)
+    except FileNotFoundError:
+        return
+    now = int(time.time() * 1000)
+    for name in names:
+        if not name.startswith(LEASE_PREFIX):
+            continue
+        try:
+            with open(os.path.join(root, name), encoding="utf-8") as f:
+                fields = f.read(4096).split()
+        except FileNotFoundError:
+            continue
+        if len(fields) < 3 or not fields[0].isdigit():
+            continue
+        if fields[1] in ("*", topic) and now - int(fields[0]) < LEASE_TIMEOUT_MS:
+            raise LogLockedError(f"a kvlog Spark write is in progress on {root} (lease {name}, topic {fields[1]}): "
+                                 f"a local writer of {topic} would interleave with it. If that job is dead, delete "
+                                 f"{os.path.join(root, name)}")
