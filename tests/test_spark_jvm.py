@@ -405,13 +405,14 @@ def test_kvlog_is_the_jvm_scan_and_kvlog_jvm_its_alias(jvm, logs):
     assert _rows(jvm, "kvlog_jvm", logs, {"subscribe": "events"}) == _rows(jvm, "kvlog", logs, {"subscribe": "events"})
 
 
-def test_writes_to_the_jvm_name_point_at_the_python_sink(jvm, tmp_path):
+def test_both_names_write_on_the_jvm_and_the_python_sink_stays(jvm, tmp_path):
     df = jvm.createDataFrame([(b"k", b"v")], "key binary, value binary")
-    with pytest.raises(Exception, match=r"reads only; write with the Python sink.*kvlog_python"):
-        df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path / "out"))
-    df.write.format("kvlog_python").mode("append").option("topic", "t").save(str(tmp_path / "out"))
+    for fmt in ("kvlog", "kvlog_jvm", "kvlog_python"):
+        df.write.format(fmt).mode("append").option("topic", "t").save(str(tmp_path / "out"))
+    plan = df.write.format("kvlog").mode("append").option("topic", "t")
     assert [tuple(r) for r in jvm.read.format("kvlog").option("subscribePattern", ".*").load(str(tmp_path / "out")).select("key", "value").collect()] \
-        == [(b"k", b"v")]
+        == [(b"k", b"v")] * 3
+    del plan
 
 
 FALLBACK_SCRIPT = """

@@ -69,6 +69,12 @@ public class KvlogCatalog implements TableCatalog, FunctionCatalog {
             new Transform[0], opts, true);
     }
 
+    /** No: a data directory is no named table, and saying so lets the default mode reach {@link #createTable}. */
+    @Override
+    public boolean tableExists(Identifier ident) {
+        return false;
+    }
+
     @Override
     public Identifier[] listTables(String[] namespace) {
         return new Identifier[0];

@@ -21,7 +21,6 @@ import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory;
 import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code df.write.format("kvlog")} and {@code writeStream.format("kvlog")} on the JVM: executors write whole
@@ -65,14 +64,7 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
         this.viaCatalog = viaCatalog;
         this.overwrite = overwrite;
         this.options = info.options().asCaseSensitiveMap();
-        checkColumns(info.schema());
-    }
-
-    private static void checkColumns(StructType schema) {
-        StructType s = schema;
-        for (int i = 0; i < s.fields().length; i++) {
-            SinkRows.Column.of(s.fields()[i].dataType(), i, s.fields()[i].name()); // types checked up front
-        }
+        SinkPlan.checkColumns(options, info.schema());
     }
 
     @Override
@@ -82,12 +74,12 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
 
     @Override
     public Distribution requiredDistribution() {
-        if (!viaCatalog) {
-            return Distributions.unspecified();
-        }
         List<String> names = List.of(info.schema().fieldNames());
         String topicOption = info.options().get("topic");
         Expression topic = topicOption != null ? Expressions.literal(topicOption) : Expressions.column("topic");
+        if (!viaCatalog) {
+            return Distributions.clustered(new Expression[] {topic}); // one task: see requiredNumPartitions
+        }
         Expression fn = Expressions.apply(KafkaPartitionFunction.NAME, topic,
             names.contains("key") ? Expressions.column("key") : Expressions.literal(null),
             names.contains("partition") ? Expressions.column("partition") : Expressions.literal(null),

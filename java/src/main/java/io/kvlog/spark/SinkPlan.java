@@ -122,16 +122,10 @@ final class SinkPlan implements Serializable {
         }
     }
 
-    /** Checks the input columns, takes the lease, governs the directory and captures where partitions end. */
-    static SinkPlan plan(Map<String, String> options, StructType schema, boolean overwrite, Configuration conf,
-                         String sinkId, Map<String, Integer> routedCounts) throws IOException {
+    /** The input columns the sink needs, with types it reads, before Spark plans anything around them. */
+    static void checkColumns(Map<String, String> options, StructType schema) {
         Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         opts.putAll(options);
-        String raw = opts.get("path");
-        if (raw == null || raw.isEmpty()) {
-            throw new IllegalArgumentException("give the data directory to save()/start(), e.g. "
-                + "df.write.format('kvlog').mode('append').save('/data')");
-        }
         List<String> names = List.of(schema.fieldNames());
         if (!names.contains("value")) {
             throw new IllegalArgumentException("the kvlog sink needs a 'value' column (binary or string), as Spark's "
@@ -143,6 +137,26 @@ final class SinkPlan implements Serializable {
         } else if (!names.contains("topic")) {
             throw new IllegalArgumentException("give the target topic with option('topic', ...) or a 'topic' column");
         }
+        for (int i = 0; i < schema.fields().length; i++) {
+            SinkRows.Column.of(schema.fields()[i].dataType(), i, schema.fields()[i].name());
+        }
+        defaultPartitions(options);
+        RecordBatchV2Encoder.codecId(opts.getOrDefault("compression", opts.getOrDefault("kafka.compression.type",
+            "none")));
+    }
+
+    /** Checks the input columns, takes the lease, governs the directory and captures where partitions end. */
+    static SinkPlan plan(Map<String, String> options, StructType schema, boolean overwrite, Configuration conf,
+                         String sinkId, Map<String, Integer> routedCounts) throws IOException {
+        Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        opts.putAll(options);
+        String raw = opts.get("path");
+        if (raw == null || raw.isEmpty()) {
+            throw new IllegalArgumentException("give the data directory to save()/start(), e.g. "
+                + "df.write.format('kvlog').mode('append').save('/data')");
+        }
+        checkColumns(options, schema);
+        String topicOption = opts.get("topic");
         int defaultPartitions = positive(opts.getOrDefault("partitions", "1"), "partitions");
         int codec = RecordBatchV2Encoder.codecId(opts.getOrDefault("compression",
             opts.getOrDefault("kafka.compression.type", "none")));
