@@ -262,6 +262,18 @@ def test_a_live_lease_refuses_a_second_job_and_a_stale_one_does_not(spark, tmp_p
     lease.unlink()
 
 
+def test_a_driver_that_died_after_publishing_blocks_nothing(spark, tmp_path):
+    """The commit published (the job is visible) but the driver died before releasing its lease."""
+    ok = spark.range(80).selectExpr("cast(id as string) as key", "cast(cast(id as string) as binary) as value")
+    ok.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    job = committed_offsets.latest(str(tmp_path)).job
+    import time
+    (tmp_path / f"{committed_offsets.LEASE_PREFIX}{job}").write_text(f"{int(time.time() * 1000)} t -\n")
+    ok.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    assert len(jvm_rows(spark, tmp_path)) == 160
+    assert leftovers(tmp_path) == []
+
+
 def test_concurrent_jobs_on_one_partition_never_interleave(spark, tmp_path):
     ok = spark.range(2000).selectExpr("cast(id % 10 as string) as key", "cast(cast(id as string) as binary) as value")
     ok.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))

@@ -103,6 +103,26 @@ final class CommittedOffsets {
         }
     }
 
+    /** The jobs of every valid version still listed: a lease naming one of them outlived a finished commit. */
+    static java.util.Set<String> committedJobs(FileSystem fs, Path root) throws IOException {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (FileStatus st : fs.listStatus(root)) {
+            long v = versionOf(st.getPath().getName());
+            if (v <= 0) {
+                continue;
+            }
+            try (InputStream in = fs.open(st.getPath())) {
+                CommittedOffsets parsed = parse(in.readNBytes(64 << 20), v, v);
+                if (parsed != null) {
+                    out.add(parsed.job);
+                }
+            } catch (FileNotFoundException e) {
+                // pruned meanwhile
+            }
+        }
+        return out;
+    }
+
     /** The parsed file, or null when it is torn, damaged or of another version than its name says. */
     static CommittedOffsets parse(byte[] data, long version, long maxListed) {
         String text = new String(data, StandardCharsets.UTF_8);

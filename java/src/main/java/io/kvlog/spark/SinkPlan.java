@@ -281,9 +281,17 @@ final class SinkPlan implements Serializable {
     private static void takeLease(FileSystem fs, Path root, String job, String topic, String sinkId, long timeout)
             throws IOException {
         long now = System.currentTimeMillis();
+        java.util.Set<String> committed = null;
         for (FileStatus st : fs.listStatus(root)) {
             String n = st.getPath().getName();
             if (!n.startsWith(LEASE_PREFIX)) {
+                continue;
+            }
+            if (committed == null) {
+                committed = CommittedOffsets.committedJobs(fs, root);
+            }
+            if (committed.contains(n.substring(LEASE_PREFIX.length()))) {
+                releaseLease(fs, st.getPath()); // its job published, then its driver died before letting go
                 continue;
             }
             String[] f;
