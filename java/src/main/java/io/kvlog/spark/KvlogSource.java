@@ -29,6 +29,11 @@ public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
         return SHORT_NAME;
     }
 
+    /** Nanoseconds the last JVM sink commit of this JVM took on the driver (-1: none yet); for benchmarks. */
+    public static long lastSinkCommitNanos() {
+        return SinkCommit.lastCommitNanos;
+    }
+
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
         return KafkaSchema.of(ReadOptions.wantsHeaders(options));

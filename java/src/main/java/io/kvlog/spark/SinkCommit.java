@@ -21,11 +21,23 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * A streaming epoch already applied (the sink's last epoch at or past it) is dropped the same way.
  */
 final class SinkCommit {
+    /** How long the last commit in this JVM took, in nanoseconds (a diagnostic the benchmarks read). */
+    static volatile long lastCommitNanos = -1;
+
     private SinkCommit() {
     }
 
     /** Outcome of a commit: the version published (-1: an epoch already applied, nothing published). */
     static long commit(SinkPlan plan, WriterCommitMessage[] messages, long epoch) throws IOException {
+        long began = System.nanoTime();
+        try {
+            return commitTimed(plan, messages, epoch);
+        } finally {
+            lastCommitNanos = System.nanoTime() - began;
+        }
+    }
+
+    private static long commitTimed(SinkPlan plan, WriterCommitMessage[] messages, long epoch) throws IOException {
         FileSystem fs = ExclusiveCreate.raw(LogFileSystems.of(plan.rootPath(), HadoopConf.with(plan.conf)));
         Map<TopicPartition, SinkCommitMessage.Written> written = written(messages);
         try {

@@ -72,6 +72,7 @@ final class SinkWriter implements DataWriter<InternalRow> {
     private final SinkRows.Column timestampCol;
     private final Map<TopicPartition, Target> targets = new LinkedHashMap<>();
     private final Set<String> checkedTopics = new HashSet<>();
+    private Target last;
     private UTF8String lastTopicBytes;
     private String lastTopic;
     private long now;
@@ -129,7 +130,10 @@ final class SinkWriter implements DataWriter<InternalRow> {
         byte[] value = valueCol.bytes(row);
         long explicit = partitionCol == null || partitionCol.isNull(row) ? -1 : partitionCol.longValue(row);
         int p = SinkRows.partition(topic, plan.partitionsOf(topic), key, explicit, value);
-        Target t = target(new TopicPartition(topic, p));
+        Target t = last;
+        if (t == null || t.tp.partition() != p || !t.tp.topic().equals(topic)) {
+            t = last = target(new TopicPartition(topic, p)); // rows come clustered: usually the same target
+        }
         if (++sinceClock >= 4096) {
             now = System.currentTimeMillis();
             sinceClock = 0;

@@ -1,0 +1,166 @@
+"""Spark sink figures for ``compare_peers.py``: the JVM sink against ``write.parquet`` and the Python sink.
+
+One local[2] session with kvlog's jar (UI off), each writer run alternately with the others, best of N:
+
+* batch: N rows of (12 B key, 100 B value) from a cached DataFrame, written with ``format("kvlog")``
+  (codec none, lz4, zstd), ``format("kvlog_python")`` and ``write.parquet`` (Spark's default snappy),
+  4 Kafka partitions, into tmpfs;
+* commit: the driver's commit time (``KvlogSource.lastSinkCommitNanos``) for a 16 MB write and a 2 GB one;
+* streaming: ``readStream.format("kvlog")`` → ``writeStream.format("kvlog")`` with ``Trigger.AvailableNow``.
+
+    python asv_bench/spark_sink_bench.py [--rows N] [--repeat R] [--big-rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+N_ROWS = 2_000_000
+KEY_BYTES = 12
+VALUE_BYTES = 100
+
+
+def session():
+    import kvlog.spark
+    from kvlog.spark.demo import session as local_session
+
+    jar = kvlog.spark.jar_path()
+    if jar is None:
+        raise SystemExit("no kvlog-spark.jar: run `make jar` first")
+    spark = local_session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "3g",
+                                       "spark.jars": jar})
+    if kvlog.spark.register(spark) != "jvm":
+        raise SystemExit("format('kvlog') is not served by the JVM in this session")
+    return spark
+
+
+def source(spark, n: int):
+    """n rows: key 'k' + 11 digits (12 B), value 100 B, as binary columns."""
+    from pyspark.sql import functions as F
+
+    pad = "x" * (VALUE_BYTES - 20)
+    return spark.range(n, numPartitions=4).select(
+        F.format_string("k%011d", F.col("id") % 1000003).cast("binary").alias("key"),
+        F.concat(F.format_string("%020d", F.col("id")), F.lit(pad)).cast("binary").alias("value"))
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def batch_rows(spark, work: str, n: int, repeat: int) -> dict[str, float]:
+    src = source(spark, n).cache()
+    assert src.count() == n
+    out = os.path.join(work, "out")
+
+    def writer(fmt, codec=None):
+        def run():
+            shutil.rmtree(out, ignore_errors=True)
+            if fmt == "parquet":
+                src.write.mode("overwrite").parquet(out)
+                return
+            w = src.write.format(fmt).mode("append").option("topic", "t").option("partitions", "4")
+            (w.option("compression", codec) if codec else w).save(out)
+        return run
+
+    runs = {"parquet": writer("parquet"), "kvlog_python": writer("kvlog_python")}
+    for codec in ("none", "lz4", "zstd"):
+        runs[f"kvlog jvm {codec}"] = writer("kvlog", codec)
+    for fn in runs.values():
+        fn()  # warm-up: JIT, Python workers
+    best = {k: float("inf") for k in runs}
+    for _ in range(repeat):
+        for k, fn in runs.items():
+            best[k] = min(best[k], _best(fn, 1))
+    src.unpersist()
+    shutil.rmtree(out, ignore_errors=True)
+    return {k: n / t for k, t in best.items()}
+
+
+def commit_times(spark, work: str, small: int, big: int) -> dict[str, float]:
+    """The driver's commit in ms for a small and a big write (codec none), each the best of 3."""
+    jvm = spark._jvm.io.kvlog.spark.KvlogSource
+    out = {}
+    for label, n in (("small", small), ("big", big)):
+        times = []
+        for _ in range(3):
+            root = os.path.join(work, f"commit-{label}")
+            shutil.rmtree(root, ignore_errors=True)
+            source(spark, n).write.format("kvlog").mode("append").option("topic", "t").option("partitions", "4") \
+                .save(root)
+            times.append(jvm.lastSinkCommitNanos() / 1e6)
+            size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
+            shutil.rmtree(root, ignore_errors=True)
+        out[label] = min(times)
+        out[f"{label}_bytes"] = size
+    return out
+
+
+def stream_rate(spark, work: str, n: int) -> float:
+    src, dst, ckpt = (os.path.join(work, x) for x in ("stream-src", "stream-dst", "stream-ckpt"))
+    for p in (src, dst, ckpt):
+        shutil.rmtree(p, ignore_errors=True)
+    source(spark, n).write.format("kvlog").mode("append").option("topic", "in").option("partitions", "4").save(src)
+    t = time.perf_counter()
+    q = (spark.readStream.format("kvlog").option("subscribe", "in").option("startingOffsets", "earliest")
+         .load(src).select("key", "value").writeStream.format("kvlog").option("topic", "out")
+         .option("partitions", "4").option("checkpointLocation", ckpt).trigger(availableNow=True).start(dst))
+    q.awaitTermination()
+    took = time.perf_counter() - t
+    got = spark.read.format("kvlog").option("subscribe", "out").load(dst).count()
+    assert got == n, (got, n)
+    return n / took
+
+
+def sink_rows(repeat: int, rows: int = N_ROWS, big_rows: int = 18_000_000) -> list[tuple]:
+    """compare_peers rows: (what, peer, ours, theirs, unit, target ratio or None)."""
+    work = tempfile.mkdtemp(prefix="kvlog-sink-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    spark = session()
+    try:
+        rates = batch_rows(spark, work, rows, repeat)
+        out = []
+        for codec, target in (("none", 1.0), ("lz4", 0.8), ("zstd", 0.8)):
+            out.append((f"Spark JVM sink [{codec}]", "write.parquet (snappy)", rates[f"kvlog jvm {codec}"] / 1e6,
+                        rates["parquet"] / 1e6, "M rows/s", target))
+        out.append(("Spark JVM sink [none]", "Python sink kvlog_python", rates["kvlog jvm none"] / 1e6,
+                    rates["kvlog_python"] / 1e6, "M rows/s", 2.0))
+        commits = commit_times(spark, work, 150_000, big_rows)
+        out.append((f"JVM sink driver commit, {commits['small_bytes'] / 1e6:.0f} MB written",
+                    f"same, {commits['big_bytes'] / 1e9:.1f} GB written", commits["small"], commits["big"], "ms", None))
+        out.append(("Spark JVM sink streaming AvailableNow", "(target 1 M rows/s)", stream_rate(spark, work, rows) / 1e6,
+                    1.0, "M rows/s", 1.0))
+        return out
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=N_ROWS)
+    ap.add_argument("--big-rows", type=int, default=18_000_000, help="rows of the big commit-time write (~2 GB)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", metavar="PATH")
+    args = ap.parse_args()
+    rows = sink_rows(args.repeat, args.rows, args.big_rows)
+    for r in rows:
+        print(f"{r[0]:<45} {r[2]:>9.3f}  vs {r[1]:<28} {r[3]:>9.3f} {r[4]}  ratio {r[2] / r[3]:.2f}"
+              + (f" (target {r[5]})" if r[5] else ""))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
