@@ -362,3 +362,24 @@ def test_stream_epochs_apply_exactly_once_across_restarts(spark, tmp_path):
     assert leftovers(dst) == []
     sinks = committed_offsets.latest(str(dst)).sinks
     assert list(sinks.values()) == [commits[-1]]
+
+
+def test_a_torn_tail_is_refused_until_recovered(spark, tmp_path):
+    """A copy of a log whose last segment ends in a partial batch: new records must follow the last valid
+    batch, so the write refuses (naming the fix) instead of leaving garbage inside the committed range."""
+    with kvlog.LogManager(str(tmp_path)) as mgr:
+        mgr.create_topic("t", 1)
+        log = mgr.log("t", 0)
+        for i in range(10):
+            log.append([kvlog.Record(b"k", b"v%d" % i)])
+        log.flush()
+    with open(tmp_path / "t-0" / "00000000000000000000.log", "ab") as f:
+        f.write(b"\0" * 8 + b"\0\0\0\x30" + b"torn tail")
+    df = spark.range(5).selectExpr("cast(id as string) as key", "cast(cast(id as string) as binary) as value")
+    with pytest.raises(JVM_ERRORS, match="not a whole record batch.*recover it first"):
+        df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    assert leftovers(tmp_path) == []
+    kvlog.Log.open(str(tmp_path / "t-0")).close()  # recovery sets the torn bytes aside
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    assert [r[1] for r in jvm_rows(spark, tmp_path)] == list(range(15))
+    assert jvm_rows(spark, tmp_path) == python_rows(spark, tmp_path)

@@ -255,7 +255,14 @@ final class SinkPlan implements Serializable {
     private static CommittedOffsets.Range currentRange(FileSystem fs, Path dir, TopicPartition tp, Path root)
             throws IOException {
         long checkpointed = LogStartCheckpoint.read(fs, root).getOrDefault(tp, 0L);
-        PartitionLog log = PartitionLog.open(fs, dir, tp, checkpointed, -1, false, false, 1 << 20, false, true);
+        PartitionLog log;
+        try {
+            log = PartitionLog.open(fs, dir, tp, checkpointed, -1, false, false, 1 << 20, false, true);
+        } catch (CorruptLogException e) {
+            throw new IllegalStateException("partition " + tp + " ends in bytes that are not a whole record batch ("
+                + e.getMessage() + "); recover it first (kvlog repair " + dir + ", or open it for writing with "
+                + "kvlog.Log.open), then write again: new records must follow the last valid batch", e);
+        }
         return new CommittedOffsets.Range(log.logStartOffset, log.logEndOffset);
     }
 
