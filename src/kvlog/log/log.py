@@ -41,7 +41,7 @@ from kvlog.errors import (
     OffsetOutOfRangeError,
 )
 from kvlog.log import append as appending
-from kvlog.log import loader, producers, reads, retention
+from kvlog.log import loader, local, producers, reads, retention
 from kvlog.log._common import (
     EARLIEST,
     LATEST,
@@ -204,6 +204,17 @@ class Log:
             created_ms=self._time(), roll_jitter_ms=jitter, suffix=suffix,
             preallocate_bytes=cfg.segment_bytes if cfg.preallocate else 0)
 
+    def _add_segment(self, seg: LogSegment) -> None:
+        try:
+            i = self._segments.add(seg)
+        except ValueError:
+            raise KvlogError(f"duplicate segment base offset {seg.base_offset} in {self.dir}") from None
+        if i == len(self._segments) - 1 and not self.read_only:
+            # a writer's active segment keeps its descriptors (the open-file budget never evicts it)
+            if i:
+                self._segments[i - 1].pinned = False
+            seg.pinned = True
+
     def refresh(self) -> int:
         """A read-only log catches up with its writer; returns the log end offset it now sees.
 
@@ -252,7 +263,7 @@ class Log:
     def aborted_transactions(self, start_offset: int, upper_bound: int) -> list[AbortedTxn]:
         """Aborted transactions overlapping ``[start_offset, upper_bound)`` from the transaction
         indexes (Kafka's collectAbortedTransactions: what a read_committed fetch needs). A segment that
-        recovery would re-read (see ``_reader_txn_from``) has its entries derived from the batches, as
+        recovery would re-read (see ``producers.reader_txn_from``) has its entries derived from the batches, as
         a writer's recovery rebuilds them; a read-only open keeps those in memory."""
         e = self.aborted_array(start_offset, upper_bound)
         return [AbortedTxn(int(r["producer_id"]), int(r["first_offset"]), int(r["last_offset"]),
@@ -260,16 +271,6 @@ class Log:
 
     aborted_array = producers.aborted_array
     """Internal (the cleaner, the Spark source): ``aborted_transactions`` as transaction-index entries."""
-    def _add_segment(self, seg: LogSegment) -> None:
-        try:
-            i = self._segments.add(seg)
-        except ValueError:
-            raise KvlogError(f"duplicate segment base offset {seg.base_offset} in {self.dir}") from None
-        if i == len(self._segments) - 1 and not self.read_only:
-            # a writer's active segment keeps its descriptors (the open-file budget never evicts it)
-            if i:
-                self._segments[i - 1].pinned = False
-            seg.pinned = True
 
     # ---------------------------------------------------------------------------------- properties
     def __del__(self) -> None:
@@ -327,6 +328,7 @@ class Log:
         if writing and self._failed is not None:
             raise LogIOError(f"log {self.dir} failed earlier ({self._failed}); reopen it to recover") from None
 
+    # the internal read API of other kvlog modules (the cleaner, the Spark source): see ``reads``
     segment_index_for = reads.segment_index_for
     ranges = reads.ranges
     chunks = reads.chunks
@@ -560,18 +562,7 @@ class Log:
         self.recovery_point = upto
         self._last_flush_ms = self._time()
         self._write_recovery_point()
-        self._delete_old_snapshots()
-
-    def _delete_old_snapshots(self) -> None:
-        """After a recovery-point checkpoint: keep snapshots from the segment before the recovery
-        point and from the last two segments on (Kafka's deleteSnapshotsAfterRecoveryPointCheckpoint)."""
-        segments = self._segments
-        active = segments.bases[-1]
-        two = segments.lower_base(active)
-        rp = segments.lower_base(self.recovery_point)
-        keep_from = min(rp if rp is not None else self.recovery_point, two if two is not None else active)
-        if self._producer_state.delete_snapshots(lambda o: o >= keep_from):
-            _io.fs.fsync_dir(self.dir)
+        local.delete_old_snapshots(self)
 
     def _write_recovery_point(self) -> None:
         self._checkpoints.write(self.topic, self.partition, recovery_point=self.recovery_point,
@@ -587,30 +578,9 @@ class Log:
         """
         self._check_open(writing=True)
         now = self._time() if now_ms is None else now_ms
-        return self._delete_segments(retention.deletable_segments(
+        return local.delete_segments(self, retention.deletable_segments(
             self._segments, self.config, now, log_start_offset=self.log_start_offset,
             high_watermark=self.high_watermark, log_end_offset=self._next_offset))
-
-    def _delete_segments(self, doomed: list[LogSegment]) -> int:
-        """Delete ``doomed``, a prefix of the segments (rolling first when it is all of them, so that an
-        empty active segment stays), and move the log start offset past them."""
-        if not doomed:
-            return 0
-        if len(doomed) == len(self._segments):
-            self.roll()  # keep an (empty) active segment
-        for seg in doomed:
-            seg.close_handlers()
-            seg.change_suffix("", _files.DELETED)
-            self._segments.remove(seg)
-        self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
-        self.recovery_point = max(self.recovery_point, self.log_start_offset)
-        self._write_recovery_point()
-        for seg in doomed:
-            seg.delete()
-        gone = {seg.base_offset for seg in doomed}  # their snapshots go with them (Kafka)
-        self._producer_state.delete_snapshots(lambda o: o not in gone)
-        _io.fs.fsync_dir(self.dir)
-        return len(doomed)
 
     @_io_guard
     def delete_records(self, before_offset: int) -> int:
@@ -624,8 +594,8 @@ class Log:
         if before_offset > self.log_start_offset:
             self.log_start_offset = before_offset
             self._write_recovery_point()
-            self._delete_segments(retention.below_log_start(self._segments, self.log_start_offset,
-                                                            self.high_watermark, self._next_offset))
+            local.delete_segments(self, retention.below_log_start(self._segments, self.log_start_offset,
+                                                                  self.high_watermark, self._next_offset))
         return self.log_start_offset
 
     # -------------------------------------------------------------------------------- truncation
@@ -641,39 +611,14 @@ class Log:
         if self._segments[0].base_offset > offset:
             self.truncate_fully_and_start_at(offset)
             return True
-        while len(self._segments) > 1 and self._segments[-1].base_offset > offset:
-            self._segments.pop().delete()
-        active = self._segments[-1]
-        active.pinned = True
-        active.truncate_to(offset)
-        self._next_offset = active.read_next_offset()
-        # producer state: snapshots past the new end are stale; reload from the latest one before it
-        leo = self._next_offset
-        psm = self._producer_state
-        psm.delete_snapshots(lambda o: o <= leo)
-        _io.fs.fsync_dir(self.dir)
-        if psm.last_map_offset != leo:
-            producers.replay_producer_state(self, psm.load_latest_snapshot(leo, self.log_start_offset), leo)
-        self.log_start_offset = min(self.log_start_offset, offset)
-        self.recovery_point = min(self.recovery_point, self._next_offset)
-        self._write_recovery_point()
+        local.truncate_tail(self, offset)
         return True
 
     @_io_guard
     def truncate_fully_and_start_at(self, new_offset: int) -> None:
         """Drop every segment and start empty at ``new_offset``."""
         self._check_open(writing=True)
-        old = list(self._segments)
-        self._segments.clear()
-        for seg in old:
-            seg.delete()
-        self._producer_state.truncate_fully_and_start_at(new_offset)
-        self._add_segment(self._new_segment(new_offset))
-        _io.fs.fsync_dir(self.dir)
-        self._next_offset = new_offset
-        self.log_start_offset = new_offset
-        self.recovery_point = new_offset
-        self._write_recovery_point()
+        local.start_at(self, new_offset)
 
     # ------------------------------------------------------------------------- segment replacement
     def new_cleaned_segment(self, base_offset: int) -> LogSegment:
@@ -699,7 +644,7 @@ class Log:
             seg.flush()
         _io.fs.fsync_dir(self.dir)
         try:
-            self._swap(new, old)
+            local.swap(self, new, old)
         except BaseException:
             # the files on disk are resolvable (Log.open completes or rolls back the swap), but this
             # object's view of them is not: close it so the next open recovers
@@ -708,30 +653,6 @@ class Log:
             self._closed = True
             self.release_lock()
             raise
-
-    def _swap(self, new: list[LogSegment], old: list[LogSegment]) -> None:
-        for seg in sorted(new, key=lambda s: -s.base_offset):
-            seg.change_suffix(_files.CLEANED, _files.SWAP)
-        _io.fs.fsync_dir(self.dir)
-        for seg in old:
-            seg.close_handlers()
-            seg.change_suffix(seg.suffix, _files.DELETED)
-            self._segments.remove(seg)
-        _io.fs.fsync_dir(self.dir)
-        for seg in new:
-            seg.change_suffix(_files.SWAP, "")
-            self._add_segment(seg)
-        _io.fs.fsync_dir(self.dir)
-        for seg in old:
-            for path in seg.paths():
-                try:
-                    _io.fs.unlink(path)
-                except FileNotFoundError:
-                    pass
-        # snapshots named after segments that no longer start one (Kafka deletes them with those)
-        gone = {s.base_offset for s in old} - {s.base_offset for s in new}
-        self._producer_state.delete_snapshots(lambda o: o not in gone)
-        _io.fs.fsync_dir(self.dir)
 
     # ------------------------------------------------------------------------------------- close
     def close(self) -> None:
