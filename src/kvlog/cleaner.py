@@ -182,7 +182,7 @@ class LogCleaner:
 
     def _now(self, log: Log) -> int:
         """The cleaner's clock when it was given one, else the log's (delete horizons follow its time)."""
-        return self._time() if self._time is not None else log._time()
+        return self._time() if self._time is not None else log.clock_ms()
 
     def _max_lag_exceeded(self, log: Log, now: int) -> bool:
         lag = log.config.max_compaction_lag_ms
@@ -211,7 +211,7 @@ class LogCleaner:
         return off
 
     def _write_first_dirty(self, log: Log, offset: int) -> None:
-        from kvlog.log import _RootLock
+        from kvlog.root_files import _RootLock
 
         with _RootLock(os.path.dirname(log.dir)):
             checkpoint.update_offsets(self._checkpoint_path(log), {(log.topic, log.partition): offset})
@@ -397,7 +397,7 @@ class LogCleaner:
                    stats: CleanerStats) -> int:
         """Put the dirty section's keys; returns the offset the pass can clean up to."""
         end = start
-        aborted = entries_array(log._aborted_array(start, upper))
+        aborted = entries_array(log.aborted_array(start, upper))
         for seg in log.segments[:-1]:
             i = log.segments.index(seg)
             nxt = log.segments[i + 1].base_offset
@@ -507,7 +507,7 @@ class LogCleaner:
                 # every aborted transaction overlapping the segment, so the cleaned one gets a full index
                 i = segs.index(seg)
                 upper = segs[i + 1].base_offset if i + 1 < len(segs) else seg.read_next_offset()
-                txns.add_aborted(log._aborted_array(seg.base_offset, upper))
+                txns.add_aborted(log.aborted_array(seg.base_offset, upper))
                 for hdrs, extras, data in self._decode(seg, True):
                     stats.bytes_read += len(data)
                     blob = self._filter_chunk(data, hdrs, omap, now, strategy, header_key, log.config, stats,

@@ -110,7 +110,7 @@ def log_tour() -> None:
     end = log.log_end_offset
     for seg in log.segments:
         seg.close_handlers()
-    log._release_lock()
+    log.release_lock()
     with open(path, "ab") as f:
         f.write(b"\x00\x00\x00\x00\x00\x00\x30\x39\x00\x00\x10\x00" + os.urandom(300))  # a torn append
     log = Log.open(os.path.join(root, "clicks-0"), cfg, time=lambda: clock[0])

@@ -25,7 +25,8 @@ from kvlog.errors import (
     StorageError,
     UnknownTopicOrPartitionError,
 )
-from kvlog.log import Log, _RootCheckpoints
+from kvlog.log import Log
+from kvlog.root_files import _RootCheckpoints
 from kvlog.topic_configs import KraftConfigs, ResolvedConfig, TopicConfigs, read_kraft_configs
 
 __all__ = ["LogManager", "validate_topic_name", "MAX_TOPIC_LENGTH"]

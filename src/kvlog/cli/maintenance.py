@@ -8,7 +8,6 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from kvlog import storage
@@ -19,6 +18,7 @@ from kvlog.cli._common import (
     _partitions,
 )
 from kvlog.log import Log
+from kvlog.log.retention import deletable_segments
 from kvlog.manager import LogManager
 from kvlog.segment import LogSegment
 from kvlog.topic_configs import ResolvedConfig, TopicConfigs, maintenance_refusal
@@ -26,47 +26,8 @@ from kvlog.topic_configs import ResolvedConfig, TopicConfigs, maintenance_refusa
 
 def _plan_retention(log: Log, now: int) -> list[LogSegment]:
     """The segments ``delete_old_segments(now)`` would delete, worked out without changing anything."""
-    cfg = log.config
-    remaining = log.segments
-    leo = log.log_end_offset
-    start = [log.log_start_offset]
-    doomed: list[LogSegment] = []
-
-    def delete_while(pred: Callable[[LogSegment, LogSegment | None], bool]) -> None:
-        k = 0
-        for i, seg in enumerate(remaining):
-            nxt = remaining[i + 1] if i + 1 < len(remaining) else None
-            upper = nxt.base_offset if nxt is not None else leo
-            if upper > leo or (nxt is None and seg.size_in_bytes == 0) or not pred(seg, nxt):
-                break
-            k += 1
-        doomed.extend(remaining[:k])
-        del remaining[:k]
-        if k:
-            start[0] = max(start[0], remaining[0].base_offset if remaining else leo)
-
-    delete_while(lambda seg, nxt: nxt is not None and nxt.base_offset <= start[0])
-    if cfg.delete:
-        if cfg.retention_bytes >= 0:
-            excess = [sum(s.size_in_bytes for s in remaining) - cfg.retention_bytes]
-
-            def over(seg: LogSegment, nxt: LogSegment | None) -> bool:
-                if excess[0] - seg.size_in_bytes >= 0:
-                    excess[0] -= seg.size_in_bytes
-                    return True
-                return False
-
-            delete_while(over)
-        if cfg.retention_ms >= 0:
-            def expired(seg: LogSegment, nxt: LogSegment | None) -> bool:
-                if seg.size_in_bytes == 0 or now - seg.largest_timestamp <= cfg.retention_ms:
-                    return False
-                verified = seg.verified_max_timestamp()
-                age = now - (verified if verified >= 0 else seg.largest_timestamp)
-                return bool(age > cfg.retention_ms)
-
-            delete_while(expired)
-    return doomed
+    return deletable_segments(log.segments, log.config, now, log_start_offset=log.log_start_offset,
+                              high_watermark=log.high_watermark, log_end_offset=log.log_end_offset)
 
 
 def _describe_deletion(label: str, verb: str, gone: list[tuple[int, int]], start_before: int,

@@ -604,10 +604,10 @@ def _decoded(log: Log, start: int, end: int, include_headers: bool, read_committ
     if read_committed:
         # stop at the last stable offset; drop aborted transactions using the transaction indexes
         end = min(end, log.last_stable_offset)
-        extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": log._aborted_array(start, end)}
+        extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": log.aborted_array(start, end)}
     if read_committed:
         chunks: Iterator[pa.Table] = (MemoryRecords(data).to_arrow(include_headers=include_headers, **extra)
-                                      for data in log._chunks(start, end, chunk_bytes))
+                                      for data in log.chunks(start, end, chunk_bytes))
     else:
         chunks = _windows(log, start, end, chunk_bytes, include_headers)
     for t in chunks:
@@ -631,8 +631,8 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
 
     buf = bytearray(window)
     schema = record_schema(include_headers)
-    for seg, lo, hi in log._ranges(start, end):
-        log._read_ahead(log._segment_for(seg.base_offset), seg.base_offset)  # an object store fetches ahead
+    for seg, lo, hi in log.ranges(start, end):
+        log.read_ahead(log.segment_index_for(seg.base_offset), seg.base_offset)  # an object store fetches ahead
         pos = lo
         while pos < hi:
             want = min(len(buf), hi - pos)

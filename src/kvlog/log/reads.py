@@ -1,0 +1,184 @@
+"""A log's scans and what a read does at damage (Kafka's ``LocalLog.read`` side beyond the point read):
+byte ranges and chunks of an offset range across segments, the object store's read-ahead, Records and
+Arrow tables of a range, the largest-timestamp search, and stepping past a read-only view's damage.
+
+The functions that take the ``Log`` first are bound as its methods (no wrapper frame); those named
+without an underscore there are the small internal read API other kvlog modules use (the cleaner, the
+Spark source), named so that nothing outside this package reaches into ``Log``'s private state.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kvlog import _io, storage
+from kvlog.damage import DataLossWarning, LogDamage
+from kvlog.errors import CorruptRecordError, OffsetOutOfRangeError
+from kvlog.log._common import LONG_MAX, OffsetAndTimestamp, _int_arg, _located
+from kvlog.records import MemoryRecords, Record, record_schema
+from kvlog.segment import LogSegment
+
+if TYPE_CHECKING:
+    from kvlog.log.log import Log
+
+
+def segment_index_for(log: Log, offset: int) -> int:
+    """Internal (the Spark source): index in ``log.segments`` of the segment holding ``offset`` (floor
+    by base offset), or 0."""
+    return log._segments.floor_index(offset)
+
+
+def ranges(log: Log, start: int, end: int) -> Iterator[tuple[LogSegment, int, int]]:
+    """Internal (the Spark source): ``(segment, start position, end position)`` covering offsets
+    ``[start, end)``, the batch straddling ``end`` included (the caller filters it); at damage, raises
+    or warns and goes on as ``on_damage`` says."""
+    segments = log._segments
+    for seg in segments[segments.floor_index(start):]:
+        if seg.base_offset >= end:
+            return
+        first = seg.translate_offset(start)
+        if first is not None:
+            stop = seg.translate_offset(end) if end < log._next_offset else None
+            end_pos = seg.size_in_bytes if stop is None else stop.position
+            if stop is not None and stop.base_offset < end:
+                end_pos = stop.position + stop.size  # the batch straddling `end` is read, then filtered
+            if end_pos > first.position:
+                yield seg, first.position, end_pos
+        if log.damage:
+            start = past_damage(log, max(start, seg.read_next_offset()), end)
+    if log.damage:
+        past_damage(log, start, end)  # damage at the end of the last segment
+
+
+def chunks(log: Log, start: int, end: int, chunk: int, where: list[Any] | None = None) -> Iterator[Any]:
+    """Internal (the cleaner, the Spark source): the bytes of offsets ``[start, end)`` in pieces of about
+    ``chunk`` bytes, cut on batch boundaries (the batch straddling ``end`` included, for the caller to
+    filter): a fetch loop over segments. ``where`` is set to ``[file, position]`` of the piece being
+    yielded (for errors)."""
+    segments = log._segments
+    i, offset = segments.floor_index(start), start
+    stop = end if end < log._next_offset else LONG_MAX
+    ahead = -1
+    while offset < end and i < len(segments):
+        if ahead != i:
+            ahead = read_ahead(log, i, offset)
+        got = segments[i].read(offset, chunk, None, True, stop)
+        if got is None or not len(got[1]) or got[2] < 0:
+            if log.damage:
+                offset = past_damage(log, offset, end)
+            i += 1
+            continue
+        if where is not None:
+            where[:] = [segments[i].log_path, got[0]]
+        yield got[1]
+        offset = got[2]
+
+
+def read_ahead(log: Log, i: int, offset: int) -> int:
+    """Internal (the Spark source): a scan reaches segment ``i`` at ``offset``, so the rest of it and
+    the next segment are wanted soon. An object store starts fetching them (in parallel, while this one
+    is decoded); a local file ignores the hint (the kernel reads ahead). Returns ``i``."""
+    segments = log._segments
+    if storage.is_remote(log.dir):
+        seg = segments[i]
+        pos = seg.offset_index.lookup(offset).position if seg.offset_index is not None else 0
+        _io.fs.will_need(seg.fileno(), pos, seg.size_in_bytes - pos)
+        if i + 1 < len(segments):
+            _io.fs.will_need(segments[i + 1].fileno(), 0, segments[i + 1].size_in_bytes)
+    return i
+
+
+def bounds(log: Log, start: int | None, end: int | None) -> tuple[int, int]:
+    """``[start, end)`` clamped to the log (a start below the log start offset reads from it, as a
+    consumer resetting to earliest would); a start past the log end offset is out of range, as for
+    ``read()``."""
+    if start is not None:
+        start = _int_arg("start_offset", start)
+        if start > log._next_offset:
+            raise OffsetOutOfRangeError(
+                f"start offset {start} is past the log end offset {log._next_offset} of {log.dir}",
+                log_start_offset=log.log_start_offset, log_end_offset=log._next_offset)
+    if end is not None:
+        end = _int_arg("end_offset", end)
+    s = log.log_start_offset if start is None else max(start, log.log_start_offset)
+    e = log._next_offset if end is None else min(end, log._next_offset)
+    return s, e
+
+
+def records_in(log: Log, start: int, end: int, extra: dict[str, Any]) -> Iterator[Record]:
+    """The Records of ``[start, end)``, decoded with ``extra``; a decode error names its file and position."""
+    where: list[Any] = []
+    try:
+        for data in chunks(log, start, end, 4 << 20, where):
+            for rec in MemoryRecords(data).records(**extra):
+                if rec.offset >= end:
+                    return
+                if rec.offset >= start:
+                    yield rec
+    except CorruptRecordError as exc:
+        raise _located(exc, where) from None
+
+
+def arrow_in(log: Log, start: int, end: int, include_headers: bool, check_crc: bool,
+             extra: dict[str, Any]) -> pa.Table:
+    """The Records of ``[start, end)`` as one Arrow table, decoded in 64 MiB chunks with ``extra``."""
+    tables = []
+    where: list[Any] = []
+    try:
+        for data in chunks(log, start, end, 64 << 20, where):
+            t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc, **extra)
+            off = t.column("offset")
+            if len(t) and (pc.min(off).as_py() < start or pc.max(off).as_py() >= end):
+                t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
+            tables.append(t)
+    except CorruptRecordError as exc:
+        raise _located(exc, where) from None
+    if not tables:
+        return pa.Table.from_batches([], schema=record_schema(include_headers))  # (empty_table imports pandas)
+    return pa.concat_tables(tables)
+
+
+def max_timestamp_offset(log: Log) -> OffsetAndTimestamp | None:
+    """The first record carrying the log's largest timestamp (``offset_for_timestamp(MAX_TIMESTAMP)``)."""
+    for d in log.damage:  # the damaged bytes may hold the largest timestamp
+        past_damage(log, d.first_offset, LONG_MAX)
+    best: LogSegment | None = None
+    for seg in log._segments:
+        if seg.size_in_bytes and (best is None or seg.max_timestamp > best.max_timestamp):
+            best = seg
+    if best is None or best.max_timestamp < 0:
+        return None
+    target = best.max_timestamp
+    found = best.find_offset_by_timestamp(target, log.log_start_offset)
+    return OffsetAndTimestamp(*found) if found else None
+
+
+def _damage_at(log: Log, offset: int) -> LogDamage | None:
+    for d in log.damage:
+        if d.first_offset <= offset < d.end_offset:
+            return d
+    return None
+
+
+def past_segment_damage(log: Log, seg: LogSegment) -> None:
+    """A search skipped or missed in ``seg``: any damage in it raises or warns, as ``on_damage`` says."""
+    for d in log.damage:
+        if d.path == seg.log_path:
+            past_damage(log, d.first_offset, LONG_MAX)
+
+
+def past_damage(log: Log, offset: int, end: int) -> int:
+    """A read at ``offset`` (wanting offsets below ``end``) found no batch where it looked: when damage
+    hides ``offset``, raise (``on_damage="raise"``) or warn and return where reading goes on."""
+    d = _damage_at(log, offset)
+    if d is None or offset >= end:
+        return offset
+    if log.on_damage == "raise":
+        raise d.error()
+    warnings.warn(DataLossWarning(f"{log.dir}: {d.describe()}"), stacklevel=3)
+    return d.end_offset
