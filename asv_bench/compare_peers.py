@@ -478,6 +478,9 @@ def measure(args):
                 from spark_jvm_bench import jvm_rows
 
                 rows += [(*r[:5], r[5] or 0) for r in jvm_rows(max(3, repeat // 3))]
+                from spark_sink_bench import sink_rows  # the JVM sink, against Parquet and the Python sink
+
+                rows += [(*r[:5], r[5] or 0) for r in sink_rows(max(3, repeat // 3))]
     return rows
 
 

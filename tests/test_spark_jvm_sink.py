@@ -383,3 +383,24 @@ def test_a_torn_tail_is_refused_until_recovered(spark, tmp_path):
     df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
     assert [r[1] for r in jvm_rows(spark, tmp_path)] == list(range(15))
     assert jvm_rows(spark, tmp_path) == python_rows(spark, tmp_path)
+
+
+def test_a_read_only_view_refreshes_to_the_committed_end_only(spark, tmp_path):
+    df = spark.range(100).selectExpr("cast(id as string) as key", "cast(cast(id as string) as binary) as value")
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    view = kvlog.Log.open(str(tmp_path / "t-0"), read_only=True)
+    assert view.log_end_offset == 100
+    with kvlog.Log.open(str(tmp_path / "stray" / "t-0")) as stray:  # an in-flight job's segment, not committed
+        stray.truncate_fully_and_start_at(100)
+        stray.append([kvlog.Record(b"x", b"uncommitted")] * 3)
+        stray.flush()
+    for n in os.listdir(tmp_path / "stray" / "t-0"):
+        if n[:20].isdigit() and n.endswith((".log", ".index", ".timeindex")):
+            os.replace(tmp_path / "stray" / "t-0" / n, tmp_path / "t-0" / n)
+    assert view.refresh() == 100  # the new segment is not committed: not part of the log
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))  # removes it, appends
+    assert view.refresh() == 200
+    assert [r.value for r in view.records(195)] == [str(i).encode() for i in range(95, 100)]
+    df.write.format("kvlog").mode("overwrite").option("topic", "t").save(str(tmp_path))
+    assert view.refresh() == 300 and view.log_start_offset == 200
+    view.close()

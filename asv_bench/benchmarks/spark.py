@@ -99,3 +99,41 @@ class SparkJvmRates:
         return rates["sum(hash(all seven))"]["kvlog (jvm)"]
 
     track_all_seven_columns_rows_per_s.unit = "rows/s"
+
+
+class SparkJvmSinkRates:
+    """The JVM sink (``df.write.format("kvlog")``) over ``write.parquet`` and the Python sink, 2 M rows."""
+
+    timeout = 1800
+    number = 1
+    repeat = 1
+    rounds = 1
+
+    def setup_cache(self):
+        import kvlog.spark
+        from spark_sink_bench import batch_rows, session
+
+        if kvlog.spark.jar_path() is None:
+            raise NotImplementedError("no kvlog-spark.jar in this environment")
+        work = tempfile.mkdtemp(prefix="kvlog-asv-spark-sink-")
+        spark = session()
+        try:
+            return batch_rows(spark, work, 2_000_000, 3)
+        finally:
+            spark.stop()
+            shutil.rmtree(work, ignore_errors=True)
+
+    def track_none_ratio_to_parquet(self, rates):
+        return rates["kvlog jvm none"] / rates["parquet"]
+
+    track_none_ratio_to_parquet.unit = "ratio"
+
+    def track_zstd_ratio_to_parquet(self, rates):
+        return rates["kvlog jvm zstd"] / rates["parquet"]
+
+    track_zstd_ratio_to_parquet.unit = "ratio"
+
+    def track_ratio_to_python_sink(self, rates):
+        return rates["kvlog jvm none"] / rates["kvlog_python"]
+
+    track_ratio_to_python_sink.unit = "ratio"

@@ -302,12 +302,16 @@ def refresh(log: Log) -> int:
     """A read-only view's catching up with its writer (``Log.refresh``): the new complete, CRC-valid
     batches of the last segment, then any segment rolled at the view's end."""
     segments = log._segments
+    committed = committed_range(log)  # a governed directory: the view goes no further than what is committed
+    end = committed[1] if committed is not None else LONG_MAX
     while True:
         last = segments[-1].extend_valid_prefix()
         if last is not None:
-            log._next_offset = last + 1
+            log._next_offset = min(last + 1, end)
             log.recovery_point = log._next_offset
         nxt = log._next_offset
+        if nxt >= end:
+            break
         probe = log._roll_probe
         if probe[0] != nxt:  # the name a segment rolled at this end would have
             probe = log._roll_probe = (nxt, _files.segment_path(log.dir, nxt, _files.LOG))
@@ -319,8 +323,10 @@ def refresh(log: Log) -> int:
             break  # deleted again before we opened it
         seg.limit_to_valid_prefix()
         log._add_segment(seg)
-        log._next_offset = seg.read_next_offset()
+        log._next_offset = min(seg.read_next_offset(), end)
         log.recovery_point = log._next_offset
+    if committed is not None and committed[0] > log.log_start_offset:
+        log.log_start_offset = min(committed[0], log._next_offset)  # an overwrite moved it
     if log._psm is not None:
         log._psm = None  # producer state follows the new end on next use
     return log._next_offset

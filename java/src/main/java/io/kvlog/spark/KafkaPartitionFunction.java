@@ -64,6 +64,9 @@ final class KafkaPartitionFunction implements UnboundFunction {
         private transient SinkRows.Column value;
         private transient Map<String, Integer> counts;
         private transient UTF8String specSeen;
+        private transient UTF8String topicSeen;
+        private transient String topicName;
+        private transient int partitions;
 
         Bound(StructType input) {
             this.input = input;
@@ -107,11 +110,22 @@ final class KafkaPartitionFunction implements UnboundFunction {
             if (counts == null || !spec.equals(specSeen)) {
                 counts = parseSpec(spec.toString());
                 specSeen = spec.clone();
+                topicSeen = null;
             }
-            String t = topic.string(row);
-            Integer n = counts.get(t);
-            return SinkRows.partition(t, n != null ? n : counts.get(""), key.bytes(row),
-                partition.isNull(row) ? -1L : partition.longValue(row), value.bytes(row));
+            UTF8String t = topic.utf8(row);
+            if (t == null) {
+                throw new IllegalArgumentException("the 'topic' column holds a null; every row needs a topic (or set "
+                    + "option topic)");
+            }
+            if (!t.equals(topicSeen)) {
+                topicName = t.toString();
+                Integer n = counts.get(topicName);
+                partitions = n != null ? n : counts.get("");
+                topicSeen = t.clone();
+            }
+            long explicit = partition.isNull(row) ? -1 : partition.longValue(row);
+            byte[] k = key.bytes(row);
+            return SinkRows.partition(topicName, partitions, k, explicit, k == null ? value.bytes(row) : null);
         }
     }
 }

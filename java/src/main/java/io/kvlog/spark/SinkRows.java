@@ -30,7 +30,10 @@ final class SinkRows {
     private SinkRows() {
     }
 
-    /** The partition of a row: the explicit one (checked), else {@link DefaultPartitioner}'s. */
+    /**
+     * The partition of a row: the explicit one (checked), else {@link DefaultPartitioner}'s ({@code value} is
+     * only read for a null key, so a caller may pass null then when the key is not null).
+     */
     static int partition(String topic, int partitions, byte[] key, long explicit, byte[] value) {
         if (explicit >= 0 || explicit < -1) {
             if (explicit >= partitions || explicit < 0) {
