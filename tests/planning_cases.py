@@ -6,9 +6,9 @@ order), or a substring of the error. Expected values follow Spark's Kafka source
 timestamp (the earliest offset whose timestamp is at or after the target; none: latest for an end, an error or the
 end for a start). Where an engine departs from that, ``deviates`` says how and the case is an xfail for it.
 
-kvlog's own documented choices are encoded as they are (docs/spark.md): a subscribed or assigned topic that does
-not exist is an error (Spark's Kafka source would find no partition and read nothing), and JSON endingOffsets
-below startingOffsets are refused when the options are parsed.
+Two choices of kvlog's are encoded as they are: a subscribed or assigned topic that does not exist is an error
+(docs/spark.md; Spark's Kafka source would find no partition and read nothing), and JSON endingOffsets below
+startingOffsets are refused while the options are parsed (Spark's option checks do not compare them).
 """
 
 from __future__ import annotations

@@ -83,21 +83,14 @@ def test_jvm_planner(case, data_dirs, jvm):
     check(case, lambda: plan_jvm(jvm, options))
 
 
-def _outcome(plan) -> tuple[str, Any]:
-    try:
-        return "ranges", plan()
-    except Refused as exc:
-        return "refused", str(exc).split(" (")[0]
-
-
 @pytest.mark.spark
 @pytest.mark.parametrize("case", [c for c in CASES if len(c.deviates) == 2], ids=lambda c: c.id)
 def test_engines_agree_where_both_differ_from_kafka(case, data_dirs, jvm):
     """Where both engines depart from Spark's Kafka source, they still give one answer."""
     options = {**case.options, "path": str(data_dirs[case.data])}
-    py = _outcome(lambda: plan_python(options))
-    assert py[0] == "ranges" and py[1] != case.ranges
-    assert _outcome(lambda: plan_jvm(jvm, options)) == py
+    py = sorted(plan_python(options))
+    assert py != sorted(case.ranges)
+    assert sorted(plan_jvm(jvm, options)) == py
 
 
 def test_case_table_is_well_formed():
