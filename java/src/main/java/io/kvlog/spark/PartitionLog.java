@@ -90,6 +90,45 @@ final class PartitionLog {
      * headers (max timestamps) until one may hold the answer.
      */
     long offsetForTimestamp(long ts) throws IOException {
+        if (ts == EARLIEST_TIMESTAMP) { // Kafka's ListOffsets targets, as the Python source reads them
+            return logStartOffset;
+        }
+        if (ts == LATEST_TIMESTAMP) {
+            return logEndOffset;
+        }
+        if (ts == MAX_TIMESTAMP) {
+            long max = maxTimestamp();
+            return max < 0 ? -1 : offsetForTimestamp(max);
+        }
+        return searchTimestamp(ts);
+    }
+
+    static final long EARLIEST_TIMESTAMP = -2;
+    static final long LATEST_TIMESTAMP = -1;
+    static final long MAX_TIMESTAMP = -3;
+
+    /** The largest record timestamp from the log start on (-1: none), from the batch headers. */
+    private long maxTimestamp() throws IOException {
+        long max = -1;
+        for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
+            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
+                while (s.next()) {
+                    if (BatchDecoder.lastOffset(s) < logStartOffset) {
+                        continue;
+                    }
+                    if (BatchDecoder.magic(s) < 2) {
+                        throw new UnsupportedOperationException("the largest-timestamp target (-3) needs record "
+                            + "batches of magic 2; " + tp + " holds older message sets: read it with the Python "
+                            + "source (format kvlog_python)");
+                    }
+                    max = Math.max(max, RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()));
+                }
+            }
+        }
+        return max;
+    }
+
+    private long searchTimestamp(long ts) throws IOException {
         TimestampSearch search = new TimestampSearch(ts, logStartOffset);
         try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
             for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
