@@ -202,34 +202,44 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
         seg.close_handlers()
 
 
-def _index_prelude(report: PartitionReport, name: str, length: int, entry: int, offsets: np.ndarray,
-                   other: np.ndarray, base: int, describe: Callable[[int], str]) -> int:
-    """Checks both index kinds share: whole entries, and nothing after the zero-filled end.
+def _index_entries(report: PartitionReport, directory: str, base: int, suffix: str,
+                   missing: str) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """Read a segment's offset or time index and run the checks both kinds share: whole entries, and
+    nothing after the zero-filled end.
 
-    Returns the number of entries before that end (the ones the other checks look at).
+    Returns the file name and the entries before that end (the ones the other checks look at): offsets and
+    positions, or timestamps and offsets; None, with the warning ``missing``, when there is no file.
     """
+    path = _files.segment_path(directory, base, suffix)
+    name = os.path.basename(path)
+    if not _io.fs.exists(path):
+        report.warn(name, missing)
+        return None
+    if suffix == _files.INDEX:
+        offsets, other, length = read_offset_index(path, base)
+        entry, first, second = 8, offsets, other
+        describe = "offset {}, position {}"
+    else:
+        other, offsets, length = read_time_index(path, base)
+        entry, first, second = 12, other, offsets
+        describe = "timestamp {}, offset {}"
     if length % entry:
         report.error(name, f"file size {length} is not a multiple of the {entry}-byte entry")
     cut = kafka_index_end(offsets, base)
     tail = np.flatnonzero((offsets[cut:] != base) | (other[cut:] != 0))
     if len(tail):
         k = cut + int(tail[0])
-        report.error(name, f"entry {k} ({describe(k)}) follows the zero-filled end of the index at entry {cut}",
-                     k * entry)
-    return cut
+        report.error(name, f"entry {k} ({describe.format(int(first[k]), int(second[k]))}) follows the "
+                           f"zero-filled end of the index at entry {cut}", k * entry)
+    return name, first[:cut], second[:cut]
 
 
 def _verify_offset_index(report: PartitionReport, directory: str, base: int, log_name: str,
                          positions: np.ndarray, lasts: np.ndarray) -> None:
-    path = _files.segment_path(directory, base, _files.INDEX)
-    name = os.path.basename(path)
-    if not _io.fs.exists(path):
-        report.warn(name, "missing offset index (Kafka rebuilds it when it loads the log)")
+    if (loaded := _index_entries(report, directory, base, _files.INDEX,
+                                 "missing offset index (Kafka rebuilds it when it loads the log)")) is None:
         return
-    offsets, pos, length = read_offset_index(path, base)
-    cut = _index_prelude(report, name, length, 8, offsets, pos, base,
-                         lambda k: f"offset {int(offsets[k])}, position {int(pos[k])}")
-    offsets, pos = offsets[:cut], pos[:cut]
+    name, offsets, pos = loaded
     report.many(name, np.flatnonzero(np.diff(offsets) <= 0) + 1, lambda i: (
         f"entry {i}: offset {int(offsets[i])} is not above the previous entry's {int(offsets[i - 1])}",
         i * 8))
@@ -253,15 +263,10 @@ def _verify_offset_index(report: PartitionReport, directory: str, base: int, log
 def _verify_time_index(report: PartitionReport, directory: str, base: int, log_name: str,
                        positions: np.ndarray, lasts: np.ndarray, maxes: np.ndarray,
                        last_segment: bool) -> None:
-    path = _files.segment_path(directory, base, _files.TIME_INDEX)
-    name = os.path.basename(path)
-    if not _io.fs.exists(path):
-        report.warn(name, "missing time index (Kafka creates an empty one when it loads the log)")
+    if (loaded := _index_entries(report, directory, base, _files.TIME_INDEX,
+                                 "missing time index (Kafka creates an empty one when it loads the log)")) is None:
         return
-    stamps, offsets, length = read_time_index(path, base)
-    cut = _index_prelude(report, name, length, 12, offsets, stamps, base,
-                         lambda k: f"timestamp {int(stamps[k])}, offset {int(offsets[k])}")
-    stamps, offsets = stamps[:cut], offsets[:cut]
+    name, stamps, offsets = loaded
     report.many(name, np.flatnonzero(np.diff(stamps) <= 0) + 1, lambda i: (
         (f"entry {i}: timestamp {int(stamps[i])} is not above the previous entry's {int(stamps[i - 1])} "
          "(time index timestamps must increase)"), i * 12))
