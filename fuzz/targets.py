@@ -445,7 +445,7 @@ def topics_file(data: bytes) -> str:
 # ---------------------------------------------------------------------------------------------- segments
 def segment_recovery(data: bytes) -> str:
     """The bytes as the only ``.log`` of a partition: recovery on open, then reads and ``verify``."""
-    from kvlog.cli import verify_partition
+    from kvlog.verify import verify_partition
     from kvlog.log import Log
 
     d = os.path.join(_scratch(), "fuzz-0")

@@ -19,7 +19,8 @@ import pytest
 
 import kvlog
 from kvlog import LogConfig, Record
-from kvlog.cli import main, parse_timestamp
+from kvlog.cli import main
+from kvlog.timestamps import parse_timestamp
 from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, Log
 from kvlog.manager import LogManager
 

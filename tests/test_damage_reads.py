@@ -8,7 +8,7 @@ import pytest
 
 import kvlog
 from kvlog import checkpoint
-from kvlog.cli import verify_partition
+from kvlog.verify import verify_partition
 from kvlog.damage import DataLossWarning
 from kvlog.errors import CorruptRecordError
 

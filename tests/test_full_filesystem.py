@@ -91,7 +91,7 @@ def trial(mount: str, variant: int) -> dict[str, object]:
         wrong = [o for o, k, v in got if k != b"k%d" % o or v != _value(o, vsize)]
         after = log.append([Record(b"again", b"v", T0)]).first_offset
         log.flush()
-    from kvlog.cli import verify_partition
+    from kvlog.verify import verify_partition
 
     report = verify_partition(path)
     return {

@@ -23,7 +23,7 @@ import pytest
 
 import kvlog
 from kvlog import LogConfig, Record
-from kvlog.cli import verify_partition
+from kvlog.verify import verify_partition
 from kvlog.errors import CorruptRecordError
 from kvlog.log import Log
 from tests.reliability_report import record

@@ -18,7 +18,7 @@ import pytest
 import kvlog
 import kvlog.spark
 from kvlog._core.partitioner import murmur2 as kvlog_murmur2
-from kvlog.cli import verify_partition
+from kvlog.verify import verify_partition
 from kvlog.spark._staging import SinkPlan, _route
 
 from tests.oracles import peer_can_decode, peer_decode

@@ -16,7 +16,8 @@ import pytest
 
 import kvlog
 from kvlog import LogConfig, Record
-from kvlog.cli import main, verify_partition
+from kvlog.cli import main
+from kvlog.verify import verify_partition
 from kvlog.damage import DataLossWarning
 from kvlog.errors import CorruptRecordError, LogLockedError
 from kvlog.log import Log

@@ -7,8 +7,8 @@ import os
 import re
 from collections.abc import Iterable
 
-from kvlog import _io
-from kvlog.errors import LogLockedError
+from kvlog import _io, storage
+from kvlog.errors import DirectoryNotFoundError, LogLockedError
 
 LOG = ".log"
 INDEX = ".index"
@@ -86,6 +86,37 @@ def partition_dirs(root: str) -> tuple[dict[tuple[str, int], str], list[str]]:
         else:
             skipped.append(name)
     return found, skipped
+
+
+def is_partition_dir(path: str) -> bool:
+    """True for a partition directory, False for a data directory holding partition directories;
+    ``DirectoryNotFoundError`` ("no Kafka partitions found") for anything else (``kvlog verify /etc``)."""
+    names = _io.fs.listdir(path)
+    if any(n.endswith(LOG) and is_offset_name(n) for n in names):
+        return True
+    found, skipped = partition_dirs(path)
+    if found:
+        return False
+    if parse_partition_dir(path) is not None and looks_like_partition(names):
+        return True
+    also = (f"; {', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''} "
+            f"{'is' if len(skipped) == 1 else 'are'} named like partitions but hold no Kafka partition files"
+            if skipped else "")
+    raise DirectoryNotFoundError(f"no Kafka partitions found in {path}: it holds neither log segments nor "
+                                 f"<topic>-<partition> directories with Kafka partition files{also}")
+
+
+def discover_partitions(path: str) -> tuple[bool, list[tuple[str, str | None, int | None]]]:
+    """``(is one partition, [(path, topic, partition)])`` for a partition directory or a data directory
+    (a local path or a URI): what every tool that takes either kind of directory walks."""
+    path = storage.normalize(path)
+    if not _io.fs.isdir(path):
+        raise DirectoryNotFoundError(f"no such directory: {path}")
+    if is_partition_dir(path):
+        tp = parse_partition_dir(path)
+        return True, [(path, tp[0] if tp else None, tp[1] if tp else None)]
+    found = partition_dirs(path)[0]
+    return False, [(full, t, p) for (t, p), full in sorted(found.items())]
 
 
 def lock_file(path: str, what: str) -> int:

@@ -74,6 +74,11 @@ __all__ = [
     "ClosedIndexError",
     "DEFAULT_MAX_INDEX_SIZE",
     "WARM_BYTES",
+    "OFFSET_ENTRY_DTYPE",
+    "TIME_ENTRY_DTYPE",
+    "read_offset_index",
+    "read_time_index",
+    "kafka_index_end",
 ]
 
 DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024
@@ -115,6 +120,44 @@ class ReadOnlyIndexError(KvlogError, io.UnsupportedOperation):
 
 class ClosedIndexError(KvlogError, ValueError):
     """Use of an index after ``close()`` / ``delete()``."""
+
+
+#: One ``.index`` entry as numpy sees the file (relative offset, position), packed big-endian.
+OFFSET_ENTRY_DTYPE = np.dtype([("rel", ">i4"), ("position", ">i4")])
+#: One ``.timeindex`` entry as numpy sees the file (timestamp, relative offset), packed big-endian.
+TIME_ENTRY_DTYPE = np.dtype([("timestamp", ">i8"), ("rel", ">i4")])
+
+
+def _read_entries(path: str, dtype: np.dtype) -> tuple[np.ndarray, int]:
+    """Every entry Kafka would believe (``file length // entry size``) and the file length.
+
+    Read with plain reads, never mapped: a broker or kvlog writer may trim the file of an active segment
+    at any moment, and a mapped page past the new end would kill a read-only checker with SIGBUS.
+    """
+    data = _io.fs.read_file(path)
+    whole = len(data) - len(data) % dtype.itemsize
+    return np.frombuffer(data[:whole], dtype=dtype), len(data)
+
+
+def read_offset_index(path: str, base: int) -> tuple[I64Array, I64Array, int]:
+    """``(offsets, positions, file length)`` of every entry of a ``.index`` file, untrusted tail included,
+    for tools that judge the file rather than use it (``kvlog dump``, :mod:`kvlog.verify`)."""
+    raw, length = _read_entries(path, OFFSET_ENTRY_DTYPE)
+    return base + raw["rel"].astype(np.int64), raw["position"].astype(np.int64), length
+
+
+def read_time_index(path: str, base: int) -> tuple[I64Array, I64Array, int]:
+    """``(timestamps, offsets, file length)`` of every entry of a ``.timeindex`` file, as
+    :func:`read_offset_index` reads an offset index."""
+    raw, length = _read_entries(path, TIME_ENTRY_DTYPE)
+    return raw["timestamp"].astype(np.int64), base + raw["rel"].astype(np.int64), length
+
+
+def kafka_index_end(offsets: np.ndarray, base: int) -> int:
+    """DumpLogSegments' end of an index read by :func:`read_offset_index` or :func:`read_time_index`:
+    the first entry after the first one that holds the base offset (where a zero-filled tail starts)."""
+    hits = np.flatnonzero(offsets[1:] == base)
+    return int(hits[0]) + 1 if len(hits) else len(offsets)
 
 
 _EMPTY = b""
@@ -615,7 +658,7 @@ class _AbstractIndex:
 class OffsetIndex(_AbstractIndex):
     """Sparse map from offsets to byte positions in the segment's ``.log`` (Kafka's ``OffsetIndex``)."""
 
-    ENTRY_SIZE: ClassVar[int] = 8
+    ENTRY_SIZE: ClassVar[int] = OFFSET_ENTRY_DTYPE.itemsize
     _KIND: ClassVar[str] = "offset index"
     _PACK = struct.Struct(">ii").pack_into
 
@@ -801,7 +844,7 @@ class TimeIndex(_AbstractIndex):
     """Sparse map from timestamps to offsets (Kafka's ``TimeIndex``): entry ``(T, O)`` says the largest
     timestamp seen up to offset ``O`` is ``T``. One slot is kept free for the entry written at roll/close."""
 
-    ENTRY_SIZE: ClassVar[int] = 12
+    ENTRY_SIZE: ClassVar[int] = TIME_ENTRY_DTYPE.itemsize
     _KIND: ClassVar[str] = "time index"
     _PACK = struct.Struct(">qi").pack_into
 

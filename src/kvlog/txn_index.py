@@ -18,7 +18,8 @@ import numpy as np
 from kvlog import _io
 from kvlog.errors import CorruptIndexError
 
-__all__ = ["AbortedTxn", "TransactionIndex", "ENTRY_DTYPE", "ENTRY_SIZE", "aborted_batch_mask", "entries_array"]
+__all__ = ["AbortedTxn", "TransactionIndex", "ENTRY_DTYPE", "ENTRY_SIZE", "aborted_batch_mask", "entries_array",
+           "parse_entries"]
 
 ENTRY_SIZE = 34
 CURRENT_VERSION = 0
@@ -73,6 +74,12 @@ def entries_array(txns: Any) -> np.ndarray:
     return np.array(rows, dtype=_NATIVE) if rows else np.empty(0, _NATIVE)
 
 
+def parse_entries(data: bytes) -> np.ndarray:
+    """The whole entries of a ``.txnindex`` file's bytes (``ENTRY_DTYPE``, a read-only view); a partial
+    entry at the end is left out, as Kafka's reader leaves it (``len(data) % ENTRY_SIZE`` says if one was)."""
+    return np.frombuffer(data[:len(data) - len(data) % ENTRY_SIZE], ENTRY_DTYPE)
+
+
 class TransactionIndex:
     """One segment's ``.txnindex``. Entries are cached in memory; every write goes through ``_io.fs``."""
 
@@ -100,8 +107,7 @@ class TransactionIndex:
                 data = _io.fs.pread(fd, size, 0) if size else b""
             finally:
                 _io.fs.close(fd)
-            whole = len(data) - len(data) % ENTRY_SIZE
-            self._entries = np.frombuffer(data[:whole], ENTRY_DTYPE).copy()
+            self._entries = parse_entries(data).copy()
         return self._entries
 
     @property

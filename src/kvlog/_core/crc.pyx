@@ -10,8 +10,8 @@ from libc.stdint cimport uint32_t, uint8_t
 
 
 cdef extern from "kvlog_crc.h" nogil:
-    uint32_t kvlog_crc32(uint32_t crc, const uint8_t *p, size_t n)
-    uint32_t kvlog_crc32c(uint32_t crc, const uint8_t *p, size_t n)
+    uint32_t kvlog_crc32(uint32_t crc, const uint8_t *p, size_t n) noexcept
+    uint32_t kvlog_crc32c(uint32_t crc, const uint8_t *p, size_t n) noexcept
     void kvlog_crc_init()
     const char *kvlog_crc32_kernel()
     const char *kvlog_crc32c_kernel()
@@ -40,36 +40,34 @@ cdef enum:
     NOGIL_BYTES = 16384
 
 
-def crc32(data, value=0):
-    """CRC-32 (IEEE 802.3) of ``data``, continuing from ``value``; same results as ``zlib.crc32``."""
+ctypedef uint32_t (*crc_fn)(uint32_t crc, const uint8_t *p, size_t n) noexcept nogil
+
+
+cdef inline object _checksum(crc_fn fn, data, value):
+    """``fn`` over ``data`` from ``value``: one body for both polynomials (``fn`` is a constant at each
+    call site, so the C compiler calls the kernel directly)."""
     cdef Py_buffer view
     cdef uint32_t v = 0 if value is 0 else <uint32_t>PyLong_AsUnsignedLongLongMask(value)
     if PyBytes_CheckExact(data) and PyBytes_GET_SIZE(data) < NOGIL_BYTES:  # no buffer protocol round trip
-        return kvlog_crc32(v, <const uint8_t *>PyBytes_AS_STRING(data), <size_t>PyBytes_GET_SIZE(data))
+        return fn(v, <const uint8_t *>PyBytes_AS_STRING(data), <size_t>PyBytes_GET_SIZE(data))
     PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
     if view.len >= NOGIL_BYTES:
         with nogil:
-            v = kvlog_crc32(v, <const uint8_t *>view.buf, <size_t>view.len)
+            v = fn(v, <const uint8_t *>view.buf, <size_t>view.len)
     else:
-        v = kvlog_crc32(v, <const uint8_t *>view.buf, <size_t>view.len)
+        v = fn(v, <const uint8_t *>view.buf, <size_t>view.len)
     PyBuffer_Release(&view)
     return v
+
+
+def crc32(data, value=0):
+    """CRC-32 (IEEE 802.3) of ``data``, continuing from ``value``; same results as ``zlib.crc32``."""
+    return _checksum(kvlog_crc32, data, value)
 
 
 def crc32c(data, value=0):
     """CRC-32C (Castagnoli) of ``data``, continuing from ``value`` (zlib-style incremental use)."""
-    cdef Py_buffer view
-    cdef uint32_t v = 0 if value is 0 else <uint32_t>PyLong_AsUnsignedLongLongMask(value)
-    if PyBytes_CheckExact(data) and PyBytes_GET_SIZE(data) < NOGIL_BYTES:  # no buffer protocol round trip
-        return kvlog_crc32c(v, <const uint8_t *>PyBytes_AS_STRING(data), <size_t>PyBytes_GET_SIZE(data))
-    PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
-    if view.len >= NOGIL_BYTES:
-        with nogil:
-            v = kvlog_crc32c(v, <const uint8_t *>view.buf, <size_t>view.len)
-    else:
-        v = kvlog_crc32c(v, <const uint8_t *>view.buf, <size_t>view.len)
-    PyBuffer_Release(&view)
-    return v
+    return _checksum(kvlog_crc32c, data, value)
 
 
 def kernels():

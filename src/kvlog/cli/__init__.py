@@ -29,9 +29,6 @@ from kvlog.cli._common import (
     _plain_timestamp_arg,
     _positive,
     _timestamp_arg,
-    parse_timestamp,
-    read_offset_index,
-    read_time_index,
 )
 from kvlog.cli.demo import cmd_demo
 from kvlog.cli.dump import cmd_dump
@@ -41,6 +38,8 @@ from kvlog.cli.offsets import cmd_offsets
 from kvlog.cli.repair import cmd_repair
 from kvlog.cli.verify import PartitionReport, Problem, cmd_verify, verify_partition, verify_path
 from kvlog.errors import KvlogError, redact
+from kvlog.index import read_offset_index, read_time_index
+from kvlog.timestamps import parse_timestamp
 
 __all__ = ["PartitionReport", "Problem", "build_parser", "cmd_compact", "cmd_demo", "cmd_dump", "cmd_mirror",
            "cmd_offsets", "cmd_repair", "cmd_retention", "cmd_verify", "main", "parse_timestamp",

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import struct
 import sys
 from dataclasses import dataclass, field
 
@@ -18,19 +17,18 @@ from kvlog.cli._common import (
     INT32_MAX,
     _base_offset_of,
     _err,
-    _index_cut,
     _iter_file_batches,
     _open_read,
     _out,
-    read_offset_index,
-    read_time_index,
 )
 from kvlog.cli.groups import dump_parser
 from kvlog.compression import Compression, decompress
 from kvlog.errors import CorruptRecordError, KvlogError
-from kvlog.index import OffsetIndex, TimeIndex
+from kvlog.index import OffsetIndex, TimeIndex, kafka_index_end, read_offset_index, read_time_index
 from kvlog.internal_topics.dump_format import Parser
+from kvlog.producer_state import increment_sequence
 from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
+from kvlog.txn_index import ENTRY_SIZE, parse_entries
 
 
 @dataclass
@@ -43,13 +41,6 @@ class _DumpState:
     ts_not_found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     failed: bool = False
-
-
-def _inc_sequence(seq: int, inc: int) -> int:
-    """Kafka's DefaultRecordBatch.incrementSequence (wraps past Integer.MAX_VALUE to 0)."""
-    if seq > INT32_MAX - inc:
-        return inc - (INT32_MAX - seq) - 1
-    return seq + inc
 
 
 def _bool(v: bool) -> str:
@@ -70,7 +61,7 @@ def _batch_line(b: RecordBatch, position: int) -> str:
         return f"offset: {b.last_offset}{tail}"
     base = b.base_offset
     bs = b.base_sequence
-    last_seq = -1 if bs == -1 else _inc_sequence(bs, b.last_offset - base)
+    last_seq = -1 if bs == -1 else increment_sequence(bs, b.last_offset - base)
     dh = b.delete_horizon_ms
     horizon = "OptionalLong.empty" if dh is None else f"OptionalLong[{dh}]"
     return (f"baseOffset: {base} lastOffset: {b.last_offset} count: {b.record_count} baseSequence: {bs} "
@@ -109,7 +100,7 @@ def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *
         prefix = " "
         if b.magic >= 2:
             bs = b.base_sequence
-            seq = _inc_sequence(bs, rec.offset - b.base_offset) if bs >= 0 else -1
+            seq = increment_sequence(bs, rec.offset - b.base_offset) if bs >= 0 else -1
             line += f" sequence: {seq} headerKeys: [{','.join(k for k, _ in rec.headers)}]"
         if legacy is not None:
             line += f" isValid: {_bool(legacy[1])} crc: {legacy[0]}}}"
@@ -254,7 +245,7 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
         index_path = os.path.join(directory, prefix + _files.INDEX)
         if _io.fs.exists(index_path):
             hint_offsets, hint_positions, _ = read_offset_index(index_path, base)
-            cut = _index_cut(hint_offsets, base)
+            cut = kafka_index_end(hint_offsets, base)
             hint_offsets, hint_positions = hint_offsets[:cut], hint_positions[:cut]
         else:
             hint_offsets = hint_positions = np.empty(0, np.int64)
@@ -290,13 +281,15 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
 
 def _dump_txn_index(path: str, state: _DumpState) -> None:
     data = _io.fs.read_file(path)
-    whole = len(data) - len(data) % 34
-    for _, pid, first, last, lso in struct.iter_unpack(">hqqqq", data[:whole]):
-        version = struct.unpack_from(">b", data, 0)[0]  # AbortedTxn.version() reads the first byte only
+    entries = parse_entries(data)
+    version = int.from_bytes(data[:1], "big", signed=True)  # AbortedTxn.version() reads the first byte only
+    for pid, first, last, lso in zip(entries["producer_id"].tolist(), entries["first_offset"].tolist(),
+                                     entries["last_offset"].tolist(), entries["last_stable_offset"].tolist()):
         _out(f"version: {version} producerId: {pid} firstOffset: {first} lastOffset: {last} "
              f"lastStableOffset: {lso}")
-    if whole != len(data):
-        _err(f"kvlog: {path}: {len(data) - whole} bytes after the last 34-byte aborted-transaction entry")
+    if len(data) % ENTRY_SIZE:
+        _err(f"kvlog: {path}: {len(data) % ENTRY_SIZE} bytes after the last {ENTRY_SIZE}-byte "
+             "aborted-transaction entry")
         state.failed = True
 
 

@@ -10,12 +10,11 @@ import sys
 import time
 from dataclasses import dataclass
 
-from kvlog import storage
+from kvlog import _files, storage
 from kvlog.cli._common import (
     _count,
     _err,
     _out,
-    _partitions,
 )
 from kvlog.log import Log
 from kvlog.log.retention import deletable_segments
@@ -67,7 +66,7 @@ class _Maintenance:
 
     @classmethod
     def of(cls, action: str, args: argparse.Namespace) -> "_Maintenance":
-        single, parts = _partitions(args.path)
+        single, parts = _files.discover_partitions(args.path)
         root = os.path.dirname(parts[0][0]) if single else storage.normalize(args.path)
         configs = TopicConfigs.load(root, metadata_dir=args.metadata_dir)
         return cls(action, single, parts, configs, dict(args.config or []), args.force_internal)

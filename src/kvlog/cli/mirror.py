@@ -8,10 +8,9 @@ import sys
 import time
 from typing import Any, TextIO
 
-from kvlog import _io, storage
+from kvlog import _files, _io, storage
 from kvlog.cli._common import (
     _err,
-    _is_partition_dir,
     _out,
     _topic_config,
 )
@@ -60,7 +59,7 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     if not _io.fs.isdir(source):
         raise DirectoryNotFoundError(f"no such directory: {source}")
     try:
-        if _is_partition_dir(source):
+        if _files.is_partition_dir(source):
             if topic_map:
                 raise ConfigError("--topic-map applies when mirroring data directories")
             with Log.open(args.target, _topic_config(args.target, overrides)) as target:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from kvlog.cli._common import (
-    _out,
-    _partitions,
-)
+from kvlog import _files
+from kvlog.cli._common import _out
 from kvlog.cli.groups import cmd_failover, refuse_failover_options
 from kvlog.errors import ConfigError
 from kvlog.log import Log
@@ -22,7 +20,7 @@ def cmd_offsets(args: argparse.Namespace) -> int:
     target = args.timestamp
     if target >= 0:
         target = max(0, target - args.margin)
-    single, parts = _partitions(args.path)
+    single, parts = _files.discover_partitions(args.path)
     for path, topic, partition in parts:
         with Log.open(path, read_only=True) as log:
             found = log.offset_for_timestamp(target)

@@ -6,18 +6,18 @@ import argparse
 import json
 import os
 
+from kvlog import _files
 from kvlog.cli._common import (
     _count,
     _err,
     _out,
-    _partitions,
 )
 from kvlog.repair import repair_partition
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
     """Rewrite only proven fields (``kvlog.repair``); exit 1 while anything unproven remains."""
-    _, parts = _partitions(args.path)
+    _, parts = _files.discover_partitions(args.path)
     reports = []
     for i, (p, t, n) in enumerate(parts):
         if len(parts) > 1:

@@ -47,7 +47,7 @@ def _as_of(options: Mapping[str, str]) -> int | None:
     text = options.get("asOf") or options.get("asof")
     if not text:
         return None
-    from kvlog.cli import parse_timestamp
+    from kvlog.timestamps import parse_timestamp
 
     return parse_timestamp(str(text), special=False)
 

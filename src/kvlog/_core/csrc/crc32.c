@@ -23,6 +23,9 @@
  *   ARMV8    (aarch64 CRC32) three interleaved __crc32d streams over equal
  *            chunks, merged with generated "shift by L bytes" tables.
  * SSE42 has no meaning for IEEE CRC-32 (the x86 crc32 instruction is CRC-32C).
+ *
+ * What the two polynomials share is written once: the folding steps in kvlog_crc_fold.h, the aarch64
+ * kernel, slice8 variant and dispatch in the template kvlog_crc_poly.h (included at the end of both).
  */
 #define KVLOG_CRC_INTERNAL 1
 #include "kvlog_crc.h"
@@ -30,9 +33,7 @@
 
 #include <string.h>
 
-#if defined(KVLOG_HAVE_X86_KERNELS)
-#include <immintrin.h>
-#endif
+#include "kvlog_crc_fold.h"
 #if defined(KVLOG_HAVE_ARM_KERNELS) && !defined(__clang__)
 #include <arm_acle.h>
 #endif
@@ -1000,29 +1001,14 @@ uint32_t kvlog__crc_slice8(const uint32_t (*t)[256], uint32_t c, const unsigned 
     return c;
 }
 
-static uint32_t crc32_v_slice8(uint32_t crc, const unsigned char *p, size_t n)
-{
-    return ~kvlog__crc_slice8(crc32_slice8, ~crc, p, n);
-}
-
 /* ------------------------------------------------ x86 PCLMULQDQ folding */
 #if defined(KVLOG_HAVE_X86_KERNELS)
-#define KVLOG_TARGET_PCLMUL __attribute__((target("sse4.2,pclmul")))
-
 /* pshufb masks for the partial last block: bytes [t, t+16) and [16+t, 32+t) */
 static const unsigned char kvlog_tail_shuf[48] = {
     0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
     0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
     0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 };
-
-#define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-
-/* x (rev128 of A) -> rev128 of a polynomial congruent to A * x^D, k = kD */
-KVLOG_TARGET_PCLMUL static inline __m128i fold128(__m128i x, __m128i k)
-{
-    return _mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11));
-}
 
 /* x holds the folded data so far; p/n is what is left (any n; at least 16
    bytes precede p).  Folds the remaining whole blocks, the partial block, and
@@ -1035,7 +1021,7 @@ KVLOG_TARGET_PCLMUL static uint32_t fold_finish(const kvlog_crc_fold_consts *k, 
     __m128i t, kr;
 
     while (n >= 16) {
-        x = _mm_xor_si128(fold128(x, k128), LOADU128(p));
+        x = fold128x(x, k128, LOADU128(p));
         p += 16;
         n -= 16;
     }
@@ -1045,7 +1031,7 @@ KVLOG_TARGET_PCLMUL static uint32_t fold_finish(const kvlog_crc_fold_consts *k, 
         __m128i m_lo = LOADU128(kvlog_tail_shuf + n);       /* byte i <- x[i-16+n], or 0x80 */
         __m128i last = LOADU128(p + n - 16);                /* ends at the end of the data */
         __m128i w = _mm_blendv_epi8(_mm_shuffle_epi8(x, m_hi), last, m_hi);
-        x = _mm_xor_si128(fold128(_mm_shuffle_epi8(x, m_lo), k128), w);
+        x = fold128x(_mm_shuffle_epi8(x, m_lo), k128, w);
     }
     if (k->hw_crc32c) {
         /* crc32_u64(c, d) = c*x^64 + d*x^32 mod P(CRC-32C): two of them give A*x^32 mod P */
@@ -1065,27 +1051,29 @@ KVLOG_TARGET_PCLMUL static uint32_t fold_finish(const kvlog_crc_fold_consts *k, 
     return (uint32_t)_mm_extract_epi32(x, 1);
 }
 
+/* The main loop of the folding kernels, for registers of `bits` (128, 256, 512): x0..x3 take the first
+   four registers' worth at p (x0 with the state added) and fold forward by k4 (the constant for four
+   registers) while four more follow; p and n advance past what was folded. Needs n >= bits / 2. */
+#define FOLD_MAIN(bits, k4) \
+    do { \
+        x0 = start##bits(p, state); \
+        KVLOG_LOAD3(LOADU##bits, p, (bits) / 8); \
+        kk = KCONST##bits(k4); \
+        for (p += (bits) / 2, n -= (bits) / 2; n >= (bits) / 2; p += (bits) / 2, n -= (bits) / 2) \
+            KVLOG_FOLD4(fold##bits##x, LOADU##bits, kk, p, (bits) / 8); \
+    } while (0)
+
 KVLOG_TARGET_PCLMUL uint32_t kvlog__crc_fold_pclmul(const kvlog_crc_fold_consts *k, uint32_t state,
                                                     const unsigned char *p, size_t n)
 {
-    __m128i x0 = _mm_xor_si128(LOADU128(p), _mm_cvtsi32_si128((int)state));
+    __m128i x0, x1, x2, x3, kk;
 
     if (n >= 64) {
-        const __m128i k512 = LOADU128(k->k512);
-        __m128i x1 = LOADU128(p + 16), x2 = LOADU128(p + 32), x3 = LOADU128(p + 48);
-        p += 64;
-        n -= 64;
-        while (n >= 64) {
-            x0 = _mm_xor_si128(fold128(x0, k512), LOADU128(p));
-            x1 = _mm_xor_si128(fold128(x1, k512), LOADU128(p + 16));
-            x2 = _mm_xor_si128(fold128(x2, k512), LOADU128(p + 32));
-            x3 = _mm_xor_si128(fold128(x3, k512), LOADU128(p + 48));
-            p += 64;
-            n -= 64;
-        }
+        FOLD_MAIN(128, k->k512);
         x0 = _mm_xor_si128(_mm_xor_si128(fold128(x0, LOADU128(k->k384)), fold128(x1, LOADU128(k->k256))),
                            _mm_xor_si128(fold128(x2, LOADU128(k->k128)), x3));
     } else {
+        x0 = start128(p, state);
         p += 16;
         n -= 16;
     }
@@ -1093,16 +1081,6 @@ KVLOG_TARGET_PCLMUL uint32_t kvlog__crc_fold_pclmul(const kvlog_crc_fold_consts 
 }
 
 #if defined(KVLOG_HAVE_X86_AVX512_KERNELS)
-#define KVLOG_TARGET_VPCLMUL \
-    __attribute__((target("sse4.2,pclmul,avx2,avx512f,avx512vl,avx512bw,vpclmulqdq")))
-#define LOADU512(p) _mm512_loadu_si512((const void *)(p))
-
-KVLOG_TARGET_VPCLMUL static inline __m512i fold512(__m512i x, __m512i k, __m512i data)
-{
-    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
-                                     _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
-}
-
 /* x0..x3: four folded 512-bit registers covering consecutive 64-byte blocks that end
    at p; p/n: the data that follows.  Merges them and finishes with fold_finish. */
 KVLOG_TARGET_VPCLMUL static inline uint32_t fold512_finish(const kvlog_crc_fold_consts *k, __m512i x0, __m512i x1,
@@ -1114,14 +1092,14 @@ KVLOG_TARGET_VPCLMUL static inline uint32_t fold512_finish(const kvlog_crc_fold_
     __m128i r;
 
     /* x0, x1, x2 are 192, 128, 64 bytes before x3 */
-    kk = _mm512_broadcast_i32x4(LOADU128(k->k1536));
-    t = fold512(x0, kk, x3);
-    kk = _mm512_broadcast_i32x4(LOADU128(k->k1024));
+    kk = KCONST512(k->k1536);
+    t = fold512x(x0, kk, x3);
+    kk = KCONST512(k->k1024);
     u = _mm512_xor_si512(_mm512_clmulepi64_epi128(x1, kk, 0x00), _mm512_clmulepi64_epi128(x1, kk, 0x11));
-    kk = _mm512_broadcast_i32x4(LOADU128(k->k512));
-    x0 = _mm512_xor_si512(fold512(x2, kk, t), u);
+    kk = KCONST512(k->k512);
+    x0 = _mm512_xor_si512(fold512x(x2, kk, t), u);
     while (n >= 64) {
-        x0 = fold512(x0, kk, LOADU512(p));
+        x0 = fold512x(x0, kk, LOADU512(p));
         p += 64;
         n -= 64;
     }
@@ -1145,22 +1123,7 @@ KVLOG_TARGET_VPCLMUL uint32_t kvlog__crc_fold_vpclmul(const kvlog_crc_fold_const
     if (n < 256)
         return kvlog__crc_fold_pclmul(k, state, p, n);
 
-    x0 = _mm512_xor_si512(LOADU512(p), _mm512_inserti32x4(_mm512_setzero_si512(),
-                                                          _mm_cvtsi32_si128((int)state), 0));
-    x1 = LOADU512(p + 64);
-    x2 = LOADU512(p + 128);
-    x3 = LOADU512(p + 192);
-    p += 256;
-    n -= 256;
-    kk = _mm512_broadcast_i32x4(LOADU128(k->k2048));
-    while (n >= 256) {
-        x0 = fold512(x0, kk, LOADU512(p));
-        x1 = fold512(x1, kk, LOADU512(p + 64));
-        x2 = fold512(x2, kk, LOADU512(p + 128));
-        x3 = fold512(x3, kk, LOADU512(p + 192));
-        p += 256;
-        n -= 256;
-    }
+    FOLD_MAIN(512, k->k2048);
     return fold512_finish(k, x0, x1, x2, x3, p, n);
 }
 
@@ -1171,27 +1134,16 @@ KVLOG_TARGET_VPCLMUL uint32_t kvlog__crc_fold_vpclmul_state(const kvlog_crc_fold
 }
 
 /* 256-bit VPCLMULQDQ under AVX2 (no AVX-512): 4 x 256-bit registers folded by 1024 bits per 128-byte
-   step, merged pairwise into one register and then into one 128-bit lane for fold_finish. */
-#define KVLOG_TARGET_VPCLMUL256 __attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
-#define LOADU256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-#define BCAST128(p) _mm256_broadcastsi128_si256(LOADU128(p))
-
-KVLOG_TARGET_VPCLMUL256 static inline __m256i fold256(__m256i x, __m256i k, __m256i data)
-{
-    return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00),
-                                             _mm256_clmulepi64_epi128(x, k, 0x11)), data);
-}
-
-/* x0..x3 cover 128 consecutive bytes (x0 first): one 128-bit lane holding all of them */
+   step, merged pairwise into one register and then into one 128-bit lane for fold_finish.
+   fold256_merge: x0..x3 cover 128 consecutive bytes (x0 first): one 128-bit lane holding all of them */
 KVLOG_TARGET_VPCLMUL256 static inline __m128i fold256_merge(const kvlog_crc_fold_consts *k, __m256i x0, __m256i x1,
                                                             __m256i x2, __m256i x3)
 {
-    const __m256i k256 = BCAST128(k->k256);
-    __m256i w = fold256(fold256(x0, k256, x1), BCAST128(k->k512), fold256(x2, k256, x3));
+    const __m256i k256 = KCONST256(k->k256);
+    __m256i w = fold256x(fold256x(x0, k256, x1), KCONST256(k->k512), fold256x(x2, k256, x3));
     __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
     const __m128i k128 = LOADU128(k->k128);
-    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(lo, k128, 0x00), _mm_clmulepi64_si128(lo, k128, 0x11)),
-                         hi);
+    return fold128x(lo, k128, hi);
 }
 
 KVLOG_TARGET_VPCLMUL256 uint32_t kvlog__crc_fold_vpclmul256(const kvlog_crc_fold_consts *k, uint32_t state,
@@ -1202,22 +1154,7 @@ KVLOG_TARGET_VPCLMUL256 uint32_t kvlog__crc_fold_vpclmul256(const kvlog_crc_fold
 
     if (n < 128)
         return kvlog__crc_fold_pclmul(k, state, p, n);
-    x0 = _mm256_xor_si256(LOADU256(p), _mm256_inserti128_si256(_mm256_setzero_si256(),
-                                                               _mm_cvtsi32_si128((int)state), 0));
-    x1 = LOADU256(p + 32);
-    x2 = LOADU256(p + 64);
-    x3 = LOADU256(p + 96);
-    p += 128;
-    n -= 128;
-    kk = BCAST128(k->k1024);
-    while (n >= 128) {
-        x0 = fold256(x0, kk, LOADU256(p));
-        x1 = fold256(x1, kk, LOADU256(p + 32));
-        x2 = fold256(x2, kk, LOADU256(p + 64));
-        x3 = fold256(x3, kk, LOADU256(p + 96));
-        p += 128;
-        n -= 128;
-    }
+    FOLD_MAIN(256, k->k1024);
     r = fold256_merge(k, x0, x1, x2, x3);
     _mm256_zeroupper();
     return fold_finish(k, r, p, n);
@@ -1259,135 +1196,7 @@ static uint32_t crc32_v_vpclmul_avx2(uint32_t crc, const unsigned char *p, size_
 #endif
 #endif /* KVLOG_HAVE_X86_KERNELS */
 
-/* ------------------------------------------------------ aarch64 CRC32 */
-#if defined(KVLOG_HAVE_ARM_KERNELS)
-#if defined(__clang__)
-#define KVLOG_TARGET_ARMCRC __attribute__((target("crc")))
-#define ARM_CRC32D(c, v) __builtin_arm_crc32d((c), (v))
-#define ARM_CRC32W(c, v) __builtin_arm_crc32w((c), (v))
-#define ARM_CRC32H(c, v) __builtin_arm_crc32h((c), (v))
-#define ARM_CRC32B(c, v) __builtin_arm_crc32b((c), (v))
-#else
-#define KVLOG_TARGET_ARMCRC __attribute__((target("+crc")))
-#define ARM_CRC32D(c, v) __crc32d((c), (v))
-#define ARM_CRC32W(c, v) __crc32w((c), (v))
-#define ARM_CRC32H(c, v) __crc32h((c), (v))
-#define ARM_CRC32B(c, v) __crc32b((c), (v))
-#endif
-
-static inline uint32_t shift_by_table(const uint32_t (*t)[256], uint32_t c)
-{
-    return t[0][c & 0xff] ^ t[1][(c >> 8) & 0xff] ^ t[2][(c >> 16) & 0xff] ^ t[3][c >> 24];
-}
-
-KVLOG_TARGET_ARMCRC static inline uint32_t arm_crc32_1way(uint32_t c, const unsigned char *p, size_t n)
-{
-    uint64_t v8;
-    uint32_t v4;
-    uint16_t v2;
-    while (n >= 8) {
-        memcpy(&v8, p, 8);
-        c = ARM_CRC32D(c, v8);
-        p += 8;
-        n -= 8;
-    }
-    if (n & 4) {
-        memcpy(&v4, p, 4);
-        c = ARM_CRC32W(c, v4);
-        p += 4;
-    }
-    if (n & 2) {
-        memcpy(&v2, p, 2);
-        c = ARM_CRC32H(c, v2);
-        p += 2;
-    }
-    if (n & 1)
-        c = ARM_CRC32B(c, *p);
-    return c;
-}
-
-/* Three streams over [p, p+L), [p+L, p+2L), [p+2L, p+3L), all started from 0;
-   acc (the state before p) is shifted over 3L bytes off the critical path. */
-KVLOG_TARGET_ARMCRC static inline uint32_t arm_crc32_3way(uint32_t acc, const unsigned char *p, size_t L,
-                                                           const uint32_t (*sh)[256])
-{
-    uint32_t a = 0, b = 0, c = 0;
-    size_t i;
-    for (i = 0; i < L; i += 8) {
-        uint64_t va, vb, vc;
-        memcpy(&va, p + i, 8);
-        memcpy(&vb, p + L + i, 8);
-        memcpy(&vc, p + 2 * L + i, 8);
-        a = ARM_CRC32D(a, va);
-        b = ARM_CRC32D(b, vb);
-        c = ARM_CRC32D(c, vc);
-    }
-    return shift_by_table(sh, shift_by_table(sh, shift_by_table(sh, acc) ^ a) ^ b) ^ c;
-}
-
-KVLOG_TARGET_ARMCRC static uint32_t arm_crc32_kernel(uint32_t s, const unsigned char *p, size_t n)
-{
-    while (n >= 3 * 4096) {
-        s = arm_crc32_3way(s, p, 4096, crc32_shift4096);
-        p += 3 * 4096;
-        n -= 3 * 4096;
-    }
-    while (n >= 3 * 512) {
-        s = arm_crc32_3way(s, p, 512, crc32_shift512);
-        p += 3 * 512;
-        n -= 3 * 512;
-    }
-    while (n >= 3 * 64) {
-        s = arm_crc32_3way(s, p, 64, crc32_shift64);
-        p += 3 * 64;
-        n -= 3 * 64;
-    }
-    return arm_crc32_1way(s, p, n);
-}
-
-static uint32_t crc32_v_armv8(uint32_t crc, const unsigned char *p, size_t n)
-{
-    return ~arm_crc32_kernel(~crc, p, n);
-}
-#endif /* KVLOG_HAVE_ARM_KERNELS */
-
-/* ------------------------------------------------------------ dispatch */
-typedef uint32_t (*kvlog_crc_fn)(uint32_t, const unsigned char *, size_t);
-
-static kvlog_crc_fn crc32_variant_fn(int v)
-{
-    switch (v) {
-    case KVLOG_CRC_SLICE8:
-        return crc32_v_slice8;
-#if defined(KVLOG_HAVE_X86_KERNELS)
-    case KVLOG_CRC_PCLMUL:
-        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL))
-            return crc32_v_pclmul;
-        return NULL;
-#if defined(KVLOG_HAVE_X86_AVX512_KERNELS)
-    case KVLOG_CRC_VPCLMUL:
-        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL) &&
-            kvlog_cpu_has(KVLOG_CPU_AVX512) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
-            return crc32_v_vpclmul;
-        return NULL;
-    case KVLOG_CRC_VPCLMUL_AVX2:
-        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL) &&
-            kvlog_cpu_has(KVLOG_CPU_AVX2) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
-            return crc32_v_vpclmul_avx2;
-        return NULL;
-#endif
-#endif
-#if defined(KVLOG_HAVE_ARM_KERNELS)
-    case KVLOG_CRC_ARMV8:
-        if (kvlog_cpu_has(KVLOG_CPU_ARM_CRC32))
-            return crc32_v_armv8;
-        return NULL;
-#endif
-    default:
-        return NULL;
-    }
-}
-
+/* ------------------------------------------- aarch64, portable, dispatch */
 static const char *const variant_names[KVLOG_CRC_NVARIANTS] = {
     "slice8", "sse4.2", "pclmul", "vpclmul-avx512", "armv8-crc", "vpclmul-avx2"
 };
@@ -1399,52 +1208,18 @@ const char *kvlog_crc_variant_name(int variant)
     return variant_names[variant];
 }
 
-static uint32_t crc32_resolve(uint32_t crc, const unsigned char *p, size_t n);
-static kvlog_crc_fn crc32_active = crc32_resolve;
-static const char *crc32_active_name = "slice8";
 static volatile int crc_initialized;
 
 void kvlog_crc_init(void)
 {
-    static const int order[] = { KVLOG_CRC_VPCLMUL, KVLOG_CRC_VPCLMUL_AVX2, KVLOG_CRC_PCLMUL, KVLOG_CRC_ARMV8,
-                                 KVLOG_CRC_SLICE8 };
-    size_t i;
     if (crc_initialized)
         return;
-    for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-        kvlog_crc_fn f = crc32_variant_fn(order[i]);
-        if (f) {
-            crc32_active_name = variant_names[order[i]];
-            crc32_active = f;
-            break;
-        }
-    }
+    kvlog__crc32_init();
     kvlog__crc32c_init();
     crc_initialized = 1;
 }
 
-static uint32_t crc32_resolve(uint32_t crc, const unsigned char *p, size_t n)
-{
-    kvlog_crc_init();
-    return crc32_active(crc, p, n);
-}
-
-uint32_t kvlog_crc32(uint32_t crc, const unsigned char *p, size_t n)
-{
-    return crc32_active(crc, p, n);
-}
-
-const char *kvlog_crc32_kernel(void)
-{
-    kvlog_crc_init();
-    return crc32_active_name;
-}
-
-int kvlog_crc32_variant(int variant, uint32_t crc, const unsigned char *p, size_t n, uint32_t *out)
-{
-    kvlog_crc_fn f = crc32_variant_fn(variant);
-    if (!f)
-        return -1;
-    *out = f(crc, p, n);
-    return 0;
-}
+#define CRC_ID crc32
+#define CRC_HAS_SSE42 0
+#define CRC_NAMES variant_names
+#include "kvlog_crc_poly.h"

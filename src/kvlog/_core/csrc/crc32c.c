@@ -27,6 +27,9 @@
  *            Intel client cores): as PCLMUL below 1 KiB, then the hybrid loop
  *            with 4 x 256-bit folding beside 4 crc32 streams (crc32c_hybrid256).
  *   ARMV8    "armv8-crc": __crc32cd, three streams merged with shift tables.
+ *
+ * The stream kernels (SSE42, ARMV8) are one template, kvlog_crc_3way.h; the three hybrid loops another,
+ * kvlog_crc_hybrid.h; the aarch64 kernel and the dispatch are kvlog_crc_poly.h, shared with crc32.c.
  */
 #define KVLOG_CRC_INTERNAL 1
 #include "kvlog_crc.h"
@@ -34,9 +37,7 @@
 
 #include <string.h>
 
-#if defined(KVLOG_HAVE_X86_KERNELS)
-#include <immintrin.h>
-#endif
+#include "kvlog_crc_fold.h"
 #if defined(KVLOG_HAVE_ARM_KERNELS) && !defined(__clang__)
 #include <arm_acle.h>
 #endif
@@ -1069,21 +1070,11 @@ static const uint32_t crc32c_shift64[4][256] = {
 };
 /* END GENERATED crc32c_shift */
 
-static inline uint32_t shift_by_table(const uint32_t (*t)[256], uint32_t c)
-{
-    return t[0][c & 0xff] ^ t[1][(c >> 8) & 0xff] ^ t[2][(c >> 16) & 0xff] ^ t[3][c >> 24];
-}
 #endif
-
-static uint32_t crc32c_v_slice8(uint32_t crc, const unsigned char *p, size_t n)
-{
-    return ~kvlog__crc_slice8(crc32c_slice8, ~crc, p, n);
-}
 
 /* ------------------------------------------------------------ x86 SSE4.2 */
 #if defined(KVLOG_HAVE_X86_KERNELS)
 #define KVLOG_TARGET_SSE42 __attribute__((target("sse4.2")))
-#define KVLOG_TARGET_SSE42_PCLMUL __attribute__((target("sse4.2,pclmul")))
 
 #ifndef CRC32C_3WAY_MIN
 #define CRC32C_3WAY_MIN 64          /* below: one stream */
@@ -1092,72 +1083,12 @@ static uint32_t crc32c_v_slice8(uint32_t crc, const unsigned char *p, size_t n)
 #define CRC32C_FOLD512_MIN 256      /* VPCLMUL variant: 512-bit folding from here */
 #endif
 
-KVLOG_TARGET_SSE42 static inline uint32_t sse42_1way(uint32_t c, const unsigned char *p, size_t n)
-{
-    uint64_t c64 = c, v8;
-    uint32_t v4;
-    uint16_t v2;
-    while (n >= 8) {
-        memcpy(&v8, p, 8);
-        c64 = _mm_crc32_u64(c64, v8);
-        p += 8;
-        n -= 8;
-    }
-    c = (uint32_t)c64;
-    if (n & 4) {
-        memcpy(&v4, p, 4);
-        c = _mm_crc32_u32(c, v4);
-        p += 4;
-    }
-    if (n & 2) {
-        memcpy(&v2, p, 2);
-        c = _mm_crc32_u16(c, v2);
-        p += 2;
-    }
-    if (n & 1)
-        c = _mm_crc32_u8(c, *p);
-    return c;
-}
-
-/* Three streams over [p, p+L), [p+L, p+2L), [p+2L, p+3L) from state 0; acc
-   (state before p) is shifted over 3L bytes off the streams' critical path. */
-KVLOG_TARGET_SSE42 static inline uint32_t sse42_3way_table(uint32_t acc, const unsigned char *p, size_t L,
-                                                           const uint32_t (*sh)[256])
-{
-    uint64_t a = 0, b = 0, c = 0;
-    size_t i;
-    for (i = 0; i < L; i += 8) {
-        uint64_t va, vb, vc;
-        memcpy(&va, p + i, 8);
-        memcpy(&vb, p + L + i, 8);
-        memcpy(&vc, p + 2 * L + i, 8);
-        a = _mm_crc32_u64(a, va);
-        b = _mm_crc32_u64(b, vb);
-        c = _mm_crc32_u64(c, vc);
-    }
-    return shift_by_table(sh, shift_by_table(sh, shift_by_table(sh, acc) ^ (uint32_t)a) ^ (uint32_t)b) ^
-           (uint32_t)c;
-}
-
-KVLOG_TARGET_SSE42 static uint32_t sse42_kernel(uint32_t s, const unsigned char *p, size_t n)
-{
-    while (n >= 3 * 4096) {
-        s = sse42_3way_table(s, p, 4096, crc32c_shift4096);
-        p += 3 * 4096;
-        n -= 3 * 4096;
-    }
-    while (n >= 3 * 512) {
-        s = sse42_3way_table(s, p, 512, crc32c_shift512);
-        p += 3 * 512;
-        n -= 3 * 512;
-    }
-    while (n >= 3 * 64) {
-        s = sse42_3way_table(s, p, 64, crc32c_shift64);
-        p += 3 * 64;
-        n -= 3 * 64;
-    }
-    return sse42_1way(s, p, n);
-}
+#define W3_NAME(x) sse42_##x
+#define W3_TARGET KVLOG_TARGET_SSE42
+#define W3_STATE uint64_t
+#define W3_CRC(bits, c, v) _mm_crc32_u##bits((c), (v))
+#define W3_SHIFT(L) crc32c_shift##L
+#include "kvlog_crc_3way.h"
 
 static uint32_t crc32c_v_sse42(uint32_t crc, const unsigned char *p, size_t n)
 {
@@ -1175,7 +1106,7 @@ static uint32_t crc32c_v_sse42(uint32_t crc, const unsigned char *p, size_t n)
    a compile-time constant at every call site).  first: stream 0 starts from
    acc; otherwise acc is shifted over the whole block separately, off the
    streams' critical path. */
-KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t sse42_nway_clmul(uint32_t acc, const unsigned char *p,
+KVLOG_TARGET_PCLMUL static inline uint32_t sse42_nway_clmul(uint32_t acc, const unsigned char *p,
                                                                    size_t words, int first, const int ns)
 {
     const size_t q = words / (size_t)ns, r = words % (size_t)ns;
@@ -1211,14 +1142,14 @@ KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t sse42_nway_clmul(uint32_t acc, 
 }
 
 /* mul(x^(a-33), x^(b-33)) = x^(a+b-33) mod P (rev32 operands) */
-KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kmul(uint32_t a, uint32_t b)
+KVLOG_TARGET_PCLMUL static inline uint32_t kmul(uint32_t a, uint32_t b)
 {
     __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0x00);
     return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(t));
 }
 
 /* rev32(x^(64m - 33) mod P) for any m >= 1 */
-KVLOG_TARGET_SSE42_PCLMUL static uint32_t kpow(size_t m)
+KVLOG_TARGET_PCLMUL static uint32_t kpow(size_t m)
 {
     uint32_t r = 0;
     int i, have = 0;
@@ -1232,7 +1163,7 @@ KVLOG_TARGET_SSE42_PCLMUL static uint32_t kpow(size_t m)
 }
 
 /* K for a shift over 8m bytes: table for small m, else square-and-multiply */
-KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kget(size_t m)
+KVLOG_TARGET_PCLMUL static inline uint32_t kget(size_t m)
 {
     return m <= sizeof(crc32c_combine) / sizeof(crc32c_combine[0]) ? crc32c_combine[m - 1] : kpow(m);
 }
@@ -1243,7 +1174,7 @@ KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t kget(size_t m)
 
 /* Any n: blocks of 3*CRC32C_COMBINE_BLOCK bytes, then one block of the
    remaining whole words, then < 8 bytes. */
-KVLOG_TARGET_SSE42_PCLMUL static uint32_t sse42_clmul_kernel(uint32_t s, const unsigned char *p, size_t n)
+KVLOG_TARGET_PCLMUL static uint32_t sse42_clmul_kernel(uint32_t s, const unsigned char *p, size_t n)
 {
     const size_t B = 3 * CRC32C_COMBINE_BLOCK;
     int first = 1;
@@ -1265,8 +1196,6 @@ KVLOG_TARGET_SSE42_PCLMUL static uint32_t sse42_clmul_kernel(uint32_t s, const u
     return sse42_1way(s, p, n);
 }
 
-#define LOADU128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-
 /* The crc32 side of a hybrid loop: ns contiguous streams over the whole words that follow the folded
    part, each from state 0, merged at the end by one carry-less multiply by x^(64 * words after it).
    ns is a compile-time constant at every call site, so the arrays stay in registers. */
@@ -1280,7 +1209,7 @@ typedef struct {
     size_t q, r;                    /* words per stream; the first r streams take one more */
 } hy_streams;
 
-KVLOG_TARGET_SSE42_PCLMUL static inline void hy_open(hy_streams *h, const unsigned char *base, size_t words,
+KVLOG_TARGET_PCLMUL static inline void hy_open(hy_streams *h, const unsigned char *base, size_t words,
                                                      const int ns)
 {
     size_t off = 0;
@@ -1308,7 +1237,7 @@ KVLOG_TARGET_SSE42 static inline void hy_word(hy_streams *h, size_t k, const int
 }
 
 /* Finish the streams from word k on and merge them after vstate, the state of the folded part. */
-KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t hy_close(hy_streams *h, size_t k, uint32_t vstate, const int ns)
+KVLOG_TARGET_PCLMUL static inline uint32_t hy_close(hy_streams *h, size_t k, uint32_t vstate, const int ns)
 {
     uint64_t v8;
     __m128i acc;
@@ -1327,12 +1256,6 @@ KVLOG_TARGET_SSE42_PCLMUL static inline uint32_t hy_close(hy_streams *h, size_t 
 }
 
 
-/* x (rev128 of A) -> x * x^D folded into 128 bits (k = {rev33(x^(D+32)), rev33(x^(D-32))}) */
-KVLOG_TARGET_SSE42_PCLMUL static inline __m128i fold128c(__m128i x, __m128i k, __m128i data)
-{
-    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), data);
-}
-
 #ifndef HX_S
 #define HX_S 4  /* crc32 streams beside the 128-bit folding */
 #endif
@@ -1341,121 +1264,58 @@ KVLOG_TARGET_SSE42_PCLMUL static inline __m128i fold128c(__m128i x, __m128i k, _
 #endif
 
 /* Without VPCLMULQDQ (AVX2-only x86-64, older SSE4.2 cores) the crc32 instruction caps the streams at
-   8 bytes a cycle, the ceiling of every crc32-only kernel.  The 128-bit carry-less multiplier is a
-   separate unit, so a 4 x 128-bit folding engine runs beside HX_S crc32 streams in one loop:
-       [ V = 64*iters bytes: folded ][ HX_S streams over whole words ][ < 8 ]
+   8 bytes a cycle, the ceiling of every crc32-only kernel; the 128-bit carry-less multiplier is a
+   separate unit, so crc32c_hybrid128 folds 4 x 128 bits beside HX_S crc32 streams (kvlog_crc_hybrid.h).
    A 64-byte fold is 8 multiplies (2 cycles each on Zen 2-4, 1 on Intel since Skylake) and the streams
-   take HX_W words each meanwhile.  The vector state is reduced with two crc32 instructions and every part
-   is merged by one multiply by x^(64 * words after it) mod P.  Requires n >= 64 + 8*HX_S*HX_W. */
-KVLOG_TARGET_SSE42_PCLMUL static uint32_t crc32c_hybrid128(uint32_t s, const unsigned char *p, size_t n)
-{
-    const size_t step = 64 + 8 * HX_S * HX_W;
-    const size_t iters = n / step, V = 64 * iters, words = (n - V) / 8;
-    const unsigned char *vp = p + 64;
-    hy_streams h;
-    __m128i x0, x1, x2, x3, kk;
-    size_t i, k;
-    int w;
-
-    hy_open(&h, p + V, words, HX_S);
-    x0 = _mm_xor_si128(LOADU128(p), _mm_cvtsi32_si128((int)s));
-    x1 = LOADU128(p + 16);
-    x2 = LOADU128(p + 32);
-    x3 = LOADU128(p + 48);
-    kk = LOADU128(crc32c_fold.k512);
-    for (i = 1, k = 0; i < iters; i++) {
-        x0 = fold128c(x0, kk, LOADU128(vp));
-        x1 = fold128c(x1, kk, LOADU128(vp + 16));
-        x2 = fold128c(x2, kk, LOADU128(vp + 32));
-        x3 = fold128c(x3, kk, LOADU128(vp + 48));
-        vp += 64;
-        for (w = 0; w < HX_W; w++, k++)
-            hy_word(&h, k, HX_S);
-    }
-    /* x0, x1, x2 are 48, 32, 16 bytes before x3 */
-    x0 = fold128c(x0, LOADU128(crc32c_fold.k384), fold128c(x1, LOADU128(crc32c_fold.k256),
-                                                           fold128c(x2, LOADU128(crc32c_fold.k128), x3)));
-    /* crc32_u64(c, d) = c*x^64 + d*x^32 mod P: two of them reduce the 128 folded bits */
-    s = hy_close(&h, k, (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x0)),
-                                                (uint64_t)_mm_extract_epi64(x0, 1)), HX_S);
-    return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
-}
+   take HX_W words each meanwhile.  The vector state is reduced with two crc32 instructions. */
+#define HY_BITS 128
+#define HY_TARGET KVLOG_TARGET_PCLMUL
+#define HY_K k512
+#define HY_STREAMS HX_S
+#define HY_WORDS HX_W
+#include "kvlog_crc_hybrid.h"
 
 #ifndef CRC32C_HYBRID128_MIN
 #define CRC32C_HYBRID128_MIN 1024
 #endif
 
-static uint32_t crc32c_v_pclmul(uint32_t crc, const unsigned char *p, size_t n)
+/* The tiers every folding variant shares: one stream for short inputs, streams combined by multiplies
+   below hybrid_min, the variant's hybrid kernel from there (a constant: inlined, no indirect call). */
+static inline uint32_t crc32c_tiers(uint32_t crc, const unsigned char *p, size_t n, size_t hybrid_min,
+                                    uint32_t (*hybrid)(uint32_t, const unsigned char *, size_t))
 {
     if (n < CRC32C_3WAY_MIN)
         return ~sse42_1way(~crc, p, n);
-    if (n < CRC32C_HYBRID128_MIN)
+    if (n < hybrid_min)
         return ~sse42_clmul_kernel(~crc, p, n);
-    return ~crc32c_hybrid128(~crc, p, n);
+    return ~hybrid(~crc, p, n);
+}
+
+static uint32_t crc32c_v_pclmul(uint32_t crc, const unsigned char *p, size_t n)
+{
+    return crc32c_tiers(crc, p, n, CRC32C_HYBRID128_MIN, crc32c_hybrid128);
 }
 
 #if defined(KVLOG_HAVE_X86_AVX512_KERNELS)
-#define KVLOG_TARGET_VPCLMUL \
-    __attribute__((target("sse4.2,pclmul,avx2,avx512f,avx512vl,avx512bw,vpclmulqdq")))
-#define LOADU512(p) _mm512_loadu_si512((const void *)(p))
-
 #define HY_S 6  /* crc32 streams */
 #ifndef HY_W
 #define HY_W 4  /* 8-byte words per stream per 256-byte vector step */
 #endif
 
-KVLOG_TARGET_VPCLMUL static inline __m512i fold512c(__m512i x, __m512i k, __m512i data)
-{
-    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
-                                     _mm512_clmulepi64_epi128(x, k, 0x11), data, 0x96);
-}
-
-/* Larger inputs: the VPCLMULQDQ folding (bound by the carry-less multiplier) and
-   HY_S crc32 streams (bound by the crc32 unit) run side by side in one loop:
-       [ V = 256*iters bytes: 4 x 512-bit folding ][ HY_S streams, all whole words ][ < 8 ]
-   Each loop step folds 256 bytes and advances every stream by HY_W words; the
-   streams then finish their remaining words while the vector state is reduced.
-   All parts are merged with one carry-less multiply each by x^(64*words after it)
-   mod P (from the table, or computed from crc32c_pow2; either way independent of
-   the data, so it overlaps the loop).  Requires n >= 256 + 8*HY_S*HY_W. */
-KVLOG_TARGET_VPCLMUL static uint32_t crc32c_hybrid(uint32_t s, const unsigned char *p, size_t n)
-{
-    const size_t step = 256 + 8 * HY_S * HY_W;
-    const size_t iters = n / step, V = 256 * iters, words = (n - V) / 8;
-    const unsigned char *vp = p + 256;
-    hy_streams h;
-    __m512i x0, x1, x2, x3, kk;
-    size_t i, k;
-    int w;
-    union { __m512i z[4]; unsigned char b[256]; } st;
-
-    hy_open(&h, p + V, words, HY_S);
-    x0 = _mm512_xor_si512(LOADU512(p), _mm512_inserti32x4(_mm512_setzero_si512(), _mm_cvtsi32_si128((int)s), 0));
-    x1 = LOADU512(p + 64);
-    x2 = LOADU512(p + 128);
-    x3 = LOADU512(p + 192);
-    kk = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)crc32c_fold.k2048));
-    for (i = 1, k = 0; i < iters; i++) {
-        x0 = fold512c(x0, kk, LOADU512(vp));
-        x1 = fold512c(x1, kk, LOADU512(vp + 64));
-        x2 = fold512c(x2, kk, LOADU512(vp + 128));
-        x3 = fold512c(x3, kk, LOADU512(vp + 192));
-        vp += 256;
-        for (w = 0; w < HY_W; w++, k++)
-            hy_word(&h, k, HY_S);
-    }
-    _mm512_storeu_si512((void *)st.b, x0);
-    _mm512_storeu_si512((void *)(st.b + 64), x1);
-    _mm512_storeu_si512((void *)(st.b + 128), x2);
-    _mm512_storeu_si512((void *)(st.b + 192), x3);
-    _mm256_zeroupper();
-    s = hy_close(&h, k, kvlog__crc_fold_vpclmul_state(&crc32c_fold, st.b), HY_S);
-    return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
-}
+/* Larger inputs: crc32c_hybrid512, the VPCLMULQDQ folding (bound by the carry-less multiplier) beside
+   HY_S crc32 streams (bound by the crc32 unit), 256 bytes folded per step.  The merge constants come
+   from the table, or are computed from crc32c_pow2; either way independent of the data, so they
+   overlap the loop. */
+#define HY_BITS 512
+#define HY_TARGET KVLOG_TARGET_VPCLMUL
+#define HY_K k2048
+#define HY_STREAMS HY_S
+#define HY_WORDS HY_W
+#include "kvlog_crc_hybrid.h"
 
 /* 512-bit folding over the whole 64-byte blocks; the last n % 64 bytes go to a
    crc32 stream that starts from 0 and runs alongside, merged by one multiply. */
-KVLOG_TARGET_SSE42_PCLMUL static uint32_t fold512_sse_tail(uint32_t s, const unsigned char *p, size_t n)
+KVLOG_TARGET_PCLMUL static uint32_t fold512_sse_tail(uint32_t s, const unsigned char *p, size_t n)
 {
     const size_t nv = n & ~(size_t)63, tw = (n - nv) / 8;
     uint32_t ct = tw ? sse42_1way(0, p + nv, 8 * tw) : 0;
@@ -1469,55 +1329,18 @@ KVLOG_TARGET_SSE42_PCLMUL static uint32_t fold512_sse_tail(uint32_t s, const uns
 #define CRC32C_HYBRID_MIN 4096
 #endif
 
-/* VPCLMULQDQ under AVX2 (no AVX-512: Zen 3, Intel client cores): crc32c_hybrid128 with 4 x 256-bit
-   registers, 128 bytes folded per step beside HX_S crc32 streams of HX2_W words each.
-   Requires n >= 128 + 8*HX_S*HX2_W. */
-#define KVLOG_TARGET_VPCLMUL256 __attribute__((target("sse4.2,pclmul,avx2,vpclmulqdq")))
-#define LOADU256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+/* VPCLMULQDQ under AVX2 (no AVX-512: Zen 3, Intel client cores): crc32c_hybrid256, as crc32c_hybrid128
+   with 4 x 256-bit registers, 128 bytes folded per step beside HX_S crc32 streams of HX2_W words each. */
 #ifndef HX2_W
 #define HX2_W 6
 #endif
 
-KVLOG_TARGET_VPCLMUL256 static inline __m256i fold256c(__m256i x, __m256i k, __m256i data)
-{
-    return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00),
-                                             _mm256_clmulepi64_epi128(x, k, 0x11)), data);
-}
-
-KVLOG_TARGET_VPCLMUL256 static uint32_t crc32c_hybrid256(uint32_t s, const unsigned char *p, size_t n)
-{
-    const size_t step = 128 + 8 * HX_S * HX2_W;
-    const size_t iters = n / step, V = 128 * iters, words = (n - V) / 8;
-    const unsigned char *vp = p + 128;
-    hy_streams h;
-    __m256i x0, x1, x2, x3, kk;
-    size_t i, k;
-    int w;
-    union { __m256i y[4]; unsigned char b[128]; } st;
-
-    hy_open(&h, p + V, words, HX_S);
-    x0 = _mm256_xor_si256(LOADU256(p), _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_cvtsi32_si128((int)s), 0));
-    x1 = LOADU256(p + 32);
-    x2 = LOADU256(p + 64);
-    x3 = LOADU256(p + 96);
-    kk = _mm256_broadcastsi128_si256(LOADU128(crc32c_fold.k1024));
-    for (i = 1, k = 0; i < iters; i++) {
-        x0 = fold256c(x0, kk, LOADU256(vp));
-        x1 = fold256c(x1, kk, LOADU256(vp + 32));
-        x2 = fold256c(x2, kk, LOADU256(vp + 64));
-        x3 = fold256c(x3, kk, LOADU256(vp + 96));
-        vp += 128;
-        for (w = 0; w < HX2_W; w++, k++)
-            hy_word(&h, k, HX_S);
-    }
-    _mm256_storeu_si256((__m256i *)(void *)st.b, x0);
-    _mm256_storeu_si256((__m256i *)(void *)(st.b + 32), x1);
-    _mm256_storeu_si256((__m256i *)(void *)(st.b + 64), x2);
-    _mm256_storeu_si256((__m256i *)(void *)(st.b + 96), x3);
-    _mm256_zeroupper();
-    s = hy_close(&h, k, kvlog__crc_fold_vpclmul256_state(&crc32c_fold, st.b), HX_S);
-    return sse42_1way(s, p + V + 8 * words, (n - V) & 7);
-}
+#define HY_BITS 256
+#define HY_TARGET KVLOG_TARGET_VPCLMUL256
+#define HY_K k1024
+#define HY_STREAMS HX_S
+#define HY_WORDS HX2_W
+#include "kvlog_crc_hybrid.h"
 
 #ifndef CRC32C_HYBRID256_MIN
 #define CRC32C_HYBRID256_MIN 1024
@@ -1525,197 +1348,24 @@ KVLOG_TARGET_VPCLMUL256 static uint32_t crc32c_hybrid256(uint32_t s, const unsig
 
 static uint32_t crc32c_v_vpclmul_avx2(uint32_t crc, const unsigned char *p, size_t n)
 {
-    if (n < CRC32C_3WAY_MIN)
-        return ~sse42_1way(~crc, p, n);
-    if (n < CRC32C_HYBRID256_MIN)
-        return ~sse42_clmul_kernel(~crc, p, n);
-    return ~crc32c_hybrid256(~crc, p, n);
+    return crc32c_tiers(crc, p, n, CRC32C_HYBRID256_MIN, crc32c_hybrid256);
 }
 
 static uint32_t crc32c_v_vpclmul(uint32_t crc, const unsigned char *p, size_t n)
 {
-    if (n < CRC32C_3WAY_MIN)
-        return ~sse42_1way(~crc, p, n);
-    if (n < CRC32C_FOLD512_MIN)
-        return ~sse42_clmul_kernel(~crc, p, n);
-    if (n < CRC32C_HYBRID_MIN)
+    if (n >= CRC32C_FOLD512_MIN && n < CRC32C_HYBRID_MIN)
         return ~fold512_sse_tail(~crc, p, n);
-    return ~crc32c_hybrid(~crc, p, n);
+    return crc32c_tiers(crc, p, n, CRC32C_HYBRID_MIN, crc32c_hybrid512);
 }
 #endif
 #endif /* KVLOG_HAVE_X86_KERNELS */
 
-/* ------------------------------------------------------ aarch64 CRC32C */
-#if defined(KVLOG_HAVE_ARM_KERNELS)
-#if defined(__clang__)
-#define KVLOG_TARGET_ARMCRC __attribute__((target("crc")))
-#define ARM_CRC32CD(c, v) __builtin_arm_crc32cd((c), (v))
-#define ARM_CRC32CW(c, v) __builtin_arm_crc32cw((c), (v))
-#define ARM_CRC32CH(c, v) __builtin_arm_crc32ch((c), (v))
-#define ARM_CRC32CB(c, v) __builtin_arm_crc32cb((c), (v))
-#else
-#define KVLOG_TARGET_ARMCRC __attribute__((target("+crc")))
-#define ARM_CRC32CD(c, v) __crc32cd((c), (v))
-#define ARM_CRC32CW(c, v) __crc32cw((c), (v))
-#define ARM_CRC32CH(c, v) __crc32ch((c), (v))
-#define ARM_CRC32CB(c, v) __crc32cb((c), (v))
-#endif
-
-KVLOG_TARGET_ARMCRC static inline uint32_t arm_crc32c_1way(uint32_t c, const unsigned char *p, size_t n)
-{
-    uint64_t v8;
-    uint32_t v4;
-    uint16_t v2;
-    while (n >= 8) {
-        memcpy(&v8, p, 8);
-        c = ARM_CRC32CD(c, v8);
-        p += 8;
-        n -= 8;
-    }
-    if (n & 4) {
-        memcpy(&v4, p, 4);
-        c = ARM_CRC32CW(c, v4);
-        p += 4;
-    }
-    if (n & 2) {
-        memcpy(&v2, p, 2);
-        c = ARM_CRC32CH(c, v2);
-        p += 2;
-    }
-    if (n & 1)
-        c = ARM_CRC32CB(c, *p);
-    return c;
-}
-
-KVLOG_TARGET_ARMCRC static inline uint32_t arm_crc32c_3way(uint32_t acc, const unsigned char *p, size_t L,
-                                                            const uint32_t (*sh)[256])
-{
-    uint32_t a = 0, b = 0, c = 0;
-    size_t i;
-    for (i = 0; i < L; i += 8) {
-        uint64_t va, vb, vc;
-        memcpy(&va, p + i, 8);
-        memcpy(&vb, p + L + i, 8);
-        memcpy(&vc, p + 2 * L + i, 8);
-        a = ARM_CRC32CD(a, va);
-        b = ARM_CRC32CD(b, vb);
-        c = ARM_CRC32CD(c, vc);
-    }
-    return shift_by_table(sh, shift_by_table(sh, shift_by_table(sh, acc) ^ a) ^ b) ^ c;
-}
-
-KVLOG_TARGET_ARMCRC static uint32_t arm_crc32c_kernel(uint32_t s, const unsigned char *p, size_t n)
-{
-    while (n >= 3 * 4096) {
-        s = arm_crc32c_3way(s, p, 4096, crc32c_shift4096);
-        p += 3 * 4096;
-        n -= 3 * 4096;
-    }
-    while (n >= 3 * 512) {
-        s = arm_crc32c_3way(s, p, 512, crc32c_shift512);
-        p += 3 * 512;
-        n -= 3 * 512;
-    }
-    while (n >= 3 * 64) {
-        s = arm_crc32c_3way(s, p, 64, crc32c_shift64);
-        p += 3 * 64;
-        n -= 3 * 64;
-    }
-    return arm_crc32c_1way(s, p, n);
-}
-
-static uint32_t crc32c_v_armv8(uint32_t crc, const unsigned char *p, size_t n)
-{
-    return ~arm_crc32c_kernel(~crc, p, n);
-}
-#endif /* KVLOG_HAVE_ARM_KERNELS */
-
-/* ------------------------------------------------------------ dispatch */
-typedef uint32_t (*kvlog_crc_fn)(uint32_t, const unsigned char *, size_t);
-
-static kvlog_crc_fn crc32c_variant_fn(int v)
-{
-    switch (v) {
-    case KVLOG_CRC_SLICE8:
-        return crc32c_v_slice8;
-#if defined(KVLOG_HAVE_X86_KERNELS)
-    case KVLOG_CRC_SSE42:
-        if (kvlog_cpu_has(KVLOG_CPU_SSE42))
-            return crc32c_v_sse42;
-        return NULL;
-    case KVLOG_CRC_PCLMUL:
-        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL))
-            return crc32c_v_pclmul;
-        return NULL;
-#if defined(KVLOG_HAVE_X86_AVX512_KERNELS)
-    case KVLOG_CRC_VPCLMUL:
-        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL) &&
-            kvlog_cpu_has(KVLOG_CPU_AVX512) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
-            return crc32c_v_vpclmul;
-        return NULL;
-    case KVLOG_CRC_VPCLMUL_AVX2:
-        if (kvlog_cpu_has(KVLOG_CPU_SSE42) && kvlog_cpu_has(KVLOG_CPU_PCLMUL) &&
-            kvlog_cpu_has(KVLOG_CPU_AVX2) && kvlog_cpu_has(KVLOG_CPU_VPCLMUL))
-            return crc32c_v_vpclmul_avx2;
-        return NULL;
-#endif
-#endif
-#if defined(KVLOG_HAVE_ARM_KERNELS)
-    case KVLOG_CRC_ARMV8:
-        if (kvlog_cpu_has(KVLOG_CPU_ARM_CRC32))
-            return crc32c_v_armv8;
-        return NULL;
-#endif
-    default:
-        return NULL;
-    }
-}
-
+/* ------------------------------------------- aarch64, portable, dispatch */
 static const char *const kernel_names[KVLOG_CRC_NVARIANTS] = {
     "slice8", "sse4.2-3way", "pclmul+sse4.2", "vpclmul-avx512+sse4.2", "armv8-crc", "vpclmul-avx2+sse4.2"
 };
 
-static uint32_t crc32c_resolve(uint32_t crc, const unsigned char *p, size_t n);
-static kvlog_crc_fn crc32c_active = crc32c_resolve;
-static const char *crc32c_active_name = "slice8";
-
-void kvlog__crc32c_init(void)
-{
-    static const int order[] = { KVLOG_CRC_VPCLMUL, KVLOG_CRC_VPCLMUL_AVX2, KVLOG_CRC_PCLMUL, KVLOG_CRC_SSE42,
-                                 KVLOG_CRC_ARMV8, KVLOG_CRC_SLICE8 };
-    size_t i;
-    for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-        kvlog_crc_fn f = crc32c_variant_fn(order[i]);
-        if (f) {
-            crc32c_active_name = kernel_names[order[i]];
-            crc32c_active = f;
-            return;
-        }
-    }
-}
-
-static uint32_t crc32c_resolve(uint32_t crc, const unsigned char *p, size_t n)
-{
-    kvlog_crc_init();
-    return crc32c_active(crc, p, n);
-}
-
-uint32_t kvlog_crc32c(uint32_t crc, const unsigned char *p, size_t n)
-{
-    return crc32c_active(crc, p, n);
-}
-
-const char *kvlog_crc32c_kernel(void)
-{
-    kvlog_crc_init();
-    return crc32c_active_name;
-}
-
-int kvlog_crc32c_variant(int variant, uint32_t crc, const unsigned char *p, size_t n, uint32_t *out)
-{
-    kvlog_crc_fn f = crc32c_variant_fn(variant);
-    if (!f)
-        return -1;
-    *out = f(crc, p, n);
-    return 0;
-}
+#define CRC_ID crc32c
+#define CRC_HAS_SSE42 1
+#define CRC_NAMES kernel_names
+#include "kvlog_crc_poly.h"
