@@ -18,7 +18,7 @@ import pytest
 import kvlog
 import kvlog.spark
 from kvlog import committed_offsets
-from kvlog.cli import verify_partition
+from kvlog.verify import verify_partition
 from tests.oracles import peer_can_decode, peer_decode
 
 pytest.importorskip("pyspark")
@@ -239,6 +239,9 @@ def test_a_dead_writers_files_are_never_read_and_removed_by_the_next_write(spark
     with kvlog.Log.open(str(tmp_path / "t-0"), read_only=True) as log:
         assert log.log_end_offset == end
         assert b"ghost" not in {r.value for r in log.records()}
+    report = verify_partition(str(tmp_path / "t-0"))  # kvlog verify: not an error, not part of the log
+    assert not report.errors, report.errors
+    assert any("not committed" in w.message for w in report.warnings)
     ok.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
     assert leftovers(tmp_path) == []
     assert b"ghost" not in {r[3] for r in jvm_rows(spark, tmp_path)}

@@ -27,7 +27,7 @@ LEASE_TIMEOUT_MS = 24 * 3600 * 1000
 KEEP = 3
 
 __all__ = ["CommittedOffsets", "latest", "publish", "commit_partition", "check_no_write_in_progress",
-           "remove_uncommitted"]
+           "remove_uncommitted", "uncommitted_split"]
 
 
 @dataclass(frozen=True)
@@ -168,17 +168,24 @@ def publish(root: str, version: int, text: bytes) -> bool:
 _SEGMENT_FILES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
 
 
+def _uncommitted(name: str, end: int) -> bool:
+    base, _dot, suffix = name.partition(".")
+    return len(base) == 20 and base.isdigit() and "." + suffix in _SEGMENT_FILES and int(base) >= end
+
+
+def uncommitted_split(names: list[str], end: int) -> list[str]:
+    """The names that remain part of the log: segment files at or past the committed ``end`` are not."""
+    return [n for n in names if not _uncommitted(n, end)]
+
+
 def remove_uncommitted(directory: str, names: list[str], end: int) -> list[str]:
     """Deletes a partition's segment files at or past the committed ``end`` (a failed or unfinished sink
     write's, never part of the log: the commit that would have made them so did not happen); returns the
     names left."""
-    kept = []
+    kept = uncommitted_split(names, end)
     for n in names:
-        base, dot, suffix = n.partition(".")
-        if len(base) == 20 and base.isdigit() and "." + suffix in _SEGMENT_FILES and int(base) >= end:
+        if _uncommitted(n, end):
             _io.fs.unlink(os.path.join(directory, n))
-        else:
-            kept.append(n)
     if len(kept) != len(names):
         _io.fs.fsync_dir(directory)
     return kept

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kvlog import _files, _io, checkpoint, storage
+from kvlog import committed_offsets, _files, _io, checkpoint, storage
 from kvlog.batch_audit import REPAIRABLE, ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.errors import KvlogError
 from kvlog.index import kafka_index_end, read_offset_index, read_time_index
@@ -300,6 +300,15 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
 
     report = PartitionReport(path, topic, partition)
     names = sorted(_io.fs.listdir(path))
+    tp = (topic, partition) if topic is not None and partition is not None else _files.parse_partition_dir(path)
+    committed = committed_offsets.latest(os.path.dirname(path)).range_of(*tp) if tp else None
+    if committed is not None:  # a governed directory: files at or past the committed end are not the log
+        kept = committed_offsets.uncommitted_split(names, committed[1])
+        for n in sorted(set(names) - set(kept)):
+            if n.endswith(_files.LOG):
+                report.warn(n, f"not committed (at or past the committed end offset {committed[1]}): a sink write "
+                               "in progress or one that failed; not part of the log, the next write removes it")
+        names = kept
     bases = sorted(_files.offset_from_name(n) for n in names
                    if _files.is_offset_name(n) and n.split(".", 1)[1] == "log")
     have = set(bases)
