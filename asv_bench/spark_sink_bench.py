@@ -70,11 +70,15 @@ def batch_rows(spark, work: str, n: int, repeat: int) -> dict[str, float]:
             if fmt == "parquet":
                 src.write.mode("overwrite").parquet(out)
                 return
+            if fmt == "parquet-shuffled":  # the same exchange the sink asks for (one task per Kafka partition)
+                src.repartition(4, "key").write.mode("overwrite").parquet(out)
+                return
             w = src.write.format(fmt).mode("append").option("topic", "t").option("partitions", "4")
             (w.option("compression", codec) if codec else w).save(out)
         return run
 
-    runs = {"parquet": writer("parquet"), "kvlog_python": writer("kvlog_python")}
+    runs = {"parquet": writer("parquet"), "parquet-shuffled": writer("parquet-shuffled"),
+            "kvlog_python": writer("kvlog_python")}
     for codec in ("none", "lz4", "zstd"):
         runs[f"kvlog jvm {codec}"] = writer("kvlog", codec)
     for fn in runs.values():
@@ -133,6 +137,8 @@ def sink_rows(repeat: int, rows: int = N_ROWS, big_rows: int = 18_000_000) -> li
         for codec, target in (("none", 1.0), ("lz4", 0.8), ("zstd", 0.8)):
             out.append((f"Spark JVM sink [{codec}]", "write.parquet (snappy)", rates[f"kvlog jvm {codec}"] / 1e6,
                         rates["parquet"] / 1e6, "M rows/s", target))
+        out.append(("Spark JVM sink [none]", "write.parquet after the same shuffle", rates["kvlog jvm none"] / 1e6,
+                    rates["parquet-shuffled"] / 1e6, "M rows/s", None))
         out.append(("Spark JVM sink [none]", "Python sink kvlog_python", rates["kvlog jvm none"] / 1e6,
                     rates["kvlog_python"] / 1e6, "M rows/s", 2.0))
         commits = commit_times(spark, work, 150_000, big_rows)
