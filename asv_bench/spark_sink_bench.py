@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from spark_bench import _best  # noqa: E402  (asv_bench/ is on sys.path when these run)
+
 N_ROWS = 2_000_000
 KEY_BYTES = 12
 VALUE_BYTES = 100
@@ -48,15 +50,6 @@ def source(spark, n: int):
     return spark.range(n, numPartitions=4).select(
         F.format_string("k%011d", F.col("id") % 1000003).cast("binary").alias("key"),
         F.concat(F.format_string("%020d", F.col("id")), F.lit(pad)).cast("binary").alias("value"))
-
-
-def _best(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def batch_rows(spark, work: str, n: int, repeat: int) -> dict[str, float]:

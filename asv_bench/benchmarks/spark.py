@@ -54,6 +54,21 @@ class SparkRates:
     track_udf_decode_records_per_s.unit = "records/s"
 
 
+def _with_jvm_session(make_session, run):
+    """``run(spark, workdir)`` in a session with kvlog's jar, then the session and the folder go."""
+    import kvlog.spark
+
+    if kvlog.spark.jar_path() is None:
+        raise NotImplementedError("no kvlog-spark.jar in this environment")
+    work = tempfile.mkdtemp(prefix="kvlog-asv-spark-jvm-")
+    spark = make_session()
+    try:
+        return run(spark, work)
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 class SparkJvmRates:
     """The JVM scan (``format("kvlog")`` with the jar) over Parquet, per issue-16 query, uncompressed topic."""
 
@@ -63,19 +78,13 @@ class SparkJvmRates:
     rounds = 1
 
     def setup_cache(self):
-        import kvlog.spark
         from spark_jvm_bench import _build, jvm_session, measure
 
-        if kvlog.spark.jar_path() is None:
-            raise NotImplementedError("no kvlog-spark.jar in this environment")
-        work = tempfile.mkdtemp(prefix="kvlog-asv-spark-jvm-")
-        spark = jvm_session()
-        try:
+        def run(spark, work):
             root, pq = _build(work, 2_000_000, "none")
             return measure(spark, root, pq, 2_000_000, 5)
-        finally:
-            spark.stop()
-            shutil.rmtree(work, ignore_errors=True)
+
+        return _with_jvm_session(jvm_session, run)
 
     def track_offsets_and_value_lengths_ratio_to_parquet(self, rates):
         r = rates["sum(offset)+sum(length(value))"]
@@ -110,18 +119,9 @@ class SparkJvmSinkRates:
     rounds = 1
 
     def setup_cache(self):
-        import kvlog.spark
         from spark_sink_bench import batch_rows, session
 
-        if kvlog.spark.jar_path() is None:
-            raise NotImplementedError("no kvlog-spark.jar in this environment")
-        work = tempfile.mkdtemp(prefix="kvlog-asv-spark-sink-")
-        spark = session()
-        try:
-            return batch_rows(spark, work, 2_000_000, 3)
-        finally:
-            spark.stop()
-            shutil.rmtree(work, ignore_errors=True)
+        return _with_jvm_session(session, lambda spark, work: batch_rows(spark, work, 2_000_000, 3))
 
     def track_none_ratio_to_parquet(self, rates):
         return rates["kvlog jvm none"] / rates["parquet"]
