@@ -88,10 +88,6 @@ def js(value: object) -> str:
     return json.dumps(value)
 
 
-def both(reason: str) -> dict[str, str]:
-    return {"python": reason, "jvm": reason}
-
-
 # Kafka's ListOffsets reads these targets as offsets, not times; Spark's Admin-based offset reader passes a
 # *ByTimestamp value to it as it is (OffsetSpec.forTimestamp).
 
@@ -222,15 +218,9 @@ CASES: list[Case] = [
          {"subscribe": "trimmed", "maxRecordsPerPartition": "10", "minPartitions": "4"},
          [("trimmed", 0, 5, 8), ("trimmed", 0, 8, 12), ("trimmed", 0, 12, 16), ("trimmed", 0, 16, 20)]),
     Case("min-partitions-rounds-half-up", {"subscribe": "views", "minPartitions": "5"},
-         [("views", p, s, s + 2) for p in (0, 1) for s in (0, 2, 4)],
-         deviates=both("both engines round 6/12*5 = 2.5 half to even (2 pieces per partition, 4 tasks for minPartitions "
-                       "5); Spark's KafkaOffsetRangeCalculator uses math.round, half up (3 pieces each)")),
+         [("views", p, s, s + 2) for p in (0, 1) for s in (0, 2, 4)]),
     Case("min-partitions-excludes-unsplit-ranges", {"subscribe": "trimmed,views", "minPartitions": "6"},
-         [("trimmed", 0, 5, 8), ("trimmed", 0, 8, 12), ("trimmed", 0, 12, 16), ("trimmed", 0, 16, 20)] + VIEWS,
-         deviates=both("both engines split trimmed by 15/27*6 (3 pieces, 5 tasks); Spark 4 first sets aside the ranges "
-                       "that stay whole (views, 1 task each) and splits the rest to minPartitions - 2 = 4 pieces")),
+         [("trimmed", 0, 5, 8), ("trimmed", 0, 8, 12), ("trimmed", 0, 12, 16), ("trimmed", 0, 16, 20)] + VIEWS),
     Case("min-partitions-piece-sizes", {"assign": js({"views": [0]}), "minPartitions": "4"},
-         [("views", 0, 0, 1), ("views", 0, 1, 2), ("views", 0, 2, 4), ("views", 0, 4, 6)],
-         deviates=both("both engines cut at start + size*i//parts (sizes 1,2,1,2); Spark's getDividedPartition takes "
-                       "remaining/(parts-i) per piece, so the larger pieces come last (sizes 1,1,2,2)")),
+         [("views", 0, 0, 1), ("views", 0, 1, 2), ("views", 0, 2, 4), ("views", 0, 4, 6)]),
 ]

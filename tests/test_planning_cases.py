@@ -83,16 +83,6 @@ def test_jvm_planner(case, data_dirs, jvm):
     check(case, lambda: plan_jvm(jvm, options))
 
 
-@pytest.mark.spark
-@pytest.mark.parametrize("case", [c for c in CASES if len(c.deviates) == 2], ids=lambda c: c.id)
-def test_engines_agree_where_both_differ_from_kafka(case, data_dirs, jvm):
-    """Where both engines depart from Spark's Kafka source, they still give one answer."""
-    options = {**case.options, "path": str(data_dirs[case.data])}
-    py = sorted(plan_python(options))
-    assert py != sorted(case.ranges)
-    assert sorted(plan_jvm(jvm, options)) == py
-
-
 def test_case_table_is_well_formed():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))

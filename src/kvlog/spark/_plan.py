@@ -535,10 +535,31 @@ def split_ranges(ranges: list[OffsetRange], min_partitions: int | None,
     if max_records is not None:
         ranges = [piece for r in ranges for piece in _split(r, math.ceil(r.size / max_records))]
     if min_partitions is not None and len(ranges) < min_partitions:
+        # Spark's calculator: ranges that get one part are set aside from the proportions of the rest
         total = sum(r.size for r in ranges)
-        ranges = [piece for r in ranges
-                  for piece in _split(r, max(int(round(r.size / total * min_partitions)), 1))]
+        whole = {(r.topic, r.partition) for r in ranges if _part_count(r.size, total, min_partitions) == 1}
+        rest = total - sum(r.size for r in ranges if (r.topic, r.partition) in whole)
+        rest_min = max(min_partitions - sum((r.topic, r.partition) in whole for r in ranges), 1)
+        ranges = [piece for r in ranges for piece in _divide(
+            r, 1 if (r.topic, r.partition) in whole else _part_count(r.size, rest, rest_min))]
     return ranges
+
+
+def _part_count(size: int, total: int, min_parts: int) -> int:
+    """Spark's share of ``min_parts`` for a range, rounded half up (``math.round``), at least one."""
+    return max(math.floor(size / total * min_parts + 0.5), 1)
+
+
+def _divide(r: OffsetRange, parts: int) -> list[OffsetRange]:
+    """Spark's pieces of a range: each takes what remains over the parts left, so larger pieces come last."""
+    out, start, remaining = [], r.start, r.size
+    for part in range(parts):
+        size = remaining // (parts - part)
+        remaining -= size
+        if size > 0:
+            out.append(OffsetRange(r.topic, r.partition, r.path, start, start + size))
+        start += size
+    return out
 
 
 def _split(r: OffsetRange, parts: int) -> list[OffsetRange]:

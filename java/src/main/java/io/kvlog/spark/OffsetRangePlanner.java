@@ -210,18 +210,49 @@ final class OffsetRangePlanner {
             ranges = out;
         }
         if (opts.minPartitions != null && ranges.size() < opts.minPartitions) {
+            // Spark's calculator: ranges that get one part are set aside from the proportions of the rest
             long total = 0;
             for (LogRange r : ranges) {
                 total += r.size();
             }
+            java.util.Set<TopicPartition> whole = new java.util.HashSet<>();
+            for (LogRange r : ranges) {
+                if (partCount(r.size(), total, opts.minPartitions) == 1) {
+                    whole.add(new TopicPartition(r.topic(), r.partition()));
+                }
+            }
+            long rest = total;
+            int wholeRanges = 0;
+            for (LogRange r : ranges) {
+                if (whole.contains(new TopicPartition(r.topic(), r.partition()))) {
+                    rest -= r.size();
+                    wholeRanges++;
+                }
+            }
+            int restMin = Math.max(opts.minPartitions - wholeRanges, 1);
             List<LogRange> out = new ArrayList<>();
             for (LogRange r : ranges) {
-                long parts = Math.max((long) Math.rint((double) r.size() / total * opts.minPartitions), 1);
-                out.addAll(pieces(r, parts));
+                long parts = whole.contains(new TopicPartition(r.topic(), r.partition())) ? 1
+                    : partCount(r.size(), rest, restMin);
+                long start = r.start();
+                long remaining = r.size();
+                for (long part = 0; part < parts; part++) { // each piece takes what remains over the parts left
+                    long size = remaining / (parts - part);
+                    remaining -= size;
+                    if (size > 0) {
+                        out.add(r.withBounds(start, start + size));
+                    }
+                    start += size;
+                }
             }
             ranges = out;
         }
         return ranges;
+    }
+
+    /** Spark's share of {@code minParts} for a range, rounded half up ({@code math.round}), at least one. */
+    private static long partCount(long size, long total, int minParts) {
+        return Math.max(Math.round((double) size / total * minParts), 1);
     }
 
     private static List<LogRange> pieces(LogRange r, long parts) {
