@@ -72,8 +72,8 @@ __all__ = [
     "kafka_index_end",
 ]
 
-# The classes keep the module they were always documented (and pickled) under.
-for _cls in (OffsetPosition, TimestampOffset, OffsetIndex, TimeIndex, IndexFullError, ReadOnlyIndexError,
-             ClosedIndexError):
+# The classes keep the module they were always documented (and pickled) under. (Not the index classes, which
+# cannot be pickled: get_type_hints resolves their annotations in their own module.)
+for _cls in (OffsetPosition, TimestampOffset, IndexFullError, ReadOnlyIndexError, ClosedIndexError):
     _cls.__module__ = __name__
 del _cls
