@@ -49,7 +49,7 @@ def test_a_batch_larger_than_the_window_is_read_whole(tmp_path, reuse):
     log = _segment(tmp_path, [b"a" * 10, b"b" * 5000, b"c" * 10])
     seg = log.segments[0]
     expected = [(int(h["position"]), int(h["size"])) for hs in seg.iter_headers() for h in hs]
-    seen, windows = _frame_all(seg.fileno, 0, seg.size_in_bytes, 100, reuse=reuse)
+    seen, windows = _frame_all(seg.fileno, 0, seg.size_in_bytes, 100, buffer=bytearray(10) if reuse else None)
     assert seen == expected
     assert max(windows) >= expected[1][1]
     log.close()
@@ -72,7 +72,7 @@ def test_a_torn_tail_ends_the_walk_or_raises_when_strict(tmp_path, tail):
         for chunk in (64, 1 << 20):
             assert _frame_all(fd, 0, end, chunk)[0] == expected
             with pytest.raises(CorruptRecordError, match=f"incomplete batch in x at position {good}"):
-                _frame_all(fd, 0, end, chunk, strict=True, path="x", reuse=True)
+                _frame_all(fd, 0, end, chunk, strict=True, path="x", buffer=bytearray())
     finally:
         os.close(fd)
 

@@ -28,20 +28,21 @@ class BatchWalk:
     ("incomplete batch in ``path``"). Damage the consumer's kernel finds is the consumer's to raise.
 
     ``fileno`` is a descriptor or a callable taken right before each read (a segment's descriptor may
-    be closed and reopened by the open-file budget between windows). With ``reuse`` one buffer is
-    filled again for each window (a consumer that copies what it keeps: no fresh memory, no page
-    faults per window); otherwise each window is fresh ``bytes`` that yielded objects may reference.
+    be closed and reopened by the open-file budget between windows). With ``buffer`` each window is
+    read into that one bytearray, grown as needed and left in ``.buffer`` for the next walk (for a
+    consumer that copies what it keeps: no fresh memory, no page faults per window); without, each
+    window is fresh ``bytes`` that yielded objects may reference.
     """
 
-    __slots__ = ("_fileno", "_start", "_end", "_chunk", "_reuse", "_strict", "_path", "_used")
+    __slots__ = ("_fileno", "_start", "_end", "_chunk", "buffer", "_strict", "_path", "_used")
 
     def __init__(self, fileno: int | Callable[[], int], start: int, end: int, chunk: int, *,
-                 reuse: bool = False, strict: bool = False, path: str | None = None) -> None:
+                 buffer: bytearray | None = None, strict: bool = False, path: str | None = None) -> None:
         self._fileno = fileno
         self._start = start
         self._end = end
         self._chunk = max(chunk, 0)
-        self._reuse = reuse
+        self.buffer = buffer
         self._strict = strict
         self._path = path
         self._used = 0
@@ -55,14 +56,13 @@ class BatchWalk:
 
     def __iter__(self) -> Iterator[tuple[int, bytes | memoryview]]:
         pos, end, chunk = self._start, self._end, self._chunk
-        buf = bytearray(chunk if self._reuse else 0)
         while pos < end:
             want = min(chunk, end - pos)
             data: bytes | memoryview
-            if self._reuse:
-                if len(buf) < want:
-                    buf = bytearray(want)
-                view = memoryview(buf)[:want]
+            if self.buffer is not None:
+                if len(self.buffer) < want:
+                    self.buffer = bytearray(want)
+                view = memoryview(self.buffer)[:want]
                 data = view[:max(_io.fs.preadinto(self._fd(), view, pos), 0)]
             else:
                 data = _io.fs.pread(self._fd(), want, pos)
