@@ -23,6 +23,7 @@ import numpy as np
 from kvlog import _fd_cache, _files, _io
 from kvlog._core import point as _p
 from kvlog._core import records as _k
+from kvlog._walk import BatchWalk
 from kvlog.batch_audit import SegmentAudit, audit_segment, quarantine_name
 from kvlog.errors import CorruptRecordError, InvalidOffsetError, KvlogError, LogIOError, SegmentReplacedError
 from kvlog.index import OffsetIndex, TimeIndex, TimestampOffset
@@ -358,15 +359,11 @@ class LogSegment:
         and the absolute position) at structural damage or, with ``stop_on_crc``, a bad CRC.
         """
         end = self._size if end_position is None else min(end_position, self._size)
-        pos = start_position
         out = np.empty(1024, dtype=_k.BATCH_DTYPE)
         produced = 0
-        while pos < end:
-            want = min(max(chunk, 0), end - pos)
-            data = self.pread(pos, want)
-            if not data:
-                return
-            count, nxt, status, error = _k.scan(data, 0, len(data), out, with_crc, stop_on_crc)
+        walk = BatchWalk(self.fileno, start_position, end, chunk)
+        for pos, data in walk:
+            count, nxt, _, error = _k.scan(data, 0, len(data), out, with_crc, stop_on_crc)
             if count:
                 h = out[:count].copy()
                 h["position"] += pos
@@ -377,27 +374,7 @@ class LogSegment:
             if error is not None:
                 raise error.with_context(file=self.log_path, base_position=pos) if isinstance(
                     error, CorruptRecordError) else error
-            if status == _k.FULL:
-                pos += nxt
-                continue
-            # END or PARTIAL: either the file ends here or a batch spans past the chunk
-            if pos + nxt >= end:
-                return
-            if status == _k.PARTIAL:
-                if count == 0:
-                    need = self._entry_size_at(pos + nxt)
-                    if need is None or pos + nxt + need > end or need <= len(data):
-                        return  # a truly incomplete tail (a longer read would show no more)
-                    chunk = max(chunk, need)
-                pos += nxt
-                continue
-            return
-
-    def _entry_size_at(self, position: int) -> int | None:
-        head = self.pread(position, 12)
-        if len(head) < 12:
-            return None
-        return 12 + int.from_bytes(head[8:12], "big", signed=True)
+            walk.advance(nxt)
 
     def _locate(self, offset: int, extra: int = 0, stop_offset: int = LONG_MAX, limit: int | None = None,
                 max_bytes: int | None = None) -> tuple[tuple[int, ...], bytes | memoryview, int] | None:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kvlog import _files, _io, storage
+from kvlog._walk import BatchWalk
 from kvlog.config import LogConfig
 from kvlog.errors import ConfigError, CorruptRecordError, KvlogError
 from kvlog.records import MemoryRecords, RecordBatch
@@ -61,39 +62,16 @@ def _iter_file_batches(fd: int, limit: int, start: int = 0, chunk: int = DUMP_CH
     Stops silently at a trailing partial batch (Kafka's file iterator does); raises
     ``CorruptRecordError`` (positioned in the file) at structural damage.
     """
-    pos = start
-    while pos < limit:
-        want = min(chunk, limit - pos)
-        data = _io.fs.pread(fd, want, pos)
-        if not data:
-            return
-        consumed = 0
+    walk = BatchWalk(fd, start, limit, chunk)
+    for pos, data in walk:
+        used = 0
         try:
             for b in MemoryRecords(data).batches():
                 yield pos + b.position, b
-                consumed = b.position + b.size_in_bytes
+                used = b.position + b.size_in_bytes
         except CorruptRecordError as exc:
             raise exc.with_context(file=path, base_position=pos) from None
-        if consumed:
-            pos += consumed
-            continue
-        if len(data) >= limit - pos:
-            return  # what is left is an incomplete batch
-        head = _io.fs.pread(fd, 12, pos)
-        need = 12 + int.from_bytes(head[8:12], "big", signed=True) if len(head) == 12 else 0
-        if need <= len(data) or pos + need > limit:
-            return
-        # one batch larger than the chunk: read it whole
-        data = _io.fs.pread(fd, need, pos)
-        try:
-            for b in MemoryRecords(data).batches():
-                yield pos + b.position, b
-                consumed = b.position + b.size_in_bytes
-        except CorruptRecordError as exc:
-            raise exc.with_context(file=path, base_position=pos) from None
-        if not consumed:
-            return
-        pos += consumed
+        walk.advance(used)
 
 
 def _topic_config(partition_dir: str, overrides: dict[str, str]) -> LogConfig:

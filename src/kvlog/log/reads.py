@@ -59,7 +59,9 @@ def chunks(log: Log, start: int, end: int, chunk: int, where: list[Any] | None =
     """Internal (the cleaner, the Spark source): the bytes of offsets ``[start, end)`` in pieces of about
     ``chunk`` bytes, cut on batch boundaries (the batch straddling ``end`` included, for the caller to
     filter): a fetch loop over segments. ``where`` is set to ``[file, position]`` of the piece being
-    yielded (for errors)."""
+    yielded (for errors). Not a ``kvlog._walk.BatchWalk``: it walks by offset, and the fetch kernel
+    finds, cuts and frames each piece in one call (a batch larger than ``chunk`` comes whole, as a fetch
+    returns at least one batch), where a position walk would add a framing pass per piece."""
     segments = log._segments
     i, offset = segments.floor_index(start), start
     stop = end if end < log._next_offset else LONG_MAX

@@ -12,12 +12,13 @@ import os
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, cast
 
 import numpy as np
 import pyarrow as pa
 
 from kvlog import _files, _io, storage
+from kvlog._walk import BatchWalk
 from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
 from kvlog.records import record_schema
@@ -641,7 +642,8 @@ def _decoded(log: Log, start: int, end: int, include_headers: bool, read_committ
 
 
 def _windows(log: Log, start: int, end: int, window: int, include_headers: bool) -> Iterator[pa.Table]:
-    """Decode ``[start, end)`` through one reused read buffer of about ``window`` bytes.
+    """Decode ``[start, end)`` through one reused read buffer of about ``window`` bytes (grown to hold
+    a larger batch whole; a torn batch raises, as a range planned to end on a batch must not tear).
 
     The decoder copies keys and values into its own column buffers, so the read buffer can be filled
     again at once: no fresh memory (and no page faults) per chunk, and each byte is read once.
@@ -654,25 +656,15 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
     schema = record_schema(include_headers)
     for seg, lo, hi in log.ranges(start, end):
         log.read_ahead(log.segment_index_for(seg.base_offset), seg.base_offset)  # an object store fetches ahead
-        pos = lo
-        while pos < hi:
-            want = min(len(buf), hi - pos)
-            view = memoryview(buf)[:want]
-            got = _io.fs.preadinto(seg.fileno(), view, pos)
-            if got <= 0:
-                break
+        walk = BatchWalk(seg.fileno, lo, hi, window, buffer=buf, strict=True, path=seg.log_path)
+        for pos, view in walk:
             try:
-                res = _decode(view, 0, got, include_headers=include_headers, check_crc=True, include_control=False,
-                              limit=DEFAULT_MAX_DECOMPRESSED_BYTES)
+                res = _decode(cast(memoryview, view), 0, len(view), include_headers=include_headers, check_crc=True,
+                              include_control=False, limit=DEFAULT_MAX_DECOMPRESSED_BYTES)
             except CorruptRecordError as exc:
                 raise exc.with_context(file=seg.log_path, base_position=pos) from None
-            if res.stop == 0:  # the next batch is larger than the window (or cut short)
-                size = 12 + int.from_bytes(view[8:12], "big", signed=True) if got >= 12 else 0
-                if got == hi - pos or size <= 12 or size > hi - pos:
-                    raise CorruptRecordError(f"incomplete batch in {seg.log_path} at position {pos}", position=pos)
-                buf = bytearray(size)
-                continue
             batches = [_chunk_to_arrow(c, include_headers) for c in res.chunks if c["n"]]
             if batches:
                 yield pa.Table.from_batches(batches, schema=schema)
-            pos += res.stop
+            walk.advance(res.stop)
+        buf = walk.buffer or buf
