@@ -85,3 +85,28 @@ def test_an_empty_range_yields_nothing():
     finally:
         os.close(fd)
         os.unlink(path)
+
+
+def test_recovery_keeps_batches_past_a_window_that_ends_on_a_batch_boundary(tmp_path):
+    """Batches of exactly 64 KiB put a 1 MiB read window's end on a batch boundary; recovery used to stop
+    there and set the rest of the segment aside (16 of 40 records kept)."""
+    from kvlog import Log, Record
+
+    path = tmp_path / "t-0"
+    log = Log.open(str(path))
+    for i in range(40):
+        log.append([Record(b"k", bytes([65 + i % 26]) * 65463)])
+    sizes = {seg.size_in_bytes for seg in log.segments}
+    log.flush()
+    log.close()
+    assert sizes == {40 * 65536}  # the batches are 64 KiB each, so 1 MiB ends on a boundary
+    for name in os.listdir(tmp_path):
+        if name.startswith("recovery-point"):
+            os.unlink(tmp_path / name)  # an unclean stop: the whole segment is recovered
+    for name in os.listdir(path):
+        if name.endswith((".index", ".timeindex")):
+            os.unlink(path / name)
+    with Log.open(str(path)) as log:
+        assert log.log_end_offset == 40
+        assert [r.value[:1] for r in log.records()] == [bytes([65 + i % 26]) for i in range(40)]
+        assert log.quarantined == []
