@@ -99,20 +99,21 @@ def parse(data: bytes, version: int, max_listed: int = 0) -> CommittedOffsets | 
 
 
 _CACHE: dict[str, tuple[int, CommittedOffsets]] = {}
+_UNGOVERNED = CommittedOffsets()
 
 
 def latest(root: str) -> CommittedOffsets:
     """The newest valid version under ``root`` (ungoverned when there is none). A local directory's answer is
     cached by its modification time, which every publish changes."""
-    remote = not os.path.isdir(root)
+    remote = "://" in root
     stamp = -1
     if not remote:
         try:
             stamp = os.stat(root).st_mtime_ns
-        except FileNotFoundError:
-            return CommittedOffsets()
+        except (FileNotFoundError, NotADirectoryError):
+            return _UNGOVERNED
         hit = _CACHE.get(root)
-        if hit is not None and hit[0] == stamp:
+        if hit is not None and hit[0] == stamp:  # one stat: every hot path (refresh, flush) asks
             return hit[1]
     for _attempt in range(4):
         try:

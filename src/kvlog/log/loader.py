@@ -45,6 +45,7 @@ def load(log: Log, clean_shutdown: bool) -> None:
                 _io.fs.unlink(os.path.join(log.dir, n))
     logs = [n for n in names if n.endswith(_files.LOG) and _files.is_offset_name(n)]
     committed = committed_range(log)
+    log._governed = committed is not None
     if committed is not None:  # a governed directory: what lies at or past the committed end is not the log
         if not log.read_only:
             names = committed_offsets.remove_uncommitted(log.dir, names, committed[1])
@@ -302,7 +303,9 @@ def refresh(log: Log) -> int:
     """A read-only view's catching up with its writer (``Log.refresh``): the new complete, CRC-valid
     batches of the last segment, then any segment rolled at the view's end."""
     segments = log._segments
-    committed = committed_range(log)  # a governed directory: the view goes no further than what is committed
+    # a governed directory: the view goes no further than what is committed. A sink's job only ever adds
+    # new segment files, so a view of an ungoverned directory looks again only before it takes one in
+    committed = committed_range(log) if log._governed else None
     end = committed[1] if committed is not None else LONG_MAX
     while True:
         last = segments[-1].extend_valid_prefix()
@@ -317,6 +320,14 @@ def refresh(log: Log) -> int:
             probe = log._roll_probe = (nxt, _files.segment_path(log.dir, nxt, _files.LOG))
         if nxt <= segments.bases[-1] or not _io.fs.exists(probe[1]):
             break
+        if committed is None and not log._governed:
+            committed = committed_range(log)
+            log._governed = committed is not None
+            if committed is not None:
+                end = committed[1]
+                log._next_offset = min(log._next_offset, end)
+                if log._next_offset >= end:
+                    break
         try:
             seg = log._new_segment(nxt)
         except FileNotFoundError:

@@ -160,6 +160,7 @@ class Log:
         self._rows = np.empty(16, dtype=_k.BATCH_DTYPE)  # reused by every point append
         self._rows_raw = self._rows.view(np.uint8)
         self._roll_probe = (-1, "")
+        self._governed = False  # the data directory is governed by a sink's committed offsets (loader)
         self._rules = None
         if not _io.fs.isdir(self.dir):
             if read_only or not create:
