@@ -91,6 +91,7 @@ class Log:
     _rows: np.ndarray
     _rows_raw: np.ndarray
     _roll_probe: tuple[int, str]
+    _governed: bool
     _rules: _AppendRules | None
     _set_aside_now: bool
     # (at most 30 instance attributes: past that CPython stops sharing an instance dict's keys and every
