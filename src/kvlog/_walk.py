@@ -31,13 +31,15 @@ class BatchWalk:
     be closed and reopened by the open-file budget between windows). With ``buffer`` each window is
     read into that one bytearray, grown as needed and left in ``.buffer`` for the next walk (for a
     consumer that copies what it keeps: no fresh memory, no page faults per window); without, each
-    window is fresh ``bytes`` that yielded objects may reference.
+    window is fresh ``bytes`` that yielded objects may reference; with ``pooled`` an owned read-only buffer
+    from the read pool (a pass over whole segments that keeps some windows).
     """
 
-    __slots__ = ("_fileno", "_start", "_end", "_chunk", "buffer", "_strict", "_path", "_used")
+    __slots__ = ("_fileno", "_start", "_end", "_chunk", "buffer", "_strict", "_path", "_used", "_pooled")
 
     def __init__(self, fileno: int | Callable[[], int], start: int, end: int, chunk: int, *,
-                 buffer: bytearray | None = None, strict: bool = False, path: str | None = None) -> None:
+                 buffer: bytearray | None = None, strict: bool = False, path: str | None = None,
+                 pooled: bool = False) -> None:
         self._fileno = fileno
         self._start = start
         self._end = end
@@ -46,6 +48,7 @@ class BatchWalk:
         self._strict = strict
         self._path = path
         self._used = 0
+        self._pooled = pooled
 
     def advance(self, used: int) -> None:
         """The consumer framed ``used`` bytes of whole batches in the window just yielded."""
@@ -64,6 +67,8 @@ class BatchWalk:
                     self.buffer = bytearray(want)
                 view = memoryview(self.buffer)[:want]
                 data = view[:max(_io.fs.preadinto(self._fd(), view, pos), 0)]
+            elif self._pooled:  # a pass over whole segments: an owned read-only buffer from the pool
+                data = memoryview(_io.fs.pread_block(self._fd(), want, pos))
             else:
                 data = _io.fs.pread(self._fd(), want, pos)
             if not len(data):

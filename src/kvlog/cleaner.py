@@ -54,6 +54,7 @@ from kvlog.log import Log
 from kvlog.offset_map import OffsetMap, md5_arrow
 from kvlog.records import MemoryRecords, Record, binary_parts, encode_arrays, key_columns
 from kvlog._arrow import int64_array, numpy_of, valid_mask
+from kvlog._walk import BatchWalk
 from kvlog.segment import LogSegment
 from kvlog.txn_index import AbortedTxn, TransactionIndex, aborted_batch_mask, entries_array
 
@@ -347,7 +348,6 @@ class LogCleaner:
         the recopy), else None.
         """
         pos = 0
-        chunk = 8 << 20
         cache = self._chunk_cache
         while pos < seg.size_in_bytes:
             # while caching (the count and the map pass) a chunk stays for the recopy, which takes it
@@ -358,30 +358,28 @@ class LogCleaner:
                 yield hit[0], hit[1], hit[2]
                 pos += len(hit[2])
                 continue
-            data = seg.pread_block(pos, chunk)
-            if not len(data):
+            walk = BatchWalk(seg.fileno, pos, seg.size_in_bytes, 8 << 20, pooled=True)
+            for at, data in walk:  # an incomplete tail ends the walk (recovery cuts these)
+                hdrs = MemoryRecords(data).batch_headers(check_crc=True)
+                if not len(hdrs):
+                    continue  # one batch larger than the window: the walk reads it whole
+                end = int(hdrs["position"][-1] + hdrs["size"][-1])
+                walk.advance(end)
+                hdrs = hdrs.copy()
+                hdrs["position"] += at
+                piece = memoryview(data)[:end]  # pooled windows are memoryviews already
+                extras: dict[str, Any] | None = None
+                # room for the bytes and for their decoded table (about as large again)
+                if self._caching and self._cached_bytes + 2 * len(piece) <= self._CACHE_BYTES:
+                    extras = {}
+                    cache[(seg.log_path, at)] = (hdrs, extras, piece, 2 * len(piece))
+                    self._cached_bytes += 2 * len(piece)
+                yield hdrs, extras, piece
+                pos = at + end
+                if (seg.log_path, pos) in cache:
+                    break  # the rest starts with a chunk read before
+            else:
                 return
-            hdrs = MemoryRecords(data).batch_headers(check_crc=True)
-            if not len(hdrs):
-                head = seg.pread(pos, 12)
-                need = 12 + int.from_bytes(head[8:12], "big", signed=True) if len(head) == 12 else 0
-                if need <= len(data) or pos + need > seg.size_in_bytes:
-                    return  # an incomplete tail (recovery cuts these)
-                chunk = need  # one batch larger than the chunk
-                continue
-            end = int(hdrs["position"][-1] + hdrs["size"][-1])
-            hdrs = hdrs.copy()
-            hdrs["position"] += pos
-            piece = data[:end] if end < len(data) else data
-            extras: dict[str, Any] | None = None
-            # room for the bytes and for their decoded table (about as large again)
-            if self._caching and self._cached_bytes + 2 * len(piece) <= self._CACHE_BYTES:
-                extras = {}
-                cache[(seg.log_path, pos)] = (hdrs, extras, piece, 2 * len(piece))
-                self._cached_bytes += 2 * len(piece)
-            yield hdrs, extras, piece
-            pos += end
-            chunk = 8 << 20
 
     def _versions(self, recs: list[Record], strategy: str, header_key: str, stats: CleanerStats) -> list[int]:
         if strategy == "timestamp":
