@@ -179,8 +179,8 @@ def test_what_the_jvm_sink_wrote_reads_alike_everywhere(spark, tmp_path):
 
 
 def test_segment_bytes_rolls_segments_with_indexes(spark, tmp_path):
-    kvlog.LogManager(str(tmp_path)).create_topic("t", 1, kvlog.LogConfig(segment_bytes=64 << 10,
-                                                                            index_interval_bytes=1024))
+    with kvlog.LogManager(str(tmp_path)) as mgr:
+        mgr.create_topic("t", 1, kvlog.LogConfig(segment_bytes=64 << 10, index_interval_bytes=1024))
     df = rows_df(spark, 5000, headers=False, slices=1)
     df.write.format("kvlog").mode("append").option("topic", "t").option("kvlog.maxBatchBytes", "16384") \
         .save(str(tmp_path))
@@ -407,3 +407,29 @@ def test_a_read_only_view_refreshes_to_the_committed_end_only(spark, tmp_path):
     df.write.format("kvlog").mode("overwrite").option("topic", "t").save(str(tmp_path))
     assert view.refresh() == 300 and view.log_start_offset == 200
     view.close()
+
+
+def test_a_local_writer_and_a_job_exclude_each_other(spark, tmp_path):
+    """A process with a partition open for writing holds the root's local lease: a job on this machine is
+    refused while that process lives, and a dead process's lease is removed by the next job."""
+    df = spark.range(30).selectExpr("cast(id as string) as key", "cast(cast(id as string) as binary) as value")
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    leases = lambda: sorted(n for n in os.listdir(tmp_path) if n.startswith(committed_offsets.LEASE_PREFIX))  # noqa: E731
+    assert leases() == []
+    writer = kvlog.Log.open(str(tmp_path / "t-0"))
+    other = kvlog.Log.open(str(tmp_path / "u-0"))  # a second log of the same process: one lease
+    assert len(leases()) == 1 and leases()[0].endswith(f"-{os.getpid()}")
+    with pytest.raises(JVM_ERRORS, match=f"local kvlog writer \\(process {os.getpid()}"):
+        df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    writer.append([kvlog.Record(b"local", b"local")])
+    writer.close()
+    assert len(leases()) == 1
+    other.close()
+    assert leases() == []
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    got = jvm_rows(spark, tmp_path)
+    assert len(got) == 61 and [r[1] for r in got if r[0] == 0] == list(range(len([r for r in got if r[0] == 0])))
+    dead = tmp_path / (committed_offsets.LEASE_PREFIX + f"local-{committed_offsets._host()}-999999999")
+    dead.write_text(f"1 * local {committed_offsets._host()} 999999999\n")  # a writer that died, never closed
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    assert not dead.exists() and len(jvm_rows(spark, tmp_path)) == 91

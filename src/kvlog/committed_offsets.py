@@ -12,6 +12,9 @@ governed and reads as before. The JVM sink writes the same format (``CommittedOf
 from __future__ import annotations
 
 import os
+import re
+import socket
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -27,7 +30,7 @@ LEASE_TIMEOUT_MS = 24 * 3600 * 1000
 KEEP = 3
 
 __all__ = ["CommittedOffsets", "latest", "publish", "commit_partition", "check_no_write_in_progress",
-           "remove_uncommitted", "uncommitted_split"]
+           "remove_uncommitted", "uncommitted_split", "hold_local_lease", "release_local_lease"]
 
 
 @dataclass(frozen=True)
@@ -222,9 +225,56 @@ def check_no_write_in_progress(root: str, topic: str) -> None:
                 fields = f.read(4096).split()
         except FileNotFoundError:
             continue
-        if len(fields) < 3 or not fields[0].isdigit():
-            continue
+        if len(fields) < 3 or not fields[0].isdigit() or fields[2] == "local":
+            continue  # torn, or a local writer's (local writers exclude each other per partition)
         if fields[1] in ("*", topic) and now - int(fields[0]) < LEASE_TIMEOUT_MS:
             raise LogLockedError(f"a kvlog Spark write is in progress on {root} (lease {name}, topic {fields[1]}): "
                                  f"a local writer of {topic} would interleave with it. If that job is dead, delete "
                                  f"{os.path.join(root, name)}")
+
+
+# A local writer's lease: while a process has a partition of a data directory open for writing, the root
+# holds ``kvlog-write-lease.local-<host>-<pid>`` ("<time ms> * local <host> <pid>"). A JVM sink job cannot
+# test the partition's flock, so it reads this instead: a live process on its host refuses the job, a dead
+# one's lease is removed. One lease per (root, process), however many logs the process has open there.
+_LOCAL: dict[tuple[str, int], int] = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", socket.gethostname()) or "localhost"
+
+
+def _local_lease_path(root: str) -> str:
+    return os.path.join(root, f"{LEASE_PREFIX}local-{_host()}-{os.getpid()}")
+
+
+def hold_local_lease(root: str) -> None:
+    """This process opens a partition of ``root`` for writing (see above)."""
+    key = (root, os.getpid())
+    with _LOCAL_LOCK:
+        held = _LOCAL.get(key, 0)
+        if held == 0:
+            text = f"{int(time.time() * 1000)} * local {_host()} {os.getpid()}\n".encode()
+            fd = os.open(_local_lease_path(root), os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                         | getattr(os, "O_CLOEXEC", 0), 0o644)
+            try:
+                os.write(fd, text)
+            finally:
+                os.close(fd)
+        _LOCAL[key] = held + 1
+
+
+def release_local_lease(root: str) -> None:
+    """This process closed one of its writable logs in ``root``; the last one removes the lease."""
+    key = (root, os.getpid())
+    with _LOCAL_LOCK:
+        held = _LOCAL.get(key, 0) - 1
+        if held > 0:
+            _LOCAL[key] = held
+            return
+        _LOCAL.pop(key, None)
+        try:
+            os.unlink(_local_lease_path(root))
+        except FileNotFoundError:
+            pass

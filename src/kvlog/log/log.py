@@ -188,6 +188,13 @@ class Log:
 
     def _lock(self) -> None:
         self._lock_fd = _files.lock_file(os.path.join(self.dir, _files.LOCK), f"log {self.dir}")
+        if self.partition >= 0:  # a Spark job's planning cannot see the flock: it reads the root's lease
+            try:
+                committed_offsets.hold_local_lease(os.path.dirname(self.dir))
+            except BaseException:
+                _files.unlock_file(self._lock_fd)
+                self._lock_fd = -1
+                raise
 
     def release_lock(self) -> None:
         """Internal (the demos, tests): give the directory's lock back without closing, as a process
@@ -195,6 +202,8 @@ class Log:
         if self._lock_fd >= 0:
             _files.unlock_file(self._lock_fd)
             self._lock_fd = -1
+            if self.partition >= 0:
+                committed_offsets.release_local_lease(os.path.dirname(self.dir))
 
     _release_lock = release_lock
 

@@ -313,6 +313,15 @@ final class SinkPlan implements Serializable {
             long taken = Long.parseLong(f[0]);
             String theirTopic = f[1];
             String theirSink = f[2];
+            if (theirSink.equals("local") && f.length >= 5 && f[3].equals(localHost())) {
+                if (!processAlive(f[4])) {
+                    releaseLease(fs, st.getPath()); // a local writer that died without closing its logs
+                    continue;
+                }
+                throw new IllegalStateException("a local kvlog writer (process " + f[4] + " on " + f[3] + ") has "
+                    + root + " open for writing: close its logs (Log.close, LogManager.close) before a Spark job "
+                    + "writes here; two writers of one partition would assign the same offsets");
+            }
             boolean sameQuery = sinkId != null && sinkId.equals(theirSink);
             boolean overlaps = theirTopic.equals("*") || topic == null || theirTopic.equals(topic);
             if (!sameQuery && overlaps && now - taken < timeout) {
@@ -326,6 +335,32 @@ final class SinkPlan implements Serializable {
             .getBytes(StandardCharsets.UTF_8);
         try (OutputStream out = ExclusiveCreate.create(fs, new Path(root, LEASE_PREFIX + job), 4096)) {
             out.write(text);
+        }
+    }
+
+    /** This machine's name as Python's {@code socket.gethostname()} gives it (the kernel's node name). */
+    static String localHost() {
+        try {
+            String n = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(
+                "/proc/sys/kernel/hostname")), StandardCharsets.UTF_8).trim();
+            if (!n.isEmpty()) {
+                return n.replaceAll("[^A-Za-z0-9._-]", "_");
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: the resolver's name
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "_");
+        } catch (java.net.UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    private static boolean processAlive(String pid) {
+        try {
+            return ProcessHandle.of(Long.parseLong(pid)).map(ProcessHandle::isAlive).orElse(false);
+        } catch (NumberFormatException e) {
+            return true; // unreadable: do not guess it away
         }
     }
 
