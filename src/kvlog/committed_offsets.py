@@ -30,7 +30,7 @@ LEASE_TIMEOUT_MS = 24 * 3600 * 1000
 KEEP = 3
 
 __all__ = ["CommittedOffsets", "latest", "publish", "commit_partition", "check_no_write_in_progress",
-           "remove_uncommitted", "uncommitted_split", "hold_local_lease", "release_local_lease"]
+           "uncommitted_split", "set_aside_uncommitted", "hold_local_lease", "release_local_lease"]
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,10 @@ _SEGMENT_FILES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot")
 
 def _uncommitted(name: str, end: int) -> bool:
     base, _dot, suffix = name.partition(".")
-    return len(base) == 20 and base.isdigit() and "." + suffix in _SEGMENT_FILES and int(base) >= end
+    if not (len(base) == 20 and base.isdigit() and "." + suffix in _SEGMENT_FILES):
+        return False
+    # a producer snapshot names the offset it is the state before: one at the end itself is committed state
+    return int(base) > end if suffix == "snapshot" else int(base) >= end
 
 
 def uncommitted_split(names: list[str], end: int) -> list[str]:
@@ -182,14 +185,18 @@ def uncommitted_split(names: list[str], end: int) -> list[str]:
     return [n for n in names if not _uncommitted(n, end)]
 
 
-def remove_uncommitted(directory: str, names: list[str], end: int) -> list[str]:
-    """Deletes a partition's segment files at or past the committed ``end`` (a failed or unfinished sink
-    write's, never part of the log: the commit that would have made them so did not happen); returns the
-    names left."""
+UNCOMMITTED = ".uncommitted-"
+
+
+def set_aside_uncommitted(directory: str, names: list[str], end: int) -> list[str]:
+    """A local writer's open: segment files at or past the committed ``end`` are renamed
+    ``<name>.uncommitted-<ms>`` (not part of the log, kept for inspection, as recovery keeps what it cuts);
+    returns the names left."""
     kept = uncommitted_split(names, end)
+    stamp = int(time.time() * 1000)
     for n in names:
         if _uncommitted(n, end):
-            _io.fs.unlink(os.path.join(directory, n))
+            os.replace(os.path.join(directory, n), os.path.join(directory, f"{n}{UNCOMMITTED}{stamp}"))
     if len(kept) != len(names):
         _io.fs.fsync_dir(directory)
     return kept

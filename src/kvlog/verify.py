@@ -326,6 +326,9 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
             elif ext.endswith((_files.SWAP, _files.CLEANED)):
                 report.error(n, "leftover temporary file of an interrupted compaction or segment split "
                                 "(Kafka finishes or rolls it back when it loads the log)")
+            elif committed_offsets.UNCOMMITTED in ext:
+                report.warn(n, "set aside by a writer's open: it lay past the committed end offset (not part of "
+                               "the log; kept for inspection)")
             elif ext.endswith(_files.DELETED):
                 report.warn(n, "segment file awaiting asynchronous deletion")
             elif ext.endswith(REPAIRED):

@@ -48,7 +48,7 @@ def load(log: Log, clean_shutdown: bool) -> None:
     log._governed = committed is not None
     if committed is not None:  # a governed directory: what lies at or past the committed end is not the log
         if not log.read_only:
-            names = committed_offsets.remove_uncommitted(log.dir, names, committed[1])
+            names = committed_offsets.set_aside_uncommitted(log.dir, names, committed[1])
         logs = [n for n in logs if _files.offset_from_name(n) < committed[1]]
     if not log.read_only:
         have = {_files.offset_from_name(n) for n in logs}

@@ -134,7 +134,7 @@ final class SinkCommit {
             boolean isNew = !plan.partitionCounts.containsKey(t);
             for (int p = 0; p < n; p++) {
                 TopicPartition tp = new TopicPartition(t, p);
-                if (isNew || plan.overwrite || plan.ranges.containsKey(tp) && out.contains(tp)) {
+                if (isNew || plan.overwrite) {
                     out.add(tp);
                 }
             }

@@ -180,9 +180,11 @@ final class SinkPlan implements Serializable {
                 Map<TopicPartition, Path> found = LogDiscovery.discoverIfAny(rootPath, conf);
                 TreeMap<TopicPartition, CommittedOffsets.Range> ranges = new TreeMap<>();
                 boolean governed = latest.version > 0;
+                Map<TopicPartition, Long> starts = governed ? Map.of() : LogStartCheckpoint.read(fs, rootPath);
                 for (Map.Entry<TopicPartition, Path> e : found.entrySet()) {
                     ranges.put(e.getKey(), governed ? latest.partitions.getOrDefault(e.getKey(),
-                        new CommittedOffsets.Range(0, 0)) : currentRange(fs, e.getValue(), e.getKey(), rootPath));
+                        new CommittedOffsets.Range(0, 0))
+                        : currentRange(fs, e.getValue(), e.getKey(), starts.getOrDefault(e.getKey(), 0L)));
                 }
                 if (governed) {
                     latest.partitions.forEach(ranges::putIfAbsent);
@@ -252,9 +254,8 @@ final class SinkPlan implements Serializable {
     }
 
     /** An ungoverned partition as it is: its log start (checkpoint or first segment) and end (last valid batch). */
-    private static CommittedOffsets.Range currentRange(FileSystem fs, Path dir, TopicPartition tp, Path root)
+    private static CommittedOffsets.Range currentRange(FileSystem fs, Path dir, TopicPartition tp, long checkpointed)
             throws IOException {
-        long checkpointed = LogStartCheckpoint.read(fs, root).getOrDefault(tp, 0L);
         PartitionLog log;
         try {
             log = PartitionLog.open(fs, dir, tp, checkpointed, -1, false, false, 1 << 20, false, true);
@@ -279,7 +280,8 @@ final class SinkPlan implements Serializable {
             int dot = n.indexOf('.');
             if (dot == 20 && SEGMENT_SUFFIXES.contains(n.substring(20))
                     && n.substring(0, 20).chars().allMatch(Character::isDigit)
-                    && Long.parseLong(n.substring(0, 20)) >= end) {
+                    && Long.parseLong(n.substring(0, 20)) >= end + (n.endsWith(".snapshot") ? 1 : 0)) {
+                // a producer snapshot at the end offset itself is committed state (the state before it)
                 fs.delete(st.getPath(), false);
             }
         }
