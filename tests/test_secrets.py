@@ -107,19 +107,28 @@ def test_canonical_names_never_keep_an_unencoded_secret(caplog):
 
 
 # --------------------------------------------------------------------------- without a server
-def _sink_writers(uri: str) -> None:
-    from pyspark.sql.types import BinaryType, StructField, StructType
+def _sink_failures(s3: S3Server, uploaded: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The Spark sink writes object stores: its refusals and failures there name the store without secrets."""
+    import pyarrow as pa
 
-    from kvlog.spark.sink import KvlogBatchWriter, KvlogStreamWriter
+    from kvlog.spark import _remote, _staging
 
-    schema = StructType([StructField("value", BinaryType())])
-    for make in (lambda: KvlogBatchWriter({"path": uri, "topic": "t"}, schema, False),
-                 lambda: KvlogStreamWriter({"path": uri, "topic": "t", "kvlog.sinkId": "q"}, schema, False)):
-        with pytest.raises(ReadOnlyStorageError) as info:
-            make()
-        assert_no_secrets(_texts(info.value))
-        assert "read_only=True" not in str(info.value)  # a sink has no such argument
-    raise ReadOnlyStorageError(str(info.value))
+    uri = secret_uri(f"{uploaded}-sink", port=s3.port)
+    canonical, store = _remote.canonical(uri)
+    _remote.take_lease(canonical, store, "other", "t", None)
+    plan = _staging.plan(uri, {"topic": "t"}, ["value"], False, job="mine")
+    staged = _staging.stage_batches(plan, [pa.record_batch({"value": pa.array([b"v"])})], "task-0-0")
+    err = _sweep(lambda: _remote.commit(plan, staged), caplog, KvlogError)  # another job's live lease
+    assert "kvlog-write-lease.other" in str(err)
+    _remote.release_lease(canonical, store, "other")
+    s3.proxy.deny_key(ACCESS)  # then a store that refuses our credentials half way through the job
+    denied = secret_uri(f"{uploaded}-sink", port=s3.proxy.port)
+    plan = _staging.plan(uri, {"topic": "t"}, ["value"], False, job="denied")
+    plan.root = denied
+    _sweep(lambda: _staging.stage_batches(plan, [pa.record_batch({"value": pa.array([b"v"])})], "task-0-0"),
+           caplog, KvlogError)
+    _sweep(lambda: _remote.commit(plan, staged), caplog, KvlogError)
+    s3.proxy.clear()
 
 
 OFFLINE: list[tuple[str, Callable[[str], Any], type[BaseException]]] = [
@@ -127,7 +136,6 @@ OFFLINE: list[tuple[str, Callable[[str], Any], type[BaseException]]] = [
     ("LogManager for writing", lambda u: kvlog.LogManager(u), ReadOnlyStorageError),
     ("file system write", lambda u: _io.fs.open(u + "/00000000000000000000.log", os.O_WRONLY | os.O_CREAT),
      ReadOnlyStorageError),
-    ("Spark sink refusal", _sink_writers, ReadOnlyStorageError),
     ("a bucket-less URI", lambda u: kvlog.Log.open(f"s3://{ACCESS}:{SECRET}@/p-0?secret_key={QUERY_SECRET}",
                                                    read_only=True), KvlogError),
     ("an unknown query parameter", lambda u: kvlog.Log.open(u + f"&secret_key={QUERY_SECRET}", read_only=True),
@@ -176,6 +184,7 @@ def test_every_remote_error_path_names_no_secret(s3, uploaded, tmp_path, caplog)
     _bad_endpoint(caplog)
     _server_errors_after_retries(s3, uploaded, caplog)
     _refused_credentials(s3, uploaded, caplog)
+    _sink_failures(s3, uploaded, caplog)
 
 
 def _missing_objects(s3: S3Server, uploaded: str, caplog: pytest.LogCaptureFixture) -> None:

@@ -28,7 +28,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from kvlog.errors import (
     ObjectNotFoundError,
@@ -60,14 +60,16 @@ class ReadStats:
     lists: int = 0
     heads: int = 0
     retries: int = 0
+    puts: int = 0
+    deletes: int = 0
 
     @property
     def requests(self) -> int:
-        return self.gets + self.lists + self.heads
+        return self.gets + self.lists + self.heads + self.puts + self.deletes
 
     def as_dict(self) -> dict[str, int]:
         return {"requests": self.requests, "gets": self.gets, "get_bytes": self.get_bytes, "lists": self.lists,
-                "heads": self.heads, "retries": self.retries}
+                "heads": self.heads, "retries": self.retries, "puts": self.puts, "deletes": self.deletes}
 
 
 def _classify(exc: BaseException, what: str, path: str, position: int) -> StorageError:
@@ -278,6 +280,83 @@ class ObjectStore:
             return f.pread(f.size, 0)
         finally:
             f.close()
+
+
+    # ------------------------------------------------------------------------------- writes
+    # Only kvlog's sinks write here (``kvlog.spark._remote``): whole objects, each visible once complete
+    # (a PUT, or a multipart upload that appears at its completion), never modified in place.
+    def forget(self, directory: str) -> None:
+        """Drop the cached listing of ``directory``: its next lookup lists it again (after a write)."""
+        self._listings.pop(directory.rstrip("/"), None)
+
+    def head(self, path: str) -> Any | None:
+        """A fresh lookup of one object (no cached listing): its info, or None."""
+        import pyarrow.fs as pafs
+
+        info = self.call("looking up", path, -1, lambda: self.fs.get_file_info(self.fs_path(path)), heads=1)
+        return None if info.type == pafs.FileType.NotFound else info
+
+    def put(self, path: str, chunks: Iterable[bytes | memoryview]) -> int:
+        """Write ``path`` whole from ``chunks``; returns its size. Readers see the object only complete."""
+        def write() -> int:
+            n = 0
+            with self.fs.open_output_stream(self.fs_path(path), metadata={}) as out:
+                for chunk in chunks:
+                    out.write(chunk)
+                    n += len(chunk)
+            return n
+
+        size = self.call("writing", path, -1, write, puts=1)
+        self.forget(path.rpartition("/")[0])
+        return size
+
+    def open_output(self, path: str) -> Any:
+        """A stream that writes ``path`` (an upload that becomes visible when the stream closes)."""
+        self.forget(path.rpartition("/")[0])
+        return self.call("writing", path, -1, lambda: self.fs.open_output_stream(self.fs_path(path), metadata={}),
+                         puts=1)
+
+    def delete(self, path: str) -> None:
+        """Remove one object; one already gone is not an error."""
+        import pyarrow.fs as pafs
+
+        def rm() -> None:
+            try:
+                self.fs.delete_file(self.fs_path(path))
+            except FileNotFoundError:
+                pass
+            except OSError:
+                if self.fs.get_file_info(self.fs_path(path)).type != pafs.FileType.NotFound:
+                    raise
+
+        self.call("deleting", path, -1, rm, deletes=1)
+        self.forget(path.rpartition("/")[0])
+
+    def delete_tree(self, path: str) -> None:
+        """Remove every object under ``path`` (a finished job's staging prefix); one already gone is fine."""
+        def rm() -> None:
+            try:
+                self.fs.delete_dir(self.fs_path(path))
+            except FileNotFoundError:
+                pass
+
+        self.call("deleting", path, -1, rm, deletes=1)
+        self.forget(path.rstrip("/").rpartition("/")[0])
+
+    def make_dir(self, path: str) -> None:
+        """A directory marker, so that an empty partition of a new topic is listed."""
+        self.call("creating", path, -1, lambda: self.fs.create_dir(self.fs_path(path), recursive=True), puts=1)
+        self.forget(path.rstrip("/").rpartition("/")[0])
+
+    def walk(self, path: str) -> list[tuple[str, int, int]]:
+        """Every object under ``path`` (one recursive LIST): ``(uri, size, mtime ms)``."""
+        import pyarrow.fs as pafs
+
+        sel = pafs.FileSelector(self.fs_path(path), allow_not_found=True, recursive=True)
+        infos = self.call("listing", path, -1, lambda: self.fs.get_file_info(sel), lists=1)
+        base = path[: self.strip]
+        return [(base + i.path, int(i.size or 0), int(i.mtime.timestamp() * 1000) if i.mtime else 0)
+                for i in infos if i.type == pafs.FileType.File]
 
 
 class ObjectFile:

@@ -23,11 +23,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kvlog import _io
+from kvlog import _io, storage
 from kvlog._core.partitioner import partition_many
-from kvlog.errors import ConfigError, KvlogError, LogLockedError
+from kvlog.errors import ConfigError, DirectoryNotFoundError, KvlogError, LogLockedError
 from kvlog.manager import LogManager, validate_topic_name
 from kvlog.records import encode_arrays, now_ms
+from kvlog.spark import _remote
 from kvlog.spark._plan import lowered
 from kvlog.topic_configs import INTERNAL_TOPICS
 
@@ -95,13 +96,18 @@ def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrit
         raise ConfigError("option partitions must be a positive integer")
     compression = str(opts.get("compression", opts.get("kafka.compression.type", "none")))
     counts: dict[str, int] = {}
-    if os.path.isdir(root):
-        with LogManager(root, read_only=True) as mgr:
-            # rows are routed by the topic's partition count: its highest partition here + 1 (a copy of a
-            # broker's directory may lack some; rows routed to one of those are refused at commit)
-            counts = {t: mgr.partitions(t)[-1] + 1 for t in mgr.topics()}
-    return SinkPlan(os.path.abspath(root), job or uuid.uuid4().hex, topic_option, counts, default_partitions,
-                    compression, overwrite, cols)
+    remote = storage.is_remote(root)
+    if remote or os.path.isdir(root):
+        try:
+            with LogManager(root, read_only=True) as mgr:
+                # rows are routed by the topic's partition count: its highest partition here + 1 (a copy of a
+                # broker's directory may lack some; rows routed to one of those are refused at commit)
+                counts = {t: mgr.partitions(t)[-1] + 1 for t in mgr.topics()}
+        except DirectoryNotFoundError:
+            if not remote:
+                raise
+    return SinkPlan(root if remote else os.path.abspath(root), job or uuid.uuid4().hex, topic_option, counts,
+                    default_partitions, compression, overwrite, cols)
 
 
 # ----------------------------------------------------------------------------------------- staging
@@ -216,9 +222,13 @@ def _remove_staging_if_empty(root: str) -> None:
 
 
 def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str) -> list[StagedFile]:
-    """Encode the task's rows into one staging file per target (topic, partition)."""
-    _makedirs(task_dir)
+    """Encode the task's rows into one staging file per target (topic, partition); on an object store one
+    upload each, which appears only once complete."""
+    remote = storage.is_remote(p.root)
+    if not remote:
+        _makedirs(task_dir)
     files: dict[tuple[str, int], Any] = {}
+    paths: dict[tuple[str, int], str] = {}
     counts: dict[tuple[str, int], int] = {}
     try:
         for batch in batches:
@@ -247,19 +257,27 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
                     compression=p.compression)
                 f = files.get(tp)
                 if f is None:
-                    f = files[tp] = open(os.path.join(task_dir, f"{tp[0]}-{tp[1]}.batches"), "wb")
+                    if remote:
+                        paths[tp] = _remote.staging_path(p.root, p.job, task_dir, *tp)
+                        f = files[tp] = _remote.open_staged(p.root, paths[tp])
+                    else:
+                        paths[tp] = os.path.join(task_dir, f"{tp[0]}-{tp[1]}.batches")
+                        f = files[tp] = open(paths[tp], "wb")
                 f.write(blob)
                 counts[tp] = counts.get(tp, 0) + (b - a)
         out = []
         for tp, f in files.items():
-            f.flush()
-            os.fsync(f.fileno())
-            out.append(StagedFile(tp[0], tp[1], f.name, counts[tp]))
+            if not remote:
+                f.flush()
+                os.fsync(f.fileno())
+            f.close()
+            out.append(StagedFile(tp[0], tp[1], paths[tp], counts[tp]))
         return out
     finally:
         for f in files.values():
-            f.close()
-        if os.path.exists(_tombstone(p.root, p.job)):  # the job failed elsewhere while this task ran
+            if not f.closed:
+                f.close()
+        if not remote and os.path.exists(_tombstone(p.root, p.job)):  # the job failed elsewhere while this task ran
             shutil.rmtree(task_dir, ignore_errors=True)
             try:
                 os.rmdir(os.path.dirname(task_dir))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, cast
+from typing import Any, Iterator, Mapping, cast
 
 import pyarrow as pa
 from pyspark import TaskContext
@@ -17,7 +17,7 @@ from pyspark.sql.types import StructType
 
 from kvlog import storage
 from kvlog.errors import ConfigError
-from kvlog.spark import _staging
+from kvlog.spark import _remote, _staging
 from kvlog.spark._plan import lowered
 
 try:
@@ -37,15 +37,32 @@ def _root(options: Mapping[str, str]) -> str:
     root = options.get("path")
     if not root:
         raise ConfigError("give the data directory to save()/start(), e.g. df.write.format('kvlog').save('/data')")
-    storage.refuse_remote_writer(root, "the kvlog Spark sink", "save() to a local data directory, then copy its "
-                                 "files to the object store with the store's own tools")
+    if storage.is_remote(root):
+        return root  # kept whole: its credentials and query configure the store on the executors too
     return os.path.abspath(root)
 
 
 def _task_dir(plan: _staging.SinkPlan) -> str:
+    """The task's staging directory (on an object store: the name of its prefix under the job's)."""
     ctx = TaskContext.get()
     name = f"task-{ctx.partitionId()}-{ctx.attemptNumber()}" if ctx is not None else f"task-{os.getpid()}"
+    if storage.is_remote(plan.root):
+        return name
     return os.path.join(_staging.job_dir(plan.root, plan.job), name)
+
+
+def _commit(plan: _staging.SinkPlan, staged: list[_staging.StagedFile], **stream: Any) -> None:
+    if storage.is_remote(plan.root):
+        _remote.commit(plan, staged, **stream)
+    else:
+        _staging.commit(plan, staged, **stream)
+
+
+def _abort(root: str, job: str) -> None:
+    if storage.is_remote(root):
+        _remote.abort(root, job)
+    else:
+        _staging.abort(root, job)
 
 
 class KvlogBatchWriter(DataSourceArrowWriter):
@@ -60,10 +77,10 @@ class KvlogBatchWriter(DataSourceArrowWriter):
 
     def commit(self, messages: list[WriterCommitMessage | None]) -> None:
         staged = [f for m in messages if isinstance(m, StagedCommitMessage) for f in m.files]
-        _staging.commit(self.plan, staged)
+        _commit(self.plan, staged)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
-        _staging.abort(self.plan.root, self.plan.job)
+        _abort(self.plan.root, self.plan.job)
 
 
 class KvlogStreamWriter(_StreamBase):
@@ -98,7 +115,7 @@ class KvlogStreamWriter(_StreamBase):
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         staged = [f for m in messages if isinstance(m, StagedCommitMessage) for f in m.files]
-        _staging.commit(self._plan(batchId), staged, sink=self.sink, batch_id=batchId)
+        _commit(self._plan(batchId), staged, sink=self.sink, batch_id=batchId)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        _staging.abort(_root(self.options), f"stream-{self.sink}-{batchId}")
+        _abort(_root(self.options), f"stream-{self.sink}-{batchId}")

@@ -31,6 +31,8 @@ import org.apache.spark.sql.types.StructType;
 final class SinkPlan implements Serializable {
     private static final long serialVersionUID = 1L;
     static final String LEASE_PREFIX = "kvlog-write-lease.";
+    /** The job name of the version that first governs a directory (never a job's own: see takeLease). */
+    static final String GOVERN_SUFFIX = ".govern";
     static final long DEFAULT_LEASE_TIMEOUT_MS = 24L * 3600 * 1000;
     static final Set<String> INTERNAL_TOPICS = Set.of("__consumer_offsets", "__transaction_state",
         "__cluster_metadata", "__remote_log_metadata", "__share_group_state");
@@ -192,8 +194,9 @@ final class SinkPlan implements Serializable {
                 long version = latest.version;
                 if (!governed && !ranges.isEmpty()) {
                     version = latest.maxListed + 1; // the directory as it is becomes version 1 of what is committed
+                    // under a name of its own: the job's lease is released by a version holding its records only
                     if (!CommittedOffsets.publish(fs, rootPath, version,
-                            CommittedOffsets.format(version, job, ranges, Map.of()))) {
+                            CommittedOffsets.format(version, job + GOVERN_SUFFIX, ranges, Map.of()))) {
                         if (attempt < 5) {
                             continue;
                         }
