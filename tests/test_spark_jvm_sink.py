@@ -303,22 +303,56 @@ def test_concurrent_jobs_on_one_partition_never_interleave(spark, tmp_path):
     assert leftovers(tmp_path) == []
 
 
-def test_no_rename_needed(spark, tmp_path):
-    """Through createonly:// (rename, append and truncate throw, as on an object store)."""
+FILE_SYSTEMS = {"createonly": "io.kvlog.spark.WriterBlocksForTests$CreateOnlyFileSystem",
+                "condcreate": "io.kvlog.spark.ConditionalCreateForTests$ConditionalCreateFileSystem"}
+
+
+@pytest.mark.parametrize("scheme", sorted(FILE_SYSTEMS))
+def test_no_rename_needed(spark, tmp_path, scheme):
+    """Through createonly:// (rename, append and truncate throw, as on an object store) and condcreate:// (the
+    same, and exclusive creation decided when the upload completes, as S3A's conditional PUT)."""
     conf = spark.sparkContext._jsc.hadoopConfiguration()
-    conf.set("fs.createonly.impl", "io.kvlog.spark.WriterBlocksForTests$CreateOnlyFileSystem")
-    conf.set("fs.createonly.impl.disable.cache", "true")
+    conf.set(f"fs.{scheme}.impl", FILE_SYSTEMS[scheme])
+    conf.set(f"fs.{scheme}.impl.disable.cache", "true")
     try:
         df = rows_df(spark, 1200, slices=2)
-        uri = f"createonly://{tmp_path}"
+        uri = f"{scheme}://{tmp_path}"
         df.write.format("kvlog").mode("append").option("topic", "t").option("partitions", "2").save(uri)
         df.write.format("kvlog").mode("append").option("topic", "t").save(uri)
         got = spark.read.format("kvlog").option("subscribe", "t").load(uri).count()
     finally:
-        conf.unset("fs.createonly.impl")
-        conf.unset("fs.createonly.impl.disable.cache")
+        conf.unset(f"fs.{scheme}.impl")
+        conf.unset(f"fs.{scheme}.impl.disable.cache")
     assert got == 2400
     assert sum(len(v[2]) for v in contents(tmp_path).values()) == 2400
+    assert not [n for n in os.listdir(tmp_path / "t-0") if ".pending-" in n]
+
+
+def test_a_store_that_decides_at_completion_lets_exactly_one_creator_win(spark, tmp_path):
+    """S3A's conditional create fails the loser at close(): ExclusiveCreate reports that as the file existing,
+    so two tasks or two commits racing for one name never both succeed and the winner's bytes stay."""
+    hooks = spark._jvm.io.kvlog.spark.ConditionalCreateForTests
+    for n in range(5):
+        lines = hooks.race(str(tmp_path / f"f{n}"), 4).split("\n")
+        outcomes, content = lines[:4], lines[4]
+        assert sorted(outcomes) == ["lost FileAlreadyExistsException"] * 3 + ["won"], outcomes
+        assert content == f"writer {outcomes.index('won')}"
+    for v in range(1, 6):
+        assert hooks.publishRace(str(tmp_path / "root"), v, 4) == 1
+    assert len([n for n in os.listdir(tmp_path / "root") if n.startswith(committed_offsets.PREFIX)]) == 5
+
+
+def test_the_version_that_governs_a_directory_is_not_the_jobs_own(spark, tmp_path):
+    """A directory nobody governed is first committed as it is; that version names a job of its own, so a job
+    that dies after it has not released its lease (the next writer must still wait for it)."""
+    with kvlog.Log.open(str(tmp_path / "t-0")) as log:
+        log.append([kvlog.Record(b"k", b"v", 1)])
+    spark.range(5).selectExpr("cast(cast(id as string) as binary) as value").write.format("kvlog") \
+        .mode("append").option("topic", "t").save(str(tmp_path))
+    first = committed_offsets.parse((tmp_path / committed_offsets.file_name(1)).read_bytes(), 1, 2)
+    second = committed_offsets.parse((tmp_path / committed_offsets.file_name(2)).read_bytes(), 2, 2)
+    assert first.job == second.job + ".govern"
+    assert first.partitions == {("t", 0): (0, 1)} and second.partitions == {("t", 0): (0, 6)}
 
 
 def test_refusals_are_clear(spark, tmp_path):

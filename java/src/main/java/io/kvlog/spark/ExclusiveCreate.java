@@ -6,14 +6,18 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 
 /**
  * Creates a file that must not exist yet, atomically where the file system can: HDFS and ABFS check in the
  * create call itself; Hadoop's local file system only checks before it opens, so there the file is first made
- * with {@code O_CREAT|O_EXCL} and then opened over. Object stores without conditional writes (S3A without them)
- * only check before: two writers racing for one name there are caught later, by the commit's version check.
+ * with {@code O_CREAT|O_EXCL} and then opened over. A store that declares conditional creation (S3A from Hadoop
+ * 3.5: a PUT or multipart completion with {@code If-None-Match: *}) is asked for it; it decides when the upload
+ * completes, so a writer that lost the race learns it at {@code close()}, as a {@link FileAlreadyExistsException}.
+ * Stores with neither only check before: two writers racing for one name there are caught later, by the lease
+ * and the commit's version check.
  */
 final class ExclusiveCreate {
     private ExclusiveCreate() {
@@ -24,8 +28,27 @@ final class ExclusiveCreate {
         return fs instanceof LocalFileSystem local ? local.getRaw() : fs;
     }
 
-    /** Opens {@code p} for writing; {@link FileAlreadyExistsException} when it exists. */
+    static final String CONDITIONAL = Options.CreateFileOptionKeys.FS_OPTION_CREATE_CONDITIONAL_OVERWRITE;
+
+    /** Whether {@link #create} is atomic on {@code fs} (or, for a conditional store, at close). */
+    static boolean conditional(FileSystem fs, Path p) {
+        try {
+            return fs.hasPathCapability(p, CONDITIONAL);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Opens {@code p} for writing; {@link FileAlreadyExistsException} when it exists (on a conditional store
+     * possibly only from {@code close()}, which then has written nothing).
+     */
     static FSDataOutputStream create(FileSystem fs, Path p, int bufferSize) throws IOException {
+        if (conditional(fs, p)) {
+            FSDataOutputStream out = (FSDataOutputStream) fs.createFile(p).overwrite(false).recursive()
+                .bufferSize(bufferSize).must(CONDITIONAL, true).build();
+            return new ConditionalOutput(out, fs, p);
+        }
         if (fs instanceof RawLocalFileSystem local) {
             try {
                 Files.createFile(local.pathToFile(p).toPath());
@@ -43,6 +66,42 @@ final class ExclusiveCreate {
                 throw new FileAlreadyExistsException(p + " already exists (" + e.getMessage() + ")");
             }
             throw e;
+        }
+    }
+
+    /** A conditional upload: a failed completion of a name that now exists lost the race to another writer. */
+    private static final class ConditionalOutput extends FSDataOutputStream {
+        private final FileSystem fs;
+        private final Path path;
+
+        ConditionalOutput(FSDataOutputStream out, FileSystem fs, Path path) {
+            super(out, null);
+            this.fs = fs;
+            this.path = path;
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                super.close();
+            } catch (FileAlreadyExistsException e) {
+                throw e;
+            } catch (IOException e) {
+                boolean exists;
+                try {
+                    exists = fs.exists(path);
+                } catch (IOException probe) {
+                    e.addSuppressed(probe);
+                    throw e;
+                }
+                if (exists) {
+                    FileAlreadyExistsException lost = new FileAlreadyExistsException(path
+                        + " was created by another writer first (" + e.getMessage() + ")");
+                    lost.initCause(e);
+                    throw lost;
+                }
+                throw e;
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ public final class WriterBlocksForTests {
      * The local disk under the scheme {@code createonly://}, as an object store behaves: files are created and
      * written once; rename, append and truncate throw. Writing through it shows a writer needs none of them.
      */
-    public static final class CreateOnlyFileSystem extends RawLocalFileSystem {
+    public static class CreateOnlyFileSystem extends RawLocalFileSystem {
         static final URI NAME = URI.create("createonly:///");
 
         @Override
