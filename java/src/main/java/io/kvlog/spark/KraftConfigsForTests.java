@@ -19,14 +19,17 @@ public final class KraftConfigsForTests {
         return ExclusiveCreate.raw(LogFileSystems.of(root, new Configuration()));
     }
 
-    /** The replayed metadata of {@code root}, one tab-separated line each, sorted; "" without metadata. */
+    /**
+     * The replayed metadata of {@code root}, one tab-separated line each, sorted ("" without metadata): the node id
+     * ("-" when meta.properties gives none), the topics, then the topic, cluster-default and node configs.
+     */
     public static String replay(String root) throws IOException {
         Path path = new Path(root);
         KraftTopicConfigs kraft = KraftTopicConfigs.read(fs(path), path);
         if (kraft == null) {
             return "";
         }
-        StringBuilder out = new StringBuilder("node\t" + kraft.nodeId + "\n");
+        StringBuilder out = new StringBuilder("node\t" + (kraft.nodeId == null ? "-" : kraft.nodeId) + "\n");
         kraft.topics().forEach(t -> out.append("topic\t").append(t).append('\n'));
         kraft.topicConfigs.forEach((t, cfg) -> lines(out, "config\t" + t, cfg));
         lines(out, "cluster", kraft.clusterDefault);
