@@ -41,16 +41,16 @@ final class KraftMetadataRecord {
         this.apiKey = apiKey;
     }
 
-    /** Decodes {@code value[0, length)}; the problem of a value that does not fit is a BatchFormatException. */
-    static KraftMetadataRecord decode(byte[] value, int length) throws BatchFormatException {
-        KraftMetadataRecord r = new KraftMetadataRecord(value, 0, length, -1);
+    /** Decodes one record value; the problem of a value that does not fit is a BatchFormatException. */
+    static KraftMetadataRecord decode(byte[] value) throws BatchFormatException {
+        KraftMetadataRecord r = new KraftMetadataRecord(value, 0, value.length, -1);
         long frame = r.uvarint("frame version");
         if (frame != FRAME_VERSION) {
             throw new BatchFormatException("unknown metadata frame version " + frame);
         }
         int apiKey = (int) r.uvarint("api key");
         long version = r.uvarint("version");
-        KraftMetadataRecord out = new KraftMetadataRecord(value, r.pos, length, apiKey);
+        KraftMetadataRecord out = new KraftMetadataRecord(value, r.pos, value.length, apiKey);
         String type = switch (apiKey) {
             case TOPIC -> "TopicRecord";
             case CONFIG -> "ConfigRecord";

@@ -5,10 +5,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.fs.FileStatus;
@@ -54,8 +57,8 @@ final class KraftTopicConfigs {
     }
 
     /** The topics the metadata lists. */
-    java.util.Set<String> topics() {
-        return new java.util.TreeSet<>(topicNames.values());
+    Set<String> topics() {
+        return new TreeSet<>(topicNames.values());
     }
 
     /** The metadata of the data directory {@code root}, or null when it holds no {@code __cluster_metadata-N}. */
@@ -196,7 +199,7 @@ final class KraftTopicConfigs {
                     + values.offsets.get(i) + " has no value");
             }
             try {
-                apply(KraftMetadataRecord.decode(v, v.length));
+                apply(KraftMetadataRecord.decode(v));
             } catch (BatchFormatException e) {
                 throw new CorruptLogException(s.file(), s.position(), "the metadata record at offset "
                     + values.offsets.get(i) + ": " + e.getMessage(), e);
@@ -285,7 +288,7 @@ final class KraftTopicConfigs {
         public void record(long offset, long timestampMs, int timestampType, byte[] buf, int keyOff, int keyLen,
                            int valueOff, int valueLen) {
             offsets.add(offset);
-            values.add(valueLen < 0 ? null : java.util.Arrays.copyOfRange(buf, valueOff, valueOff + valueLen));
+            values.add(valueLen < 0 ? null : Arrays.copyOfRange(buf, valueOff, valueOff + valueLen));
         }
 
         @Override

@@ -58,9 +58,14 @@ final class TopicSegmentConfigs implements Serializable {
             out.kraftDir = kraft.dir.toString();
             out.nodeId = kraft.nodeId;
             out.listed.addAll(kraft.topics());
-            kraft.topicConfigs.forEach((topic, cfg) -> keep(cfg, NAMES).ifPresent(k -> out.kraftTopics.put(topic, k)));
-            keep(kraft.node, BROKER_SYNONYMS).ifPresent(out.node::putAll);
-            keep(kraft.clusterDefault, BROKER_SYNONYMS).ifPresent(out.cluster::putAll);
+            kraft.topicConfigs.forEach((topic, cfg) -> {
+                TreeMap<String, String> kept = keep(cfg, NAMES);
+                if (!kept.isEmpty()) {
+                    out.kraftTopics.put(topic, kept);
+                }
+            });
+            out.node.putAll(keep(kraft.node, BROKER_SYNONYMS));
+            out.cluster.putAll(keep(kraft.clusterDefault, BROKER_SYNONYMS));
         }
         JsonNode table;
         try (InputStream in = fs.open(new Path(root, KVLOG_TOPICS))) {
@@ -86,14 +91,15 @@ final class TopicSegmentConfigs implements Serializable {
         return out;
     }
 
-    private static java.util.Optional<TreeMap<String, String>> keep(Map<String, String> cfg, String[] names) {
+    /** The entries of {@code cfg} named in {@code names}: all a plan needs to carry to its tasks. */
+    private static TreeMap<String, String> keep(Map<String, String> cfg, String[] names) {
         TreeMap<String, String> kept = new TreeMap<>();
         for (String n : names) {
             if (cfg.containsKey(n)) {
                 kept.put(n, cfg.get(n));
             }
         }
-        return kept.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(kept);
+        return kept;
     }
 
     /** {segment.bytes, index.interval.bytes, segment.index.bytes} of {@code topic}. */
