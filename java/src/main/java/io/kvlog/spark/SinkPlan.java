@@ -1,7 +1,5 @@
 package io.kvlog.spark;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,7 +49,7 @@ final class SinkPlan implements Serializable {
     final int codec;
     final int recordsPerBatch;
     final int maxBatchBytes;
-    final TreeMap<String, int[]> segmentConfigs;
+    final TopicSegmentConfigs segmentConfigs;
     final boolean overwrite;
     final HashMap<String, String> conf;
     final String sinkId;
@@ -59,7 +57,7 @@ final class SinkPlan implements Serializable {
     private SinkPlan(String root, String job, String topicOption, int defaultPartitions,
                      TreeMap<String, Integer> counts, TreeMap<TopicPartition, CommittedOffsets.Range> ranges,
                      long version, int codec, int recordsPerBatch, int maxBatchBytes,
-                     TreeMap<String, int[]> segmentConfigs, boolean overwrite, HashMap<String, String> conf,
+                     TopicSegmentConfigs segmentConfigs, boolean overwrite, HashMap<String, String> conf,
                      String sinkId) {
         this.root = root;
         this.job = job;
@@ -93,10 +91,9 @@ final class SinkPlan implements Serializable {
         return r == null ? 0 : r.end();
     }
 
-    /** {segment.bytes, index.interval.bytes, segment.index.bytes} of a topic. */
+    /** {segment.bytes, index.interval.bytes, segment.index.bytes} of a topic (see {@link TopicSegmentConfigs}). */
     int[] segmentConfig(String topic) {
-        int[] c = segmentConfigs.get(topic);
-        return c != null ? c : segmentConfigs.get("");
+        return segmentConfigs.of(topic);
     }
 
     Path rootPath() {
@@ -176,7 +173,10 @@ final class SinkPlan implements Serializable {
         String job = (sinkId != null ? "stream-" + sinkId : "batch") + "-" + UUID.randomUUID();
         takeLease(fs, rootPath, job, topicOption, sinkId, leaseTimeout);
         try {
-            TreeMap<String, int[]> segmentConfigs = segmentConfigs(fs, rootPath);
+            TopicSegmentConfigs segmentConfigs = TopicSegmentConfigs.load(fs, rootPath);
+            if (topicOption != null) {
+                segmentConfigs.of(topicOption); // a value Kafka would refuse fails the write here, not in its tasks
+            }
             for (int attempt = 0; ; attempt++) {
                 CommittedOffsets latest = CommittedOffsets.latest(fs, rootPath);
                 Map<TopicPartition, Path> found = LogDiscovery.discoverIfAny(rootPath, conf);
@@ -375,29 +375,5 @@ final class SinkPlan implements Serializable {
         } catch (IOException e) {
             // a lease left behind only delays the next write until it times out
         }
-    }
-
-    /** Segment settings from kvlog's topic table ({@code kvlog-topics.json}), Kafka's defaults otherwise. */
-    private static TreeMap<String, int[]> segmentConfigs(FileSystem fs, Path root) throws IOException {
-        TreeMap<String, int[]> out = new TreeMap<>();
-        int[] defaults = {1 << 30, 4096, 10 << 20};
-        out.put("", defaults);
-        JsonNode table;
-        try (InputStream in = fs.open(new Path(root, "kvlog-topics.json"))) {
-            table = new ObjectMapper().readTree(in);
-        } catch (FileNotFoundException e) {
-            return out;
-        }
-        if (table == null || !table.isObject()) {
-            return out;
-        }
-        table.properties().forEach(e -> {
-            JsonNode cfg = e.getValue().path("config");
-            out.put(e.getKey(), new int[] {
-                cfg.path("segment.bytes").asInt(defaults[0]),
-                cfg.path("index.interval.bytes").asInt(defaults[1]),
-                cfg.path("segment.index.bytes").asInt(defaults[2])});
-        });
-        return out;
     }
 }
