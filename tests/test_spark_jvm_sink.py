@@ -467,3 +467,24 @@ def test_a_local_writer_and_a_job_exclude_each_other(spark, tmp_path):
     dead.write_text(f"1 * local {committed_offsets._host()} 999999999\n")  # a writer that died, never closed
     df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
     assert not dead.exists() and len(jvm_rows(spark, tmp_path)) == 91
+
+
+def test_planning_removes_leftovers_only_where_the_job_writes(spark, tmp_path):
+    """Files past a committed end are a failed job's leftovers only in partitions the job may write: an internal
+    topic's (a broker appending to __consumer_offsets) and another topic's stay where they are."""
+    for tp in ("t-0", "other-0", "__consumer_offsets-0"):
+        with kvlog.Log.open(str(tmp_path / tp)) as log:
+            log.append([kvlog.Record(b"k", b"v", 1)])
+    df = spark.range(3).selectExpr("cast(cast(id as string) as binary) as value")
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))  # governs the directory
+    late = {}
+    for tp in ("other-0", "__consumer_offsets-0"):
+        with kvlog.Log.open(str(tmp_path / tp), read_only=True) as log:
+            end = log.log_end_offset
+        name = f"{end:020d}.log"
+        (tmp_path / tp / name).write_bytes((tmp_path / tp / f"{0:020d}.log").read_bytes())
+        late[tp] = name
+    df.write.format("kvlog").mode("append").option("topic", "t").save(str(tmp_path))
+    for tp, name in late.items():
+        assert (tmp_path / tp / name).exists(), tp
+    assert sum(len(v[2]) for v in contents(tmp_path).values()) == 7

@@ -103,13 +103,14 @@ public class KvlogCatalog implements TableCatalog, FunctionCatalog {
 
     @Override
     public Identifier[] listFunctions(String[] namespace) throws NoSuchNamespaceException {
-        return new Identifier[] {Identifier.of(namespace, KafkaPartitionFunction.NAME)};
+        return new Identifier[] {Identifier.of(namespace, KafkaPartitionFunction.NAME),
+            Identifier.of(namespace, KafkaPartitionFunction.BUCKET_NAME)};
     }
 
     @Override
     public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
-        if (KafkaPartitionFunction.NAME.equals(ident.name())) {
-            return new KafkaPartitionFunction();
+        if (KafkaPartitionFunction.NAME.equals(ident.name()) || KafkaPartitionFunction.BUCKET_NAME.equals(ident.name())) {
+            return new KafkaPartitionFunction(KafkaPartitionFunction.BUCKET_NAME.equals(ident.name()));
         }
         throw new NoSuchFunctionException(ident);
     }

@@ -80,12 +80,16 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
         if (!viaCatalog) {
             return Distributions.clustered(new Expression[] {topic}); // one task: see requiredNumPartitions
         }
-        Expression fn = Expressions.apply(KafkaPartitionFunction.NAME, topic,
-            names.contains("key") ? Expressions.column("key") : Expressions.literal(null),
-            names.contains("partition") ? Expressions.column("partition") : Expressions.literal(null),
-            Expressions.column("value"), Expressions.literal(countsSpec()));
-        return topicOption != null ? Distributions.clustered(new Expression[] {fn})
-            : Distributions.clustered(new Expression[] {topic, fn});
+        // one topic: a task per Kafka partition (bucketed values, requiredNumPartitions); several: hashed by both
+        String fn = topicOption != null ? KafkaPartitionFunction.BUCKET_NAME : KafkaPartitionFunction.NAME;
+        Expression value = Expressions.column("value");
+        Expression key = names.contains("key") ? Expressions.column("key") : value; // no key: both hash the value
+        Expression counts = Expressions.literal(countsSpec());
+        Expression route = names.contains("partition")
+            ? Expressions.apply(fn, topic, key, Expressions.column("partition"), value, counts)
+            : Expressions.apply(fn, topic, key, value, counts);
+        return topicOption != null ? Distributions.clustered(new Expression[] {route})
+            : Distributions.clustered(new Expression[] {topic, route});
     }
 
     /** Partition counts for the function, as planning will see them (the data directory's, else the option). */
@@ -107,7 +111,15 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
 
     @Override
     public int requiredNumPartitions() {
-        return viaCatalog ? 0 : 1;
+        if (!viaCatalog) {
+            return 1;
+        }
+        String topicOption = info.options().get("topic");
+        if (topicOption == null) {
+            return 0; // spark.sql.shuffle.partitions
+        }
+        Integer n = counts().get(topicOption);
+        return n != null ? n : SinkPlan.defaultPartitions(options);
     }
 
     @Override

@@ -204,7 +204,12 @@ final class SinkPlan implements Serializable {
                     }
                 }
                 for (Map.Entry<TopicPartition, CommittedOffsets.Range> e : ranges.entrySet()) {
-                    removeUncommitted(fs, new Path(rootPath, e.getKey().toString()), e.getValue().end());
+                    // only where this job may write: never an internal topic (the sink refuses them; a broker's
+                    // files there are not a failed job's), and only the topic named when one is
+                    String t = e.getKey().topic();
+                    if (!INTERNAL_TOPICS.contains(t) && (topicOption == null || topicOption.equals(t))) {
+                        removeUncommitted(fs, new Path(rootPath, e.getKey().toString()), e.getValue().end());
+                    }
                 }
                 TreeMap<String, Integer> counts = new TreeMap<>(routedCounts);
                 ranges.keySet().forEach(tp -> counts.merge(tp.topic(), tp.partition() + 1, Math::max));
