@@ -488,3 +488,40 @@ def test_planning_removes_leftovers_only_where_the_job_writes(spark, tmp_path):
     for tp, name in late.items():
         assert (tmp_path / tp / name).exists(), tp
     assert sum(len(v[2]) for v in contents(tmp_path).values()) == 7
+
+
+def test_spark_buckets_agree_with_sparks_own_hash(spark):
+    """The clustering values put partition p in shuffle partition p of n, by Spark's SQL hash() (the same Murmur3
+    with seed 42 as its hash partitioning): the oracle is Spark itself, not our copy of the formula."""
+    buckets = spark._jvm.io.kvlog.spark.WriterBlocksForTests
+    cases = [(p, n, buckets.sparkBucketKey(p, n)) for n in (1, 2, 3, 4, 7, 12, 64, 1000) for p in range(n)]
+    df = spark.createDataFrame(cases, "p int, n int, v int")
+    got = {(r.p, r.n): r.b for r in df.selectExpr("p", "n", "pmod(hash(v), n) as b").collect()}
+    assert all(got[(p, n)] == p for p, n, _v in cases)
+
+
+@pytest.mark.parametrize("key", ["nullable", "never null", "none", "partition column"])
+def test_a_one_topic_write_gives_each_kafka_partition_a_task_of_its_own(spark, tmp_path, key):
+    n = 6
+    df = spark.range(3000).selectExpr("cast(cast(id * 7 as string) as binary) as k", "cast(id as string) as value",
+                                      "cast(id % 6 as int) as p")
+    if key == "nullable":
+        df = df.selectExpr("if(cast(value as int) % 5 = 0, null, k) as key", "value")
+    elif key == "never null":
+        df = df.selectExpr("k as key", "value")
+        assert not df.schema["key"].nullable
+    elif key == "none":
+        df = df.select("value")
+    else:
+        df = df.selectExpr("k as key", "value", "if(cast(value as int) % 3 = 0, p, null) as partition")
+    df.repartition(3).write.format("kvlog").mode("append").option("topic", "t").option("partitions", str(n)) \
+        .save(str(tmp_path / "jvm"))
+    layout = spark._jvm.io.kvlog.spark.KvlogSource.lastSinkTaskPartitions().strip(";").split(";")
+    assert sorted(layout) == [f"t-{p}" for p in range(n)], layout
+    got = contents(tmp_path / "jvm")
+    assert sum(len(v[2]) for v in got.values()) == 3000
+    py = tmp_path / "py"
+    df.coalesce(1).write.format("kvlog_python").mode("append").option("topic", "t").option("partitions", str(n)) \
+        .save(str(py))
+    assert {p: sorted(r[2] for r in v[2]) for p, v in got.items()} == \
+        {p: sorted(r[2] for r in v[2]) for p, v in contents(py).items()}

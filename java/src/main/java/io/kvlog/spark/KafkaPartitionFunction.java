@@ -21,8 +21,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  *   <li>{@code kafka_partition(topic, key, partition, value, counts)}: the partition number; {@code counts} is a
  *       literal, {@code =N} (the default count) then {@code ,topic=N} per topic whose partition count is known.</li>
  *   <li>{@code kafka_partition(topic, key, value, counts)}: the same for input without a partition column (a
- *       write without a key column passes its value as the key: both hash the value). Served by the magic
- *       {@code invoke} methods, which Spark calls from generated code without building a row per call.</li>
+ *       write without a key column passes its value as the key: both hash the value), and
+ *       {@code kafka_partition(topic, key, counts)} for a key column without nulls (the value is never needed,
+ *       so Spark does not copy it out of every row). Served by the magic {@code invoke} methods, which Spark calls
+ *       from generated code without building a row per call.</li>
  *   <li>{@code kafka_partition_bucket(...)}, either arity: a number whose Spark hash lands in bucket {@code p} of
  *       the topic's {@code N} ({@link SparkBuckets}). A write of one topic asks for {@code N} shuffle partitions
  *       clustered by it, so each Kafka partition gets a task of its own: Spark's hash of the plain numbers
@@ -55,10 +57,10 @@ public final class KafkaPartitionFunction implements UnboundFunction {
         if (n == 5) {
             return new RowBound(inputType, bucketed);
         }
-        if (n == 4) {
+        if (n == 4 || n == 3) {
             return new Bound(inputType, bucketed);
         }
-        throw new UnsupportedOperationException(name() + " takes 4 or 5 arguments, got " + n);
+        throw new UnsupportedOperationException(name() + " takes 3, 4 or 5 arguments, got " + n);
     }
 
     /** Partition counts: {@code =N,topic=N,...} (the empty name: topics not listed). */
@@ -84,7 +86,9 @@ public final class KafkaPartitionFunction implements UnboundFunction {
         final boolean bucketed;
         private transient Map<String, Integer> counts;
         private transient UTF8String specSeen;
+        private transient UTF8String specRef;
         private transient UTF8String topicSeen;
+        private transient UTF8String topicRef;
         transient String topicName;
         transient int partitions;
 
@@ -120,20 +124,29 @@ public final class KafkaPartitionFunction implements UnboundFunction {
 
         /** Sets {@link #topicName} and {@link #partitions} for this row's topic. */
         final void topic(UTF8String topic, UTF8String spec) {
-            if (spec != specSeen && (counts == null || !spec.equals(specSeen))) { // a literal: the same object
-                counts = parseSpec(spec.toString());
-                specSeen = spec.clone();
-                topicSeen = null;
+            // a literal arrives as the same object every row: one reference test; a column value is a new object
+            // over the row's bytes, compared by content with a private copy
+            if (spec != specRef) {
+                if (counts == null || !spec.equals(specSeen)) {
+                    counts = parseSpec(spec.toString());
+                    specSeen = spec.clone();
+                    topicSeen = null;
+                    topicRef = null;
+                }
+                specRef = spec;
             }
             if (topic == null) {
                 throw new IllegalArgumentException("the 'topic' column holds a null; every row needs a topic (or set "
                     + "option topic)");
             }
-            if (topic != topicSeen && !topic.equals(topicSeen)) {
-                topicName = topic.toString();
-                Integer n = counts.get(topicName);
-                partitions = n != null ? n : counts.get("");
-                topicSeen = topic.clone();
+            if (topic != topicRef) {
+                if (!topic.equals(topicSeen)) {
+                    topicName = topic.toString();
+                    Integer n = counts.get(topicName);
+                    partitions = n != null ? n : counts.get("");
+                    topicSeen = topic.clone();
+                }
+                topicRef = topic;
             }
         }
 
@@ -142,7 +155,10 @@ public final class KafkaPartitionFunction implements UnboundFunction {
         }
     }
 
-    /** Four arguments, no partition column: Spark calls {@code invoke} from generated code. */
+    /**
+     * No partition column: Spark calls {@code invoke} from generated code. Four arguments (topic, key, value,
+     * counts), or three (topic, key, counts) for a key column that holds no nulls.
+     */
     public static final class Bound extends Base {
         private static final long serialVersionUID = 1L;
 
@@ -151,7 +167,17 @@ public final class KafkaPartitionFunction implements UnboundFunction {
             StructField[] f = input.fields();
             SinkRows.Column.of(f[0].dataType(), 0, "topic");
             SinkRows.Column.of(f[1].dataType(), 1, "key");
-            SinkRows.Column.of(f[2].dataType(), 2, "value");
+            if (f.length == 4) {
+                SinkRows.Column.of(f[2].dataType(), 2, "value");
+            }
+        }
+
+        public int invoke(UTF8String topic, byte[] key, UTF8String spec) {
+            return route(topic, key, null, spec);
+        }
+
+        public int invoke(UTF8String topic, UTF8String key, UTF8String spec) {
+            return route(topic, key == null ? null : key.getBytes(), null, spec);
         }
 
         private int route(UTF8String topic, byte[] key, byte[] value, UTF8String spec) {
@@ -179,8 +205,11 @@ public final class KafkaPartitionFunction implements UnboundFunction {
         @Override
         public Integer produceResult(InternalRow row) {
             DataType[] t = inputTypes();
-            return route(row.isNullAt(0) ? null : row.getUTF8String(0), bytes(row, 1, t[1]), bytes(row, 2, t[2]),
-                row.getUTF8String(3));
+            UTF8String topic = row.isNullAt(0) ? null : row.getUTF8String(0);
+            if (t.length == 3) {
+                return route(topic, bytes(row, 1, t[1]), null, row.getUTF8String(2));
+            }
+            return route(topic, bytes(row, 1, t[1]), bytes(row, 2, t[2]), row.getUTF8String(3));
         }
 
         private static byte[] bytes(InternalRow row, int i, DataType type) {

@@ -34,6 +34,11 @@ public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
         return SinkCommit.lastCommitNanos;
     }
 
+    /** The partitions each task of the last JVM sink commit wrote, {@code ;} between tasks; for tests. */
+    public static String lastSinkTaskPartitions() {
+        return SinkCommit.lastTaskPartitions;
+    }
+
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
         return KafkaSchema.of(ReadOptions.wantsHeaders(options));

@@ -83,11 +83,15 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
         // one topic: a task per Kafka partition (bucketed values, requiredNumPartitions); several: hashed by both
         String fn = topicOption != null ? KafkaPartitionFunction.BUCKET_NAME : KafkaPartitionFunction.NAME;
         Expression value = Expressions.column("value");
-        Expression key = names.contains("key") ? Expressions.column("key") : value; // no key: both hash the value
+        // no key column: every key is null, so the value is hashed, as when it is passed as the key; a key column
+        // without nulls needs no value (the three-argument form: no value bytes copied out of every row)
+        Expression key = names.contains("key") ? Expressions.column("key") : value;
+        int keyAt = names.indexOf("key");
+        boolean keyNeverNull = keyAt >= 0 && !info.schema().fields()[keyAt].nullable();
         Expression counts = Expressions.literal(countsSpec());
         Expression route = names.contains("partition")
             ? Expressions.apply(fn, topic, key, Expressions.column("partition"), value, counts)
-            : Expressions.apply(fn, topic, key, value, counts);
+            : keyNeverNull ? Expressions.apply(fn, topic, key, counts) : Expressions.apply(fn, topic, key, value, counts);
         return topicOption != null ? Distributions.clustered(new Expression[] {route})
             : Distributions.clustered(new Expression[] {topic, route});
     }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
+import org.apache.spark.unsafe.Platform;
 
 /**
  * Encodes rows into magic-2 record batches as a producer writes them: CreateTime, producer id, epoch and base
@@ -118,6 +119,17 @@ final class RecordBatchV2Encoder implements AutoCloseable {
      * not fit it.
      */
     void append(byte[] key, byte[] value, long timestamp, List<Header> headers) throws IOException {
+        append(key, Platform.BYTE_ARRAY_OFFSET, key == null ? -1 : key.length, value, Platform.BYTE_ARRAY_OFFSET,
+            value == null ? -1 : value.length, timestamp, headers);
+    }
+
+    /**
+     * {@link #append(byte[], byte[], long, List)} with the key and value read where they lie ({@code base} and
+     * address as {@link Platform} takes them, a length of -1 for null): a Spark {@code UnsafeRow}'s bytes are
+     * copied once, into the batch, instead of into an array per field first.
+     */
+    void append(Object keyBase, long keyAt, int keyLen, Object valueBase, long valueAt, int valueLen, long timestamp,
+                List<Header> headers) throws IOException {
         if (timestamp < -1) {
             throw new IllegalArgumentException("invalid timestamp " + timestamp + " for the record at offset "
                 + nextOffset + ": must be -1 (none) or non-negative, as Kafka's producer requires");
@@ -126,8 +138,8 @@ final class RecordBatchV2Encoder implements AutoCloseable {
         if (headerKeys.length < nh) {
             headerKeys = new byte[Math.max(nh, headerKeys.length * 2)][];
         }
-        long fields = (key == null ? 0 : key.length) + (long) (value == null ? 0 : value.length);
-        fields += sizeOfVarint(key == null ? -1 : key.length) + sizeOfVarint(value == null ? -1 : value.length);
+        long fields = Math.max(keyLen, 0) + (long) Math.max(valueLen, 0);
+        fields += sizeOfVarint(keyLen) + sizeOfVarint(valueLen);
         fields += sizeOfVarint(nh);
         for (int h = 0; h < nh; h++) {
             Header header = headers.get(h);
@@ -160,8 +172,8 @@ final class RecordBatchV2Encoder implements AutoCloseable {
         buf[p++] = 0; // record attributes: unused
         p = writeVarlong(buf, p, timestamp - baseTimestamp);
         p = writeVarint(buf, p, (int) (nextOffset - baseOffset));
-        p = writeBytes(buf, p, key);
-        p = writeBytes(buf, p, value);
+        p = writeBytes(buf, p, keyBase, keyAt, keyLen);
+        p = writeBytes(buf, p, valueBase, valueAt, valueLen);
         p = writeVarint(buf, p, nh);
         for (int h = 0; h < nh; h++) {
             p = writeBytes(buf, p, headerKeys[h]);
@@ -279,6 +291,15 @@ final class RecordBatchV2Encoder implements AutoCloseable {
     }
 
     /** A varint length (-1 for null) and the bytes. */
+    private static int writeBytes(byte[] b, int p, Object base, long at, int len) {
+        p = writeVarint(b, p, len);
+        if (len > 0) {
+            Platform.copyMemory(base, at, b, Platform.BYTE_ARRAY_OFFSET + p, len);
+            return p + len;
+        }
+        return p;
+    }
+
     private static int writeBytes(byte[] b, int p, byte[] data) {
         if (data == null) {
             return writeVarint(b, p, -1);

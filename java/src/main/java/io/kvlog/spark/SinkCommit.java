@@ -23,6 +23,8 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 final class SinkCommit {
     /** How long the last commit in this JVM took, in nanoseconds (a diagnostic the benchmarks read). */
     static volatile long lastCommitNanos = -1;
+    /** Per task of the last commit, the partitions it wrote (for tests of the distribution: one each). */
+    static volatile String lastTaskPartitions = "";
 
     private SinkCommit() {
     }
@@ -108,8 +110,11 @@ final class SinkCommit {
 
     private static Map<TopicPartition, SinkCommitMessage.Written> written(WriterCommitMessage[] messages) {
         Map<TopicPartition, SinkCommitMessage.Written> out = new HashMap<>();
+        StringBuilder layout = new StringBuilder();
         for (WriterCommitMessage m : messages) {
             if (m instanceof SinkCommitMessage sm) {
+                layout.append(sm.written().stream().map(w -> w.tp().toString()).sorted()
+                    .collect(java.util.stream.Collectors.joining(","))).append(';');
                 for (SinkCommitMessage.Written w : sm.written()) {
                     if (out.put(w.tp(), w) != null) {
                         throw new IllegalStateException("two tasks wrote partition " + w.tp() + "; refusing to "
@@ -118,6 +123,7 @@ final class SinkCommit {
                 }
             }
         }
+        lastTaskPartitions = layout.toString();
         return out;
     }
 

@@ -86,6 +86,11 @@ final class SinkRows {
             return new Column(ordinal, type, name);
         }
 
+        /** Binary or string: bytes an {@code UnsafeRow} keeps behind an offset-and-length word. */
+        boolean variableLength() {
+            return type instanceof BinaryType || type instanceof StringType;
+        }
+
         boolean isNull(InternalRow row) {
             return type instanceof NullType || row.isNullAt(ordinal);
         }

@@ -12,6 +12,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
@@ -70,6 +71,7 @@ final class SinkWriter implements DataWriter<InternalRow> {
     private final SinkRows.Column valueCol;
     private final SinkRows.Column headersCol;
     private final SinkRows.Column timestampCol;
+    private final boolean inPlace;
     private final Map<TopicPartition, Target> targets = new LinkedHashMap<>();
     private final Set<String> checkedTopics = new HashSet<>();
     private Target last;
@@ -92,6 +94,7 @@ final class SinkWriter implements DataWriter<InternalRow> {
         valueCol = column(schema, "value");
         headersCol = column(schema, "headers");
         timestampCol = column(schema, "timestamp");
+        inPlace = (keyCol == null || keyCol.variableLength()) && valueCol.variableLength();
         now = System.currentTimeMillis();
     }
 
@@ -125,21 +128,63 @@ final class SinkWriter implements DataWriter<InternalRow> {
 
     @Override
     public void write(InternalRow row) throws IOException {
+        if (inPlace && row instanceof UnsafeRow u) {
+            writeInPlace(u);
+            return;
+        }
         String topic = topic(row);
         byte[] key = keyCol == null ? null : keyCol.bytes(row);
         byte[] value = valueCol.bytes(row);
         long explicit = partitionCol == null || partitionCol.isNull(row) ? -1 : partitionCol.longValue(row);
         int p = SinkRows.partition(topic, plan.partitionsOf(topic), key, explicit, value);
+        target(topic, p).encoder.append(key, value, timestamp(row), headersCol == null ? null : headersCol.headers(row));
+    }
+
+    /**
+     * A row in Spark's binary format (what a shuffle hands over): key and value are hashed and copied into the
+     * batch where they lie, with no array per field. Binary and string fields share the layout: a word of offset
+     * (high half, from the row's start) and length (low half).
+     */
+    private void writeInPlace(UnsafeRow row) throws IOException {
+        String topic = topic(row);
+        Object base = row.getBaseObject();
+        long at = row.getBaseOffset();
+        long keyAt = 0;
+        int keyLen = -1;
+        if (keyCol != null && !row.isNullAt(keyCol.ordinal)) {
+            long word = row.getLong(keyCol.ordinal);
+            keyAt = at + (word >>> 32);
+            keyLen = (int) word;
+        }
+        long valueAt = 0;
+        int valueLen = -1;
+        if (!row.isNullAt(valueCol.ordinal)) {
+            long word = row.getLong(valueCol.ordinal);
+            valueAt = at + (word >>> 32);
+            valueLen = (int) word;
+        }
+        long explicit = partitionCol == null || partitionCol.isNull(row) ? -1 : partitionCol.longValue(row);
+        int n = plan.partitionsOf(topic);
+        int p = explicit != -1 ? SinkRows.partition(topic, n, null, explicit, null)
+            : DefaultPartitioner.partition(base, keyAt, keyLen, base, valueAt, valueLen, n);
+        target(topic, p).encoder.append(base, keyAt, keyLen, base, valueAt, valueLen, timestamp(row),
+            headersCol == null ? null : headersCol.headers(row));
+    }
+
+    private Target target(String topic, int p) throws IOException {
         Target t = last;
         if (t == null || t.tp.partition() != p || !t.tp.topic().equals(topic)) {
             t = last = target(new TopicPartition(topic, p)); // rows come clustered: usually the same target
         }
+        return t;
+    }
+
+    private long timestamp(InternalRow row) {
         if (++sinceClock >= 4096) {
             now = System.currentTimeMillis();
             sinceClock = 0;
         }
-        long ts = timestampCol == null ? now : timestampCol.timestampMs(row, now);
-        t.encoder.append(key, value, ts, headersCol == null ? null : headersCol.headers(row));
+        return timestampCol == null ? now : timestampCol.timestampMs(row, now);
     }
 
     private Target target(TopicPartition tp) throws IOException {

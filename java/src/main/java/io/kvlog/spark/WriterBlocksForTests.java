@@ -119,6 +119,11 @@ public final class WriterBlocksForTests {
     }
 
     /** The LZ4 compressor the encoder runs ({@code LZ4JNICompressor}: liblz4; otherwise lz4-java's Java port). */
+    /** {@link SparkBuckets#keyOf}: the clustering value that Spark's hash puts in bucket {@code p} of {@code n}. */
+    public static int sparkBucketKey(int p, int n) {
+        return SparkBuckets.keyOf(p, n);
+    }
+
     public static String lz4Implementation() {
         return net.jpountz.lz4.LZ4Factory.fastestInstance().fastCompressor().toString();
     }
