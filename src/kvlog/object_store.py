@@ -120,6 +120,7 @@ class ObjectStore:
         self._pool: ThreadPoolExecutor | None = None
         self._workers = workers
         self._listings: dict[str, dict[str, Any]] = {}  # directory URI → {name: FileInfo}
+        self._forgotten = 0  # bumped by every forget(): a LIST that a write overtook is not cached
         self._early: dict[str, tuple[int, Future[bytes]]] = {}  # prefetch_small: path → (size, content)
 
     @classmethod
@@ -207,16 +208,21 @@ class ObjectStore:
     def listdir(self, path: str, *, asked: str = "") -> list[str]:
         """Names in a directory (one LIST); the answer also serves ``exists``/``getsize`` of its entries
         until the directory is listed again. ``asked``: the entry the listing is for (named in errors)."""
+        return sorted(self._list(path, asked))
+
+    def _list(self, path: str, asked: str = "") -> dict[str, Any]:
         import pyarrow.fs as pafs
 
         sel = pafs.FileSelector(self.fs_path(path), allow_not_found=False, recursive=False)
         what = f"looking up {asked}: listing" if asked else "listing"
+        before = self._forgotten
         infos = self.call(what, path, -1, lambda: self.fs.get_file_info(sel), lists=1)
         entries = {info.base_name: info for info in infos}
-        self._listings[path.rstrip("/")] = entries
+        if self._forgotten == before:  # else a write of this process may have overtaken the LIST: not kept
+            self._listings[path.rstrip("/")] = entries
         for stale in [p for p in self._early if p.rpartition("/")[0] == path.rstrip("/")]:
             del self._early[stale]  # fetched for an earlier view of this directory
-        return sorted(entries)
+        return entries
 
     def _info(self, path: str) -> Any | None:
         """The listing's entry for ``path``; the parent is listed (one LIST) if it has not been yet: a
@@ -230,10 +236,10 @@ class ObjectStore:
                 info = self.call("looking up", path, -1, lambda: self.fs.get_file_info(self.fs_path(path)), heads=1)
                 return None if info.type == pafs.FileType.NotFound else info
             try:
-                self.listdir(parent, asked=path)
+                listing = self._list(parent, asked=path)
             except ObjectNotFoundError:
-                self._listings[parent] = {}
-            listing = self._listings[parent]
+                listing = {}
+                self._listings[parent] = listing
         return listing.get(name)
 
     def exists(self, path: str) -> bool:
@@ -286,7 +292,10 @@ class ObjectStore:
     # Only kvlog's sinks write here (``kvlog.spark._remote``): whole objects, each visible once complete
     # (a PUT, or a multipart upload that appears at its completion), never modified in place.
     def forget(self, directory: str) -> None:
-        """Drop the cached listing of ``directory``: its next lookup lists it again (after a write)."""
+        """Drop the cached listing of ``directory``: its next lookup lists it again (after a write). A LIST
+        in flight meanwhile (another thread's) is not cached either: it may predate the write."""
+        with self._stats_lock:
+            self._forgotten += 1
         self._listings.pop(directory.rstrip("/"), None)
 
     def head(self, path: str) -> Any | None:

@@ -74,15 +74,30 @@ def _lease(uri: str, job: str) -> str:
 
 
 def take_lease(uri: str, store: ObjectStore, job: str, topic: str | None, sink: str | None) -> None:
-    """Refuse while another write's lease is live; then take ours (as ``SinkPlan.takeLease`` does)."""
+    """Refuse while another write's lease is live; then take ours (as ``SinkPlan.takeLease`` does), then look
+    again: two jobs that took theirs at the same moment each see the other's (a LIST after one's own PUT shows
+    it), so at least one steps back and two never both go on."""
     now = int(time.time() * 1000)
+    _refuse_other_leases(uri, store, job, topic, sink, now)
+    store.put(_lease(uri, job), [f"{now} {topic or '*'} {sink or '-'}\n".encode()])
+    try:
+        _refuse_other_leases(uri, store, job, topic, sink, now)
+    except LogLockedError as exc:
+        release_lease(uri, store, job)
+        raise LogLockedError(f"another kvlog write took a lease on {uri} at the same moment as this one; neither "
+                             f"may interleave with the other, so this one stepped back: write again ({exc})") from None
+
+
+def _refuse_other_leases(uri: str, store: ObjectStore, job: str, topic: str | None, sink: str | None,
+                         now: int) -> None:
+    store.forget(uri)  # a fresh LIST: a lease taken a moment ago must be seen
     try:
         names = store.listdir(uri)
     except ObjectNotFoundError:
         names = []
     committed = None
     for name in names:
-        if not name.startswith(committed_offsets.LEASE_PREFIX):
+        if not name.startswith(committed_offsets.LEASE_PREFIX) or name == committed_offsets.LEASE_PREFIX + job:
             continue
         theirs = name[len(committed_offsets.LEASE_PREFIX):]
         if committed is None:
@@ -102,8 +117,6 @@ def take_lease(uri: str, store: ObjectStore, job: str, topic: str | None, sink: 
             raise LogLockedError(
                 f"another kvlog write is in progress on {uri} (lease {name}, topic {fields[1]}): two writes to one "
                 f"partition may not interleave. If that job is dead, delete {_join(uri, name)} and write again")
-    text = f"{now} {topic or '*'} {sink or '-'}\n".encode()
-    store.put(_lease(uri, job), [text])
 
 
 def release_lease(uri: str, store: ObjectStore, job: str) -> None:

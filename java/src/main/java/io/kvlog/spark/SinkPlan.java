@@ -295,13 +295,37 @@ final class SinkPlan implements Serializable {
         }
     }
 
+    /**
+     * Refuses while another write's live lease covers the topic, then takes this job's, then looks again: two jobs
+     * that took theirs at the same moment each see the other's (a listing after one's own create shows it), and at
+     * least one steps back, so two never both go on (both may step back; each then fails with a clear error).
+     */
     private static void takeLease(FileSystem fs, Path root, String job, String topic, String sinkId, long timeout)
             throws IOException {
         long now = System.currentTimeMillis();
+        refuseOtherLeases(fs, root, job, topic, sinkId, timeout, now);
+        byte[] text = (now + " " + (topic == null ? "*" : topic) + " " + (sinkId == null ? "-" : sinkId) + "\n")
+            .getBytes(StandardCharsets.UTF_8);
+        Path mine = new Path(root, LEASE_PREFIX + job);
+        try (OutputStream out = ExclusiveCreate.create(fs, mine, 4096)) {
+            out.write(text);
+        }
+        try {
+            refuseOtherLeases(fs, root, job, topic, sinkId, timeout, now);
+        } catch (IllegalStateException e) {
+            releaseLease(fs, mine);
+            throw new IllegalStateException("another kvlog write took a lease on " + root + " at the same moment as "
+                + "this one; neither may interleave with the other, so this one stepped back: write again ("
+                + e.getMessage() + ")", e);
+        }
+    }
+
+    private static void refuseOtherLeases(FileSystem fs, Path root, String job, String topic, String sinkId,
+                                          long timeout, long now) throws IOException {
         java.util.Set<String> committed = null;
         for (FileStatus st : fs.listStatus(root)) {
             String n = st.getPath().getName();
-            if (!n.startsWith(LEASE_PREFIX)) {
+            if (!n.startsWith(LEASE_PREFIX) || n.equals(LEASE_PREFIX + job)) {
                 continue;
             }
             if (committed == null) {
@@ -340,11 +364,6 @@ final class SinkPlan implements Serializable {
                     + theirTopic + "): two writes to one partition may not interleave. If that job is dead, delete "
                     + st.getPath() + " (or set kvlog.leaseTimeoutMs lower) and write again");
             }
-        }
-        byte[] text = (now + " " + (topic == null ? "*" : topic) + " " + (sinkId == null ? "-" : sinkId) + "\n")
-            .getBytes(StandardCharsets.UTF_8);
-        try (OutputStream out = ExclusiveCreate.create(fs, new Path(root, LEASE_PREFIX + job), 4096)) {
-            out.write(text);
         }
     }
 
