@@ -23,7 +23,7 @@ import kvlog
 from kvlog import committed_offsets, storage
 from kvlog.cli import main as cli_main
 from kvlog.verify import verify_partition
-from kvlog.errors import KvlogError, LogLockedError
+from kvlog.errors import LogLockedError
 from kvlog.object_store import ObjectStore
 from kvlog.spark import _remote, _staging
 

@@ -15,9 +15,10 @@ complete). The driver's commit then
    partition at once. Until then readers stop at the old committed ends, so a driver that dies anywhere
    before it leaves nothing visible, and the next commit removes what it left.
 
-Object stores have no exclusive create: the lease and the version file are checked, then written, and the
-version is read back; two writers that both ignore a live lease can still race (the same caveat as S3A's
-``create(overwrite=false)``). ``Log``/``LogManager`` stay local writers: an object cannot be appended to, so
+``pyarrow.fs`` has no conditional put, so mutual exclusion rests on the lease: taken, then looked for again,
+so that of two jobs that took theirs at once at least one steps back. The version file is checked, then
+written and read back; a writer that ignores a live lease (past its timeout, or deleted by hand) can still
+race another within one instant. ``Log``/``LogManager`` stay local writers: an object cannot be appended to, so
 every flush would be a new segment.
 """
 
