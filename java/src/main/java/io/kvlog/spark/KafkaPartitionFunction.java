@@ -91,6 +91,7 @@ public final class KafkaPartitionFunction implements UnboundFunction {
         private transient UTF8String topicRef;
         transient String topicName;
         transient int partitions;
+        private transient int[] bucketKeys;
 
         Base(StructType input, boolean bucketed) {
             this.input = input;
@@ -151,7 +152,13 @@ public final class KafkaPartitionFunction implements UnboundFunction {
         }
 
         final int result(int partition) {
-            return bucketed ? SparkBuckets.keyOf(partition, partitions) : partition;
+            if (!bucketed) {
+                return partition;
+            }
+            if (bucketKeys == null || bucketKeys.length != partitions) {
+                bucketKeys = SparkBuckets.keysOf(partitions);
+            }
+            return bucketKeys[partition];
         }
     }
 

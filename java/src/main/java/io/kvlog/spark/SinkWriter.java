@@ -72,6 +72,8 @@ final class SinkWriter implements DataWriter<InternalRow> {
     private final SinkRows.Column headersCol;
     private final SinkRows.Column timestampCol;
     private final boolean inPlace;
+    private String countedTopic;
+    private int countedPartitions;
     private final Map<TopicPartition, Target> targets = new LinkedHashMap<>();
     private final Set<String> checkedTopics = new HashSet<>();
     private Target last;
@@ -164,7 +166,11 @@ final class SinkWriter implements DataWriter<InternalRow> {
             valueLen = (int) word;
         }
         long explicit = partitionCol == null || partitionCol.isNull(row) ? -1 : partitionCol.longValue(row);
-        int n = plan.partitionsOf(topic);
+        if (topic != countedTopic) { // topic() hands back the same String while the topic stays the same
+            countedPartitions = plan.partitionsOf(topic);
+            countedTopic = topic;
+        }
+        int n = countedPartitions;
         int p = explicit != -1 ? SinkRows.partition(topic, n, null, explicit, null)
             : DefaultPartitioner.partition(base, keyAt, keyLen, base, valueAt, valueLen, n);
         target(topic, p).encoder.append(base, keyAt, keyLen, base, valueAt, valueLen, timestamp(row),

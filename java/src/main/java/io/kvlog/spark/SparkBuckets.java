@@ -24,7 +24,12 @@ final class SparkBuckets {
 
     /** The clustering value that lands partition {@code p} of {@code n} in bucket {@code p}. */
     static int keyOf(int p, int n) {
-        return KEYS.computeIfAbsent(n, SparkBuckets::keys)[p];
+        return keysOf(n)[p];
+    }
+
+    /** Every partition's clustering value among {@code n} (shared: do not modify). */
+    static int[] keysOf(int n) {
+        return KEYS.computeIfAbsent(n, SparkBuckets::keys);
     }
 
     private static int[] keys(int n) {
