@@ -229,7 +229,7 @@ def test_a_driver_killed_at_any_step_leaves_the_old_state_and_the_rerun_writes_o
     shutil.copytree(seed, oracle)
     write(oracle, rows, job="oracle")
 
-    real_delete, real_tree, real_put = ObjectStore.delete, ObjectStore.delete_tree, ObjectStore.put
+    real_delete, real_tree, real_upload = ObjectStore.delete, ObjectStore.delete_tree, ObjectStore.upload
     real_publish, real_remove = _remote.publish, _remote.remove_uncommitted
     dead = {"now": False}
 
@@ -265,14 +265,14 @@ def test_a_driver_killed_at_any_step_leaves_the_old_state_and_the_rerun_writes_o
     if step == "upload":
         uploads = []
 
-        def put(self, path, chunks):
+        def upload(self, path, local):
             if path.endswith((".log", ".index", ".timeindex")) and "/t-" in path:
                 uploads.append(path)
                 if len(uploads) == 4:  # partition 0's three files are up, partition 1's first is not
                     die()
-            return real_put(self, path, chunks)
+            return real_upload(self, path, local)
 
-        monkeypatch.setattr(ObjectStore, "put", put)
+        monkeypatch.setattr(ObjectStore, "upload", upload)
     with pytest.raises(Died):
         write(uri, rows, job="killed")
     monkeypatch.undo()
@@ -389,3 +389,42 @@ def test_a_stream_into_s3_is_exactly_once_across_restarts(spark, s3, tmp_path):
     got = contents(uri)
     assert sum(len(v[2]) for v in got.values()) == 500
     assert len({r[2] for v in got.values() for r in v[2]}) == 500
+
+
+def test_a_retried_upload_sends_the_whole_file_again(tmp_path):
+    """A PUT that fails part way (a 503 after some bytes) is retried from the first byte: the object is whole,
+    never the rest of a stream that the failed attempt consumed."""
+    local = pafs.LocalFileSystem()
+
+    class FailsOnce:  # the store's filesystem: its first upload dies after one chunk, as a dropped connection
+        def __init__(self):
+            self.failed = False
+
+        def open_output_stream(self, path, metadata=None):
+            out = local.open_output_stream(path)
+            if self.failed:
+                return out
+            self.failed = True
+
+            class Dying:
+                def __enter__(self):
+                    return self
+
+                def __exit__(self, *exc):
+                    out.close()
+
+                def write(self, chunk):
+                    out.write(chunk)
+                    raise OSError("AWS Error SERVICE_UNAVAILABLE during UploadPart operation: HTTP status 503")
+            return Dying()
+
+        def __getattr__(self, name):
+            return getattr(local, name)
+
+    source = tmp_path / "segment.log"
+    source.write_bytes(os.urandom((8 << 20) + 12345))  # two chunks: the first is sent, then the PUT fails
+    store = ObjectStore(FailsOnce(), strip=len("x://"), backoff_s=0.001)
+    target = f"x://{tmp_path}/uploaded.log"
+    assert store.upload(target, str(source)) == source.stat().st_size
+    assert store.stats.retries == 1
+    assert (tmp_path / "uploaded.log").read_bytes() == source.read_bytes()

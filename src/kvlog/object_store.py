@@ -28,7 +28,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from kvlog.errors import (
     ObjectNotFoundError,
@@ -305,12 +305,24 @@ class ObjectStore:
         info = self.call("looking up", path, -1, lambda: self.fs.get_file_info(self.fs_path(path)), heads=1)
         return None if info.type == pafs.FileType.NotFound else info
 
-    def put(self, path: str, chunks: Iterable[bytes | memoryview]) -> int:
-        """Write ``path`` whole from ``chunks``; returns its size. Readers see the object only complete."""
+    def put(self, path: str, data: bytes) -> int:
+        """Write ``path`` whole from ``data``; returns its size. Readers see the object only complete."""
+        return self._upload(path, lambda: [data])
+
+    def upload(self, path: str, local: str) -> int:
+        """Write ``path`` whole from the local file ``local``, read afresh by every attempt: a retried upload
+        sends the whole file again, never the rest of a stream the failed attempt consumed."""
+        def chunks() -> Iterator[bytes]:
+            with open(local, "rb") as f:
+                yield from iter(lambda: f.read(8 << 20), b"")
+
+        return self._upload(path, chunks)
+
+    def _upload(self, path: str, chunks: Callable[[], Iterable[bytes]]) -> int:
         def write() -> int:
             n = 0
             with self.fs.open_output_stream(self.fs_path(path), metadata={}) as out:
-                for chunk in chunks:
+                for chunk in chunks():
                     out.write(chunk)
                     n += len(chunk)
             return n

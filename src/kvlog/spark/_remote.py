@@ -80,7 +80,7 @@ def take_lease(uri: str, store: ObjectStore, job: str, topic: str | None, sink: 
     it), so at least one steps back and two never both go on."""
     now = int(time.time() * 1000)
     _refuse_other_leases(uri, store, job, topic, sink, now)
-    store.put(_lease(uri, job), [f"{now} {topic or '*'} {sink or '-'}\n".encode()])
+    store.put(_lease(uri, job), f"{now} {topic or '*'} {sink or '-'}\n".encode())
     try:
         _refuse_other_leases(uri, store, job, topic, sink, now)
     except LogLockedError as exc:
@@ -162,7 +162,7 @@ def publish(uri: str, store: ObjectStore, version: int, text: bytes, job: str) -
     path = _join(uri, committed_offsets.file_name(version))
     if store.head(path) is not None:
         return False
-    store.put(path, [text])
+    store.put(path, text)
     back = committed_offsets.parse(store.read_all(path), version, version)
     if back is None or back.job != job:
         return False
@@ -246,8 +246,7 @@ def write_partition(uri: str, store: ObjectStore, topic: str, partition: int, st
             if store.head(target) is not None:
                 raise KvlogError(f"{target} exists past the committed end of {topic}-{partition}: another writer "
                                  "is writing this partition")
-            with open(os.path.join(local_dir, name), "rb") as f:
-                store.put(target, iter(lambda: f.read(8 << 20), b""))
+            store.upload(target, os.path.join(local_dir, name))
             uploaded.append(target)
         return Written(start, end, uploaded)
     except BaseException:
