@@ -34,6 +34,7 @@ __all__ = [
     "CorruptInternalRecordError",
     "UnknownTopicOrPartitionError",
     "DirectoryNotFoundError",
+    "BackupError",
 ]
 
 
@@ -268,3 +269,8 @@ class CorruptInternalRecordError(KvlogError, ValueError):
         return type(self)(self.reason, field=self.field,
                           partition=partition if partition is not None else self.partition,
                           offset=offset if offset is not None else self.offset)
+
+
+class BackupError(KvlogError):
+    """A backup or restore that cannot go on (a damaged source segment, a backup object that does not match
+    its manifest, a restore target that holds data): the message names the file and position."""

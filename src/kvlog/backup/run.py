@@ -1,0 +1,443 @@
+"""``kvlog backup SRC DST``: one incremental, resumable backup run of a live data directory.
+
+The backup is itself a data directory: ``DST/<topic>-<partition>/`` holds Kafka's files, and each run ends
+by publishing ``kvlog-committed-offsets.<run>`` (the protocol of ``kvlog.committed_offsets``), which caps every
+partition at the range this run backed up. Every reader honours that file, so the newest run reads as a
+point-in-time directory while the next run is uploading; a run killed before its publish changes nothing a
+reader sees (new segment files lie past the committed end; a re-uploaded cut segment only grew).
+
+A run's steps: plan every partition (:mod:`kvlog.backup.source`); copy what the previous manifest does not
+already hold (same source file identity, or same bytes); move aside what the source replaced or removed
+(``.kvlog-backup/objects/<path>.<crc32c>``: older manifests still name those bytes); write the manifest; publish.
+A journal (``.kvlog-backup/journal``) records the files copied so far, so a killed run's successor copies
+only the rest. Runs exclude each other (a local ``flock``; on object stores the sinks' write lease).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kvlog import _files, committed_offsets, storage
+from kvlog._core import records as _k
+from kvlog.backup import source as src_mod
+from kvlog.backup.manifest import (
+    MANIFESTS, OBJECTS, BackupManifestError, FileEntry, Manifest, PartitionEntry, manifest_path, run_of)
+from kvlog.backup.target import CHUNK, META_DIR, LocalTarget, RemoteTarget, Target, open_target
+from kvlog.checksum import crc32c
+from kvlog.errors import BackupError, DirectoryNotFoundError, KvlogError, LogLockedError
+from kvlog.topic_configs import TopicConfigs
+
+__all__ = ["BackupResult", "backup", "latest_manifest", "read_manifest", "list_runs", "JOURNAL"]
+
+JOURNAL = f"{META_DIR}/journal"
+JOB_PREFIX = "kvlog-backup"
+JOURNAL_EVERY_FILES = 64
+JOURNAL_EVERY_S = 10.0
+
+Progress = Callable[["BackupResult"], None]
+
+
+@dataclass
+class BackupResult:
+    """What one run did. ``run`` is None when the source had nothing new (no run was written)."""
+
+    source: str
+    destination: str
+    run: int | None = None
+    previous_run: int | None = None
+    partitions: int = 0
+    files_copied: int = 0
+    bytes_copied: int = 0
+    files_unchanged: int = 0
+    files_preserved: int = 0
+    files_resumed: int = 0
+    requests: int = 0
+    elapsed_s: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+# ----------------------------------------------------------------------------------------- manifests
+def list_runs(target: Target) -> list[int]:
+    return sorted(r for r in map(run_of, target.listdir(MANIFESTS)) if r > 0)
+
+
+def read_manifest(target: Target, run: int) -> Manifest:
+    data = target.read(manifest_path(run))
+    if data is None:
+        raise BackupManifestError(f"no manifest for run {run} in {storage.redact(target.uri)}")
+    return Manifest.parse(data, storage.redact(target.path(manifest_path(run))))
+
+
+def latest_manifest(target: Target) -> Manifest | None:
+    runs = list_runs(target)
+    return read_manifest(target, runs[-1]) if runs else None
+
+
+# ------------------------------------------------------------------------------------------- copying
+def _source_chunks(path: str, size: int, check_batches: bool, sums: list[int]) -> Callable[[], Iterator[bytes]]:
+    """The first ``size`` bytes of ``path`` in large chunks, their CRC-32C left in ``sums[0]``; with
+    ``check_batches`` every batch's CRC is checked on the way (damage raises ``BackupError``)."""
+    def chunks() -> Iterator[bytes]:
+        crc, pos, carry = 0, 0, b""
+        heads = np.empty(4096, dtype=_k.BATCH_DTYPE)
+        with open(path, "rb") as f:
+            while pos < size:
+                chunk = f.read(min(CHUNK, size - pos))
+                if not chunk:
+                    raise BackupError(f"{path} shrank to {pos} bytes while it was copied (expected {size})")
+                if check_batches:
+                    buf = carry + chunk if carry else chunk
+                    at = 0
+                    while True:
+                        count, nxt, status, error = _k.scan(buf, at, len(buf), heads, True, True)
+                        if count and not heads["crc_valid"][:count].all():
+                            bad = int(heads["position"][int(np.argmin(heads["crc_valid"][:count]))])
+                            raise BackupError(f"{path}: CRC mismatch in the batch at position "
+                                              f"{pos - len(carry) + bad}")
+                        if error is not None:
+                            raise BackupError(f"{path}: {error} (near position {pos - len(carry) + nxt})")
+                        at = nxt
+                        if status != _k.FULL:
+                            break
+                    carry = bytes(buf[at:])
+                crc = crc32c(chunk, crc)
+                pos += len(chunk)
+                yield chunk
+        if check_batches and carry:
+            raise BackupError(f"{path}: incomplete batch at position {size - len(carry)}")
+        sums[0] = crc
+
+    return chunks
+
+
+def _prefix_crc(path: str, size: int) -> int | None:
+    crc, left = 0, size
+    try:
+        with open(path, "rb") as f:
+            while left:
+                chunk = f.read(min(CHUNK, left))
+                if not chunk:
+                    return None
+                crc = crc32c(chunk, crc)
+                left -= len(chunk)
+    except FileNotFoundError:
+        return None
+    return crc
+
+
+def _regenerable(entry: FileEntry) -> bool:
+    """Bytes kvlog built (indexes, cut checkpoints) can be built again; a source's bytes cannot."""
+    return bool(entry.derived) and not entry.derived.startswith("prefix:")
+
+
+class _Run:
+    def __init__(self, source: str, target: Target, result: BackupResult, progress: Progress | None,
+                 workers: int) -> None:
+        self.source = source
+        self.target = target
+        self.result = result
+        self.progress = progress
+        self.workers = workers
+        self.lock = threading.Lock()
+        self.journal: Manifest | None = None
+        self.last_journal = time.monotonic()
+        self.since_journal = 0
+
+    def _note(self, rel: str, entry: FileEntry, nbytes: int) -> None:
+        with self.lock:
+            assert self.journal is not None
+            self.journal.files[rel] = entry
+            self.result.files_copied += 1
+            self.result.bytes_copied += nbytes
+            self.since_journal += 1
+            due = self.since_journal >= JOURNAL_EVERY_FILES or time.monotonic() - self.last_journal > JOURNAL_EVERY_S
+            if due:
+                self.since_journal = 0
+                self.last_journal = time.monotonic()
+                data = self.journal.to_bytes()
+        if due:
+            self.target.put(JOURNAL, data)
+        if self.progress is not None:
+            self.progress(self.result)
+
+    def copy(self, rel: str, job: src_mod.FileJob) -> FileEntry:
+        if job.kind == "bytes":
+            self.target.put(rel, job.data)
+            entry = FileEntry(len(job.data), crc32c(job.data), None, job.derived)
+            self._note(rel, entry, len(job.data))
+            return entry
+        assert job.stat is not None
+        size = job.size if job.kind == "prefix" else job.stat[0]
+        sums = [0]
+        check = job.kind == "verbatim" and job.name.endswith(_files.LOG)
+        written = self.target.write(rel, _source_chunks(job.path, size, check, sums))
+        after = src_mod.stat_of(job.path)
+        if after[2] != job.stat[2] or (job.kind == "verbatim" and after[:2] != job.stat[:2]):
+            raise BackupError(f"{job.path} changed while it was copied (the broker replaced or rewrote it); "
+                              "run the backup again")
+        entry = FileEntry(written, sums[0], job.stat, job.derived)
+        self._note(rel, entry, written)
+        return entry
+
+
+def _lock_local(target: LocalTarget) -> int:
+    path = os.path.join(target.uri, META_DIR, "lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LogLockedError(f"another kvlog backup or restore is using {target.uri}") from None
+    return fd
+
+
+def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], *,
+           topics: list[str] | None = None, allow_damage: bool = False, progress: Progress | None = None,
+           workers: int = 4) -> BackupResult:
+    """Back up the data directory ``source`` (a live broker's ``log.dirs`` entry; only read) into
+    ``destination`` (a local path or an object-store URI), copying only what the last run lacks.
+
+    ``topics`` limits the run to those topics (the others keep their last backed-up state). Partitions that
+    cannot be backed up (damage below the cut, a file replaced mid-copy twice) are named in
+    ``result.errors``; their previous backup stands, and the rest of the run completes.
+    """
+    t0 = time.monotonic()
+    root = os.path.abspath(os.fspath(source))
+    if storage.is_remote(os.fspath(source)):
+        raise BackupError(f"kvlog backup reads a local data directory, not {storage.redact(os.fspath(source))}")
+    if not os.path.isdir(root):
+        raise DirectoryNotFoundError(f"no data directory at {root}")
+    found, _skipped = _files.partition_dirs(root)
+    if topics is not None:
+        missing = sorted(set(topics) - {t for t, _ in found})
+        if missing:
+            raise BackupError(f"no topic {missing[0]!r} in {root}")
+        found = {tp: p for tp, p in found.items() if tp[0] in set(topics)}
+    target = open_target(destination)
+    result = BackupResult(source=root, destination=storage.redact(target.uri))
+    job = f"{JOB_PREFIX}-{uuid.uuid4().hex[:12]}"
+    lock_fd = -1
+    if isinstance(target, LocalTarget):
+        lock_fd = _lock_local(target)
+    else:
+        from kvlog.spark import _remote
+        assert isinstance(target, RemoteTarget)
+        _remote.take_lease(target.uri, target.store, job, None, None)
+    try:
+        _run(root, found, target, result, job, topics, allow_damage, progress, workers, t0)
+    finally:
+        if isinstance(target, LocalTarget):
+            os.close(lock_fd)
+        else:
+            from kvlog.spark import _remote
+            assert isinstance(target, RemoteTarget)
+            _remote.release_lease(target.uri, target.store, job)
+    result.requests = target.requests()
+    result.elapsed_s = time.monotonic() - t0
+    return result
+
+
+def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: BackupResult, job: str,
+         topics: list[str] | None, allow_damage: bool, progress: Progress | None, workers: int, t0: float) -> None:
+    prev = latest_manifest(target)
+    run = (prev.run if prev else 0) + 1
+    result.previous_run = prev.run if prev else None
+    r = _Run(root, target, result, progress, workers)
+    journal_bytes = target.read(JOURNAL)
+    journal = None
+    if journal_bytes is not None:
+        try:
+            journal = Manifest.parse(journal_bytes, JOURNAL)
+        except BackupManifestError as exc:
+            result.warnings.append(f"{exc}; starting this run afresh")
+    if journal is None or journal.run != run:
+        journal = None
+    r.journal = Manifest(run, int(time.time() * 1000), 0, root)
+    if isinstance(target, LocalTarget):
+        target.clear_tmp()
+    state = src_mod.read_root_state(root, result.warnings)
+    configs = TopicConfigs.load(root)
+    manifest = Manifest(run, r.journal.started_ms, 0, root)
+    prev_files = prev.files if prev else {}
+    changed = False
+    plans: list[src_mod.PartitionPlan] = []
+    for (topic, part) in sorted(found):
+        label = f"{topic}-{part}"
+        interval = configs.resolve(topic).config.index_interval_bytes
+        plan = None
+        for attempt in range(2):
+            try:
+                plan = src_mod.plan_partition(root, topic, part, state, interval, allow_damage=allow_damage)
+                break
+            except BackupError as exc:
+                if attempt or "replaced while" not in str(exc):
+                    result.errors[label] = str(exc)
+            except OSError as exc:  # a segment deleted by retention while we listed: plan again
+                if attempt:
+                    result.errors[label] = f"{label}: {exc}"
+        if plan is None:
+            _keep_previous(prev, manifest, label)
+            continue
+        plans.append(plan)
+    # copy: every job whose bytes the previous run (or the killed run before this one) does not hold
+    todo: list[tuple[str, src_mod.FileJob, src_mod.PartitionPlan]] = []
+    for plan in plans:
+        label = f"{plan.topic}-{plan.partition}"
+        result.warnings.extend(plan.warnings)
+        for fj in plan.jobs:
+            rel = f"{label}/{fj.name}"
+            have = _reusable(prev_files.get(rel), fj) or _reusable(journal.files.get(rel) if journal else None, fj)
+            if have is not None:
+                manifest.files[rel] = have
+                if prev_files.get(rel) is have:
+                    result.files_unchanged += 1
+                else:
+                    result.files_resumed += 1
+                    r.journal.files[rel] = have
+                continue
+            todo.append((rel, fj, plan))
+    # move aside what the copies will replace, when its bytes are not a prefix of the new ones
+    for rel, fj, _plan in todo:
+        old = prev_files.get(rel)
+        if old is not None and not _regenerable(old) and fj.kind != "bytes":
+            if _prefix_crc(fj.path, old.size) != old.crc32c:
+                _preserve(target, rel, old)
+                result.files_preserved += 1
+    failed: set[str] = set()
+
+    def work(item: tuple[str, src_mod.FileJob, src_mod.PartitionPlan]) -> tuple[str, FileEntry | None, str]:
+        rel, fj, plan = item
+        label = f"{plan.topic}-{plan.partition}"
+        try:
+            return rel, r.copy(rel, fj), label
+        except (BackupError, OSError) as exc:
+            with r.lock:
+                result.errors.setdefault(label, str(exc) if isinstance(exc, BackupError) else f"{fj.path}: {exc}")
+            return rel, None, label
+
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        for rel, entry, label in pool.map(work, todo):
+            if entry is None:
+                failed.add(label)
+            else:
+                manifest.files[rel] = entry
+                changed = True
+    for plan in plans:
+        label = f"{plan.topic}-{plan.partition}"
+        if label in failed:
+            for rel in [k for k in manifest.files if k.startswith(label + "/")]:
+                del manifest.files[rel]
+            _keep_previous(prev, manifest, label)
+            continue
+        manifest.partitions[label] = PartitionEntry(
+            plan.topic, plan.partition, plan.log_start_offset, plan.end_offset, plan.cut, plan.high_watermark,
+            plan.recovery_point, plan.topic_id, "", plan.warnings)
+        old = prev.partitions.get(label) if prev else None
+        if old is None or (old.log_start_offset, old.end_offset) != (plan.log_start_offset, plan.end_offset):
+            changed = True
+        # what the source removed (retention, compaction): moved aside, so this run's view is the source's
+        for rel, old_entry in prev_files.items():
+            if rel.startswith(label + "/") and rel not in manifest.files:
+                if not _regenerable(old_entry):
+                    _preserve(target, rel, old_entry)
+                    result.files_preserved += 1
+                target.delete(rel)
+                changed = True
+    # partitions the source no longer has (deleted topics) leave the newest view; older runs keep them
+    if prev is not None:
+        for label, entry in prev.partitions.items():
+            if label not in manifest.partitions and topics is not None and entry.topic not in topics:
+                manifest.partitions[label] = entry  # not part of this run: carried over
+                manifest.files.update({k: v for k, v in prev.files.items() if k.startswith(label + "/")})
+            elif label not in manifest.partitions:
+                changed = True
+    result.partitions = len(manifest.partitions)
+    if not changed and prev is not None and set(prev.partitions) == set(manifest.partitions):
+        if journal is not None or journal_bytes is not None:
+            target.delete(JOURNAL)
+        return  # nothing new: no run
+    _root_files(root, state, target, manifest, result)
+    manifest.finished_ms = int(time.time() * 1000)
+    manifest.warnings = list(result.warnings)
+    if isinstance(target, LocalTarget):
+        target.sync_dirs()
+    target.put(manifest_path(run), manifest.to_bytes())
+    _publish(target, run, manifest, job)
+    target.delete(JOURNAL)
+    if isinstance(target, LocalTarget):
+        target.sync_dirs()
+    result.run = run
+
+
+def _reusable(entry: FileEntry | None, fj: src_mod.FileJob) -> FileEntry | None:
+    if entry is None:
+        return None
+    if fj.kind == "bytes":
+        return entry if entry.size == len(fj.data) and entry.crc32c == crc32c(fj.data) and \
+            entry.derived == fj.derived else None
+    return entry if entry.source == fj.stat and entry.derived == fj.derived else None
+
+
+def _keep_previous(prev: Manifest | None, manifest: Manifest, label: str) -> None:
+    if prev is None or label not in prev.partitions:
+        return
+    manifest.partitions[label] = prev.partitions[label]
+    manifest.files.update({k: v for k, v in prev.files.items() if k.startswith(label + "/")})
+
+
+def _preserve(target: Target, rel: str, entry: FileEntry) -> None:
+    dst = f"{OBJECTS}/{rel}.{entry.crc32c:08x}"
+    if target.size(dst) == entry.size:
+        return
+    try:
+        target.copy(rel, dst)
+    except (FileNotFoundError, KvlogError) as exc:
+        raise BackupError(f"cannot set aside {rel} (named by an earlier run's manifest) before replacing it: "
+                          f"{exc}") from None
+
+
+def _root_files(root: str, state: src_mod.RootState, target: Target, manifest: Manifest,
+                result: BackupResult) -> None:
+    """The source root's checkpoints and ``meta.properties`` under the run; ``kvlog-topics.json`` (topic
+    configs) at the backup's root too, where readers look for it."""
+    for name in state.files:
+        if committed_offsets.version_of(name) > 0:
+            continue
+        try:
+            with open(os.path.join(root, name), "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            continue
+        rel = f"{META_DIR}/runs/{manifest.run:020d}/root/{name}"
+        target.put(rel, data)
+        manifest.files[rel] = FileEntry(len(data), crc32c(data), None, "root")
+        if name == "kvlog-topics.json":
+            target.put(name, data)
+
+
+def _publish(target: Target, run: int, manifest: Manifest, job: str) -> None:
+    parts = {(e.topic, e.partition): (e.log_start_offset, e.end_offset) for e in manifest.partitions.values()}
+    text = committed_offsets.format_text(run, job, parts, {})
+    if isinstance(target, LocalTarget):
+        ok = committed_offsets.publish(target.uri, run, text)
+    else:
+        from kvlog.spark import _remote
+        assert isinstance(target, RemoteTarget)
+        ok = _remote.publish(target.uri, target.store, run, text, job)
+    if not ok:
+        raise BackupError(f"{target.path(committed_offsets.file_name(run))} exists already: another writer "
+                          "published into this backup; its manifest stands, this run's does not")
