@@ -65,6 +65,7 @@ class PartitionEntry:
     high_watermark: int | None = None
     recovery_point: int | None = None
     topic_id: str | None = None
+    index_interval_bytes: int = 4096  # the topic's, for indexes a restore rebuilds
     error: str = ""  # the partition could not be backed up in this run (the previous run's copy stands)
     warnings: list[str] = field(default_factory=list)
 

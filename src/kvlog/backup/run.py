@@ -345,7 +345,7 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
             continue
         manifest.partitions[label] = PartitionEntry(
             plan.topic, plan.partition, plan.log_start_offset, plan.end_offset, plan.cut, plan.high_watermark,
-            plan.recovery_point, plan.topic_id, "", plan.warnings)
+            plan.recovery_point, plan.topic_id, plan.index_interval_bytes, "", plan.warnings)
         old = prev.partitions.get(label) if prev else None
         if old is None or (old.log_start_offset, old.end_offset) != (plan.log_start_offset, plan.end_offset):
             changed = True

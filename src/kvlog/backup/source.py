@@ -64,6 +64,7 @@ class PartitionPlan:
     high_watermark: int | None
     recovery_point: int | None
     topic_id: str | None
+    index_interval_bytes: int
     jobs: list[FileJob] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -221,7 +222,7 @@ def plan_partition(root: str, topic: str, partition: int, state: RootState, inde
     if governed is not None and (limit is None or governed[1] < limit):
         limit, cut = governed[1], "committed_offsets"
     kept = [b for b in bases if limit is None or b < limit] or bases[:1]
-    plan = PartitionPlan(topic, partition, d, 0, 0, cut, hw, rp, read_topic_id(d))
+    plan = PartitionPlan(topic, partition, d, 0, 0, cut, hw, rp, read_topic_id(d), index_interval)
     if not kept:
         start = max(state.log_starts.get(tp, 0), governed[0] if governed else 0)
         plan.log_start_offset = plan.end_offset = start

@@ -1,4 +1,5 @@
-"""The ``kvlog`` command line: ``dump | verify | repair | offsets | retention | compact | mirror | groups | demo``.
+"""The ``kvlog`` command line: ``dump | verify | repair | offsets | retention | compact | mirror | backup | restore |
+groups | demo``.
 
 ``kvlog dump`` prints what Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``, 4.0) prints, line for line,
 so its output can be diffed against the broker tool's; every other command is kvlog's own. Exit status:
@@ -18,6 +19,8 @@ import os
 import sys
 
 from kvlog.cli import groups
+from kvlog.cli.backup import add_backup_parser
+from kvlog.cli.restore import add_restore_parser
 from kvlog.cli._common import (
     DEFAULT_MAX_MESSAGE_SIZE,
     INT32_MAX,
@@ -159,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bytes read from the source at a time (default %(default)s)")
     m.set_defaults(func=cmd_mirror)
 
+    add_backup_parser(sub)
+    add_restore_parser(sub)
     groups.add_groups_parser(sub)
 
     demo = sub.add_parser("demo", help="a tour of kvlog on generated data")

@@ -15,14 +15,20 @@ __all__ = ["PartitionReport", "Problem", "cmd_verify", "verify_partition", "veri
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from kvlog.backup.check import is_backup, verify_backup
+
     reports, root_problems = verify_path(args.path)
+    backup = verify_backup(args.path) if is_backup(storage.normalize(args.path)) else []
     bad = [r for r in reports if r.errors]
-    ok = not bad and not any(p.severity == "error" for p in root_problems)
+    ok = not bad and not any(p.severity == "error" for p in root_problems) and not backup
     if args.json:
         _out(json.dumps({"ok": ok, "path": storage.normalize(args.path),
                          "partitions": [r.as_dict() for r in reports],
-                         "problems": [p.as_dict() for p in root_problems]}, indent=1))
+                         "problems": [p.as_dict() for p in root_problems],
+                         "backup_problems": [vars(p) for p in backup]}, indent=1))
         return 0 if ok else 1
+    for p in backup:
+        _out(f"backup: {p.text()}")
     for p in root_problems:
         _out(p.text())
     for r in reports:
