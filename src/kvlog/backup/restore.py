@@ -5,13 +5,20 @@ replaced come from ``.kvlog-backup/objects``, and files kvlog derived are derive
 partition is cut (:func:`cut_offset`: ``as_of``, then never inside a transaction), the segment holding the
 cut is truncated there with its indexes rebuilt by Kafka's recovery rules, later segments and producer
 snapshots past the cut are dropped, the leader-epoch checkpoint is cut, and ``partition.metadata`` gets the
-target cluster's topic id. Each partition is assembled under ``DST/.kvlog-restore-tmp`` and renamed into
-place whole; the root checkpoints get the partition's recovery point and log start offset.
+target cluster's topic id. Batches' partition leader epochs are set to 0 (a field outside the CRC), the epoch
+the target cluster's new partition starts at: a follower refuses to copy batches of a newer epoch than its
+leader's, and a leader-epoch cache ahead of the controller's epoch confuses truncation
+(``docs/broker-files.md``); ``keep_leader_epochs`` keeps them for a restore into the cluster they came from.
+
+Each partition is assembled in ``DST/<topic>-<p>.<id>-delete`` and renamed into place whole: a broker that
+starts while a killed restore left one behind takes it for a deleted partition and removes it (any other
+unknown directory would stop the broker). The root: ``.kafka_cleanshutdown`` is removed and the restored
+partitions' recovery points dropped, so the broker recovers them fully at its next start (checks every batch,
+rebuilds indexes, producer state and epochs itself); their log start offsets are set; the cleaner's
+progress is dropped. ``meta.properties`` is never written: it is the target broker's identity.
 
 A journal (``DST/.kvlog-restore-journal``, a file: a broker loads only directories) names the finished
-partitions, so a killed restore run again with the same arguments finishes the rest. Run it to completion
-before starting the broker: a leftover ``.kvlog-restore-tmp`` directory is not a partition and a broker
-refuses a log directory holding one.
+partitions, so a killed restore run again with the same arguments finishes the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +26,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,17 +40,18 @@ from kvlog._core import records as _k
 from kvlog.backup.manifest import OBJECTS, FileEntry, Manifest, PartitionEntry
 from kvlog.backup.run import latest_manifest, read_manifest
 from kvlog.backup.source import read_topic_id
-from kvlog.backup.target import Target, open_target
+from kvlog.backup.target import META_DIR, Target, open_target
 from kvlog.checksum import crc32c
 from kvlog.errors import BackupError, ConfigError
 from kvlog.segment import LogSegment
 from kvlog.txn_index import ENTRY_DTYPE, parse_entries
 
 __all__ = ["RestoreResult", "PartitionRestore", "restore", "cut_offset", "open_transactions_cut",
-           "TMP_DIR", "JOURNAL"]
+           "JOURNAL", "INTERNAL"]
 
-TMP_DIR = ".kvlog-restore-tmp"
+TMP_MARK = "6b766c6f67"  # "kvlog" in hex: the start of the id in a work directory's name
 JOURNAL = ".kvlog-restore-journal"
+INTERNAL = ("__consumer_offsets", "__transaction_state", "__share_group_state", "__remote_log_metadata")
 _CAP = 4096
 
 Progress = Callable[["RestoreResult"], None]
@@ -278,16 +288,30 @@ def _write_journal(dst: str, data: dict[str, Any]) -> None:
     os.replace(tmp, os.path.join(dst, JOURNAL))
 
 
+def _work_dir(dst: str, label: str) -> str:
+    return os.path.join(dst, f"{label}.{TMP_MARK}{uuid.uuid4().hex[:22]}-delete")
+
+
+def _clear_work_dirs(dst: str) -> None:
+    """A killed run's work directories (only ours: the broker's own ``-delete`` directories stay)."""
+    for name in os.listdir(dst):
+        if name.endswith("-delete") and f".{TMP_MARK}" in name:
+            shutil.rmtree(os.path.join(dst, name), ignore_errors=True)
+
+
 def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str], *, run: int | None = None,
             as_of: int | None = None, topics: list[str] | None = None,
             topic_ids: Mapping[str, str] | None = None, metadata_dir: str | os.PathLike[str] | None = None,
-            keep_topic_ids: bool = False, force: bool = False, progress: Progress | None = None) -> RestoreResult:
+            keep_topic_ids: bool = False, keep_leader_epochs: bool = False, force: bool = False,
+            progress: Progress | None = None) -> RestoreResult:
     """Restore backup run ``run`` (default: the newest) of ``backup`` into the local directory ``destination``.
 
-    Topic ids, first found: ``topic_ids``; the target's KRaft metadata (``metadata_dir``); the destination's
-    own ``partition.metadata`` (the topics as the target cluster created them); with ``keep_topic_ids`` the
-    source's. ``__cluster_metadata`` is never restored (the target cluster has its own). A destination
-    partition that holds records is refused unless ``force``.
+    ``topics``: the topics to restore (default: every topic but Kafka's internal ones, whose state the target
+    cluster keeps itself; consumer group offsets go through :mod:`kvlog.backup.groups`). Topic ids, first
+    found: ``topic_ids``; the target's KRaft metadata (``metadata_dir``); the destination's own
+    ``partition.metadata`` (the topics as the target cluster created them); with ``keep_topic_ids`` the
+    source's. ``__cluster_metadata`` is never restored. A destination partition that holds records is refused
+    unless ``force``.
     """
     t0 = time.monotonic()
     target = open_target(backup)
@@ -296,55 +320,63 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         raise BackupError(f"{target.uri} holds no backup run")
     dst = os.path.abspath(os.fspath(destination))
     os.makedirs(dst, exist_ok=True)
+    if topics is not None and _files.CLUSTER_METADATA in topics:
+        raise ConfigError(f"{_files.CLUSTER_METADATA} is never restored: the target cluster has its own")
     labels = sorted(k for k, e in manifest.partitions.items()
-                    if e.topic != _files.CLUSTER_METADATA and (topics is None or e.topic in topics))
+                    if e.topic != _files.CLUSTER_METADATA and (e.topic in topics if topics is not None
+                                                                  else e.topic not in INTERNAL))
     if topics is not None:
         have = {manifest.partitions[k].topic for k in labels}
         missing = [t for t in topics if t not in have]
         if missing:
-            raise ConfigError(f"backup run {manifest.run} holds no topic {missing[0]!r}"
-                              + (f" ({_files.CLUSTER_METADATA} is never restored)" if missing[0] ==
-                                 _files.CLUSTER_METADATA else ""))
+            raise ConfigError(f"backup run {manifest.run} holds no topic {missing[0]!r}")
     ids = _topic_ids(manifest, labels, dst, topic_ids or {}, None if metadata_dir is None else os.fspath(metadata_dir),
                      keep_topic_ids)
-    params = {"backup": target.uri, "run": manifest.run, "as_of": as_of, "topics": labels, "ids": ids}
+    params = {"backup": target.uri, "run": manifest.run, "as_of": as_of, "topics": labels, "ids": ids,
+              "keep_leader_epochs": keep_leader_epochs}
     journal = _read_journal(dst)
     done: list[str] = []
     if journal is not None:
         if journal.get("params") != params:
             raise BackupError(f"{os.path.join(dst, JOURNAL)} belongs to an unfinished restore with other arguments "
-                              f"({journal.get('params')}); finish that one, or delete the journal and "
-                              f"{os.path.join(dst, TMP_DIR)}")
+                              f"({journal.get('params')}); finish that one, or delete the journal")
         done = list(journal.get("done", []))
+    current = (journal or {}).get("current")  # the partition a killed run was placing: ours to redo
     if not force:
-        busy = [k for k in labels if k not in done and _has_records(os.path.join(dst, k))]
+        busy = [k for k in labels if k not in done and k != current and _has_records(os.path.join(dst, k))]
         if busy:
             raise BackupError(f"{os.path.join(dst, busy[0])} already holds records; restore into partition "
                               "directories that are empty (as a new topic's are), or pass force")
     result = RestoreResult(target.uri, dst, manifest.run, as_of)
     result.resumed = list(done)
-    tmp_root = os.path.join(dst, TMP_DIR)
-    shutil.rmtree(tmp_root, ignore_errors=True)
-    os.makedirs(tmp_root)
-    _write_journal(dst, {"params": params, "done": done, "partitions": (journal or {}).get("partitions", {})})
+    _clear_work_dirs(dst)
     finished: dict[str, Any] = dict((journal or {}).get("partitions", {}))
+    _write_journal(dst, {"params": params, "done": done, "partitions": finished})
+    # the broker must not take the restored partitions for cleanly shut down ones: it recovers them
+    try:
+        os.unlink(os.path.join(dst, _files.CLEAN_SHUTDOWN))
+    except FileNotFoundError:
+        pass
+    _topic_table(target, manifest, dst, labels, ids)
+    cleaned = _source_cleaner_offsets(target, manifest)
     for label in labels:
         if label in done:
             result.partitions[label] = PartitionRestore(**finished[label])
             continue
         entry = manifest.partitions[label]
-        pr = _restore_partition(target, manifest, entry, label, os.path.join(tmp_root, label), ids[entry.topic],
-                                as_of)
+        work = _work_dir(dst, label)
+        pr = _restore_partition(target, manifest, entry, label, work, ids[entry.topic], as_of, keep_leader_epochs)
         final = os.path.join(dst, label)
+        _write_journal(dst, {"params": params, "done": done, "partitions": finished, "current": label})
         if os.path.isdir(final):
-            old = os.path.join(tmp_root, label + ".replaced")
+            old = _work_dir(dst, label)
             os.replace(final, old)
-            os.replace(os.path.join(tmp_root, label), final)
+            os.replace(work, final)
             shutil.rmtree(old)
         else:
-            os.replace(os.path.join(tmp_root, label), final)
+            os.replace(work, final)
         _fsync_dir(dst)
-        _checkpoints(dst, entry, pr)
+        _checkpoints(dst, entry, pr, cleaned)
         result.partitions[label] = pr
         result.bytes += pr.bytes
         done.append(label)
@@ -352,11 +384,39 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         _write_journal(dst, {"params": params, "done": done, "partitions": finished})
         if progress is not None:
             progress(result)
-    shutil.rmtree(tmp_root, ignore_errors=True)
     os.unlink(os.path.join(dst, JOURNAL))
     _fsync_dir(dst)
     result.elapsed_s = time.monotonic() - t0
     return result
+
+
+def _topic_table(target: Target, manifest: Manifest, dst: str, labels: list[str], ids: Mapping[str, str]) -> None:
+    """The restored topics' entries of the backed-up ``kvlog-topics.json`` (their configs, for kvlog's readers
+    of the restored directory; a broker ignores the file and takes configs from its metadata)."""
+    data = target.read(f"{META_DIR}/runs/{manifest.run:020d}/root/kvlog-topics.json")
+    if data is None:
+        return
+    try:
+        theirs = json.loads(data)
+    except ValueError as exc:
+        raise BackupError(f"the backed-up kvlog-topics.json of run {manifest.run} is unreadable: {exc}") from None
+    path = os.path.join(dst, "kvlog-topics.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            ours = json.load(f)
+    except FileNotFoundError:
+        ours = {}
+    except (OSError, ValueError) as exc:
+        raise BackupError(f"{path} is unreadable: {exc}") from None
+    for topic in {manifest.partitions[k].topic for k in labels}:
+        if topic in theirs:
+            entry = dict(theirs[topic])
+            if "topic_id" in entry:
+                entry["topic_id"] = ids[topic]
+            ours[topic] = entry
+    tmp = path + ".tmp"
+    _write(tmp, json.dumps(ours, indent=1, sort_keys=True).encode())
+    os.replace(tmp, path)
 
 
 def _fsync_dir(path: str) -> None:
@@ -367,19 +427,53 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-def _checkpoints(dst: str, entry: PartitionEntry, pr: PartitionRestore) -> None:
-    """The restored partition's recovery point (everything restored was checked) and log start offset; the
-    source's cleaner progress does not carry over."""
+def _source_cleaner_offsets(target: Target, manifest: Manifest) -> dict[tuple[str, int], int]:
+    data = target.read(f"{META_DIR}/runs/{manifest.run:020d}/root/{checkpoint.CLEANER_OFFSET}")
+    if not data:
+        return {}
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        try:
+            return checkpoint.read_offsets(f.name)
+        except checkpoint.CorruptCheckpointError:
+            return {}
+
+
+def _checkpoints(dst: str, entry: PartitionEntry, pr: PartitionRestore, cleaned: dict[tuple[str, int], int]) -> None:
+    """The restored partition's log start offset; no recovery point (the broker recovers it fully); the
+    source cleaner's progress, clamped to the restored end (same offsets, same bytes: it still holds, and it
+    tells readers the log was compacted, so gaps in its offsets are expected)."""
     key = (entry.topic, entry.partition)
-    checkpoint.update_offsets(os.path.join(dst, checkpoint.RECOVERY_POINT), {key: pr.end_offset})
     checkpoint.update_offsets(os.path.join(dst, checkpoint.LOG_START_OFFSET), {key: pr.log_start_offset})
-    cleaner = os.path.join(dst, checkpoint.CLEANER_OFFSET)
-    if os.path.exists(cleaner):
-        checkpoint.update_offsets(cleaner, {key: None})
+    path = os.path.join(dst, checkpoint.RECOVERY_POINT)
+    if os.path.exists(path):
+        checkpoint.update_offsets(path, {key: None})
+    path = os.path.join(dst, checkpoint.CLEANER_OFFSET)
+    if key in cleaned:
+        checkpoint.update_offsets(path, {key: max(min(cleaned[key], pr.end_offset), pr.log_start_offset)})
+    elif os.path.exists(path):
+        checkpoint.update_offsets(path, {key: None})
+
+
+def _reset_epochs(path: str) -> int:
+    """Set every v2 batch's partition leader epoch (bytes 12..15, outside the CRC) to 0; returns how many."""
+    heads = _headers(path)
+    v2 = heads[heads["magic"] == 2]
+    if not len(v2) or not (v2["partition_leader_epoch"] != 0).any():
+        return len(v2)
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        for pos in v2["position"][v2["partition_leader_epoch"] != 0].tolist():
+            os.pwrite(fd, b"\0\0\0\0", int(pos) + 12)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return len(v2)
 
 
 def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry, label: str, work: str,
-                       topic_id: str, as_of: int | None) -> PartitionRestore:
+                       topic_id: str, as_of: int | None, keep_leader_epochs: bool) -> PartitionRestore:
     os.makedirs(work)
     files = manifest.partition_files(entry.topic, entry.partition)
     bases = sorted(_files.offset_from_name(n) for n in files if n.endswith(_files.LOG) and _files.is_offset_name(n))
@@ -439,9 +533,13 @@ def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry
         if name.endswith(_files.SNAPSHOT) and _files.is_offset_name(name) and _files.offset_from_name(name) > end:
             os.unlink(os.path.join(work, name))
     epochs = os.path.join(work, "leader-epoch-checkpoint")
-    if os.path.exists(epochs):
-        with open(epochs, "rb") as f:
-            _write(epochs, _epochs_bytes([e for e in _epochs(f.read(), epochs) if e[1] < end]))
+    if keep_leader_epochs:
+        if os.path.exists(epochs):
+            with open(epochs, "rb") as f:
+                _write(epochs, _epochs_bytes([e for e in _epochs(f.read(), epochs) if e[1] < end]))
+    else:
+        v2 = sum(_reset_epochs(_files.segment_path(work, b, _files.LOG)) for b in kept)
+        _write(epochs, _epochs_bytes([(0, start)] if v2 and end > start else []))
     _write(os.path.join(work, "partition.metadata"), _partition_metadata(topic_id))
     _fsync_dir(work)
     return PartitionRestore(entry.topic, entry.partition, topic_id, start, end, entry.end_offset, why, total)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from kvlog import _files, committed_offsets, storage
+from kvlog import _files, checkpoint, committed_offsets, storage
 from kvlog._core import records as _k
 from kvlog.backup import source as src_mod
 from kvlog.backup.manifest import (
@@ -413,7 +413,8 @@ def _preserve(target: Target, rel: str, entry: FileEntry) -> None:
 def _root_files(root: str, state: src_mod.RootState, target: Target, manifest: Manifest,
                 result: BackupResult) -> None:
     """The source root's checkpoints and ``meta.properties`` under the run; ``kvlog-topics.json`` (topic
-    configs) at the backup's root too, where readers look for it."""
+    configs) and ``cleaner-offset-checkpoint`` (which partitions were compacted, so gaps in their offsets
+    are expected) at the backup's root too, where readers look for them."""
     for name in state.files:
         if committed_offsets.version_of(name) > 0:
             continue
@@ -425,7 +426,7 @@ def _root_files(root: str, state: src_mod.RootState, target: Target, manifest: M
         rel = f"{META_DIR}/runs/{manifest.run:020d}/root/{name}"
         target.put(rel, data)
         manifest.files[rel] = FileEntry(len(data), crc32c(data), None, "root")
-        if name == "kvlog-topics.json":
+        if name in ("kvlog-topics.json", checkpoint.CLEANER_OFFSET):
             target.put(name, data)
 
 
