@@ -264,7 +264,8 @@ def _rows(table: pa.Table, what: str) -> list[_Row]:
         col = table.column(name)
         if pa.types.is_timestamp(col.type):
             col = col.cast(pa.timestamp("ms", tz=col.type.tz)).cast(pa.int64())
-        return col.to_pylist()
+        values: list[Any] = col.to_pylist()
+        return values
 
     out, seen = [], set()
     for g, t, p, o, e, m, ts in zip(column("group", None), column("topic", None), column("partition", None),
