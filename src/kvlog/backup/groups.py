@@ -34,6 +34,8 @@ Two outputs (``docs/backup-groups.md`` has the commands):
   move when the source and target partition counts differ. The source's ``__consumer_offsets`` log is
   not copied: a cut copy would carry pending transactions whose markers lie after the cut, member and
   assignment records naming the source's topic ids, and the source's partition layout.
+
+The Kafka facts cited (file and function names) were read in apache/kafka at 1eb7644 (4.0.0-SNAPSHOT).
 """
 
 from __future__ import annotations
