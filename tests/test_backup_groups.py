@@ -270,7 +270,7 @@ def test_an_offset_commit_version_the_tables_do_not_know_stops_the_restore(tmp_p
 
 
 # hypothesis: random histories of one offsets partition, a random cut and random restored ranges
-_GTPS = [(g, t, p) for g in ("a", "b") for t in ("t", "u") for p in (0, 1)]
+_GTPS = [("a", "t", 0), ("a", "t", 1), ("b", "t", 0), ("b", "u", 0)]   # few, so histories collide
 _entry = st.tuples(st.sampled_from(_GTPS), st.one_of(st.none(), st.tuples(
     st.integers(0, 60), st.integers(-1, 3), st.sampled_from(["", "m"]), st.just(0), st.sampled_from([0, 1, 3]))),
     st.integers(0, 12))
@@ -285,7 +285,7 @@ _range = st.tuples(st.integers(0, 40), st.integers(0, 30)).map(lambda r: (r[0], 
 
 @settings(max_examples=40)
 @given(st.lists(_event, min_size=1, max_size=10), st.one_of(st.none(), st.integers(-1, 13)),
-       st.dictionaries(st.sampled_from([("t", 0), ("t", 1), ("u", 0), ("u", 1)]), _range))
+       st.dictionaries(st.sampled_from([("t", 0), ("t", 1), ("u", 0)]), _range))
 def test_cut_and_clamp_agree_with_the_oracle(events, cut, ranges):
     with tempfile.TemporaryDirectory() as root:
         s = Source(root)
@@ -351,8 +351,8 @@ public class GroupPartitions {
 
 def test_java_hash_code_against_a_live_jvm(tmp_path):
     java = shutil.which("java")
-    if java is None:
-        pytest.skip("no java on PATH (the table test above holds values computed with Java 17)")
+    if java is None or shutil.which("javac") is None:  # the source launcher needs a JDK
+        pytest.skip("no JDK on PATH (the table test above holds values computed with Java 17)")
     rng = random.Random(28)
     alphabet = "abcXYZ09-_.,:/ é€ü\u4e2d\U0001F600\U00010348"
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(300)]
@@ -561,3 +561,11 @@ def test_large_metadata_is_split_into_batches_under_the_size_limit(tmp_path):
     batches = peer_decode("aiokafka-py", segment_bytes(w.path))
     assert len(batches) > 1 and all(b["batch_length"] < 1 << 20 for b in batches)
     assert kvlog.consumer_offsets(tmp_path).num_rows == n
+
+
+def test_an_empty_table_writes_no_partition_and_no_reset_file(tmp_path):
+    empty = group_offsets_schema().empty_table()
+    assert write_offsets_partitions(empty, tmp_path / "dst", num_partitions=50, topic_id=TOPIC_ID) == []
+    assert not (tmp_path / "dst").exists()
+    assert write_reset_csv(empty, tmp_path / "reset") == []
+    assert os.listdir(tmp_path / "reset") == ["reset-offsets.sh"]
