@@ -245,6 +245,8 @@ def test_no_offsets_topic_gives_an_empty_table_and_bad_ranges_are_refused(tmp_pa
         group_offsets_at_cut(source.root, as_of=None, log_ranges={("t", 0): (5, 4)})
     with pytest.raises(ConfigError, match="log_ranges"):
         group_offsets_at_cut(source.root, as_of=None, log_ranges={"t": (0, 4)})
+    with pytest.raises(ConfigError, match="log_ranges keys"):
+        group_offsets_at_cut(source.root, as_of=None, log_ranges={("t", "0"): (0, 4)})
 
 
 def test_a_group_left_in_two_offsets_partitions_needs_the_source_count(tmp_path):

@@ -168,10 +168,12 @@ def _check_ranges(log_ranges: Mapping[tuple[str, int], tuple[int, int]]) -> dict
         except (TypeError, ValueError):
             raise ConfigError(f"log_ranges maps (topic, partition) to (log start, log end); got "
                               f"{key!r:.100}: {bounds!r:.100}") from None
+        if not isinstance(topic, str) or not isinstance(partition, int):
+            raise ConfigError(f"log_ranges keys are (topic name, partition number), got {key!r:.100}")
         if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end):
             raise ConfigError(f"log range of {topic}-{partition} must be integers 0 <= start <= end, "
                               f"got [{start!r}, {end!r}]")
-        out[(str(topic), int(partition))] = (start, end)
+        out[(topic, partition)] = (start, end)
     return out
 
 
