@@ -160,7 +160,7 @@ def test_writer_made_directory_round_trips_with_every_offset(tmp_path):
     res = restore(tmp_path / "bak", out, topic_ids={t: TID for t, _ in expect} | {"txn": TID2})
     assert {(p.topic, p.partition): (p.log_start_offset, p.end_offset) for p in res.partitions.values()} == expect
     assert_restored_equal(src, out, expect)
-    assert _read(os.path.join(out, "txn-0", "partition.metadata")) == f"version: 0\ntopic_id: {TID2}\n".encode()
+    assert _read(os.path.join(out, "txn-0", "partition.metadata")) == f"version: 0\ntopic_id: {TID2}".encode()
     # read_committed sees the same records (aborted transactions from the restored transaction indexes)
     with Log.open(os.path.join(src, "txn-0"), read_only=True) as a, Log.open(os.path.join(out, "txn-0"),
                                                                           read_only=True) as b:
@@ -537,3 +537,41 @@ def test_backup_to_an_object_store_and_restore_from_it(tmp_path, s3):
     res = restore(uri, tmp_path / "o", keep_topic_ids=False, topic_ids={t: TID for t, _ in ranges(src)})
     assert_restored_equal(src, str(tmp_path / "o"), ranges(src))
     assert len(res.partitions) == len(ranges(src))
+
+
+# ---------------------------------------------------------------------------------------- consumer groups
+def test_restore_writes_group_offsets_as_of_the_cut_as_reset_files_and_partitions(tmp_path):
+    from kvlog.backup.groups import group_offsets_at_cut
+    from kvlog.internal_topics.consumer_offsets import consumer_offsets
+    from test_backup_groups import T0, build
+
+    src = tmp_path / "src"
+    build(src)
+    with LogManager(str(src)) as m:
+        m.create_topic("t", 2, SMALL)
+        m.create_topic("u", 1, SMALL)
+        for p in (0, 1):
+            _fill(m.log("t", p), 120)
+        _fill(m.log("u", 0), 40)
+    backup(src, tmp_path / "bak")
+    co_id = "AAAAAAAAAAAAAAAAAAAAAw"
+    res = restore(tmp_path / "bak", tmp_path / "o", as_of=T0 + 10, topic_ids={"t": TID, "u": TID2,
+                                                                             "__consumer_offsets": co_id},
+                  groups_csv=tmp_path / "csv", groups_partitions=5)
+    assert "__consumer_offsets-0" not in res.partitions  # internal topics are not copied: their state is rebuilt
+    ranges_ = {(p.topic, p.partition): (p.log_start_offset, p.end_offset) for p in res.partitions.values()}
+    # the oracle: the same question asked of the source directory, not of the backup
+    want = group_offsets_at_cut(src, as_of=T0 + 10, log_ranges=ranges_)
+    assert res.groups["offsets"] == want.num_rows > 0 and res.groups["clamped"] >= 1
+    got = consumer_offsets(tmp_path / "o")
+    key = ["group", "topic", "partition"]
+    assert sorted(zip(*[got.column(c).to_pylist() for c in key + ["committed_offset"]])) == \
+        sorted(zip(*[want.column(c).to_pylist() for c in key + ["offset"]]))
+    files = sorted(os.listdir(tmp_path / "csv"))
+    assert "reset-offsets.sh" in files and len(files) == len(set(want.column("group").to_pylist())) + 1
+    g1 = (tmp_path / "csv" / [f for f in files if f.startswith("g1")][0]).read_text()
+    rows = [r for r in zip(*[want.column(c).to_pylist() for c in ["group", "topic", "partition", "offset"]])
+            if r[0] == "g1"]
+    assert g1 == "".join(f"{t},{p},{o}\n" for _g, t, p, o in rows)
+    assert _read(os.path.join(tmp_path, "o", "__consumer_offsets-0", "partition.metadata")) == \
+        f"version: 0\ntopic_id: {co_id}".encode()

@@ -219,7 +219,8 @@ def _write(path: str, data: bytes) -> None:
 
 
 def _partition_metadata(topic_id: str) -> bytes:
-    return f"version: 0\ntopic_id: {topic_id}\n".encode()
+    """Exactly the bytes Kafka's ``PartitionMetadataFileFormatter`` writes (no newline after the id)."""
+    return f"version: 0\ntopic_id: {topic_id}".encode()
 
 
 # ------------------------------------------------------------------------------------------- restore
@@ -303,6 +304,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             as_of: int | None = None, topics: list[str] | None = None,
             topic_ids: Mapping[str, str] | None = None, metadata_dir: str | os.PathLike[str] | None = None,
             keep_topic_ids: bool = False, keep_leader_epochs: bool = False, force: bool = False,
+            groups_csv: str | os.PathLike[str] | None = None, groups_partitions: int | None = None,
             progress: Progress | None = None) -> RestoreResult:
     """Restore backup run ``run`` (default: the newest) of ``backup`` into the local directory ``destination``.
 
@@ -312,6 +314,12 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     ``partition.metadata`` (the topics as the target cluster created them); with ``keep_topic_ids`` the
     source's. ``__cluster_metadata`` is never restored. A destination partition that holds records is refused
     unless ``force``.
+
+    Consumer groups (:mod:`kvlog.backup.groups`): their committed offsets as of the cut (``as_of``, else the
+    run's start), clamped to the restored partitions, go to ``groups_csv`` as ``kafka-consumer-groups.sh
+    --reset-offsets --from-file`` files (a running target cluster), and with ``groups_partitions`` (the target's
+    ``offsets.topic.num.partitions``) into fresh ``__consumer_offsets`` partitions under ``destination``
+    (brokers stopped; needs the target's ``__consumer_offsets`` topic id in ``topic_ids``).
     """
     t0 = time.monotonic()
     target = open_target(backup)
@@ -384,10 +392,35 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         _write_journal(dst, {"params": params, "done": done, "partitions": finished})
         if progress is not None:
             progress(result)
+    if groups_csv is not None or groups_partitions is not None:
+        _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, topic_ids or {}, dst)
     os.unlink(os.path.join(dst, JOURNAL))
     _fsync_dir(dst)
     result.elapsed_s = time.monotonic() - t0
     return result
+
+
+def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, as_of: int | None,
+                    csv_dir: str | os.PathLike[str] | None, partitions: int | None, given: Mapping[str, str],
+                    dst: str) -> None:
+    from kvlog.backup import groups
+
+    if not any(e.topic == groups.TOPIC for e in manifest.partitions.values()):
+        raise BackupError(f"backup run {manifest.run} holds no {groups.TOPIC}: no consumer group offsets to restore")
+    if partitions is not None and groups.TOPIC not in given:
+        raise ConfigError(f"writing {groups.TOPIC} partitions needs the target cluster's topic id: "
+                          f"--topic-id {groups.TOPIC}=ID")
+    cut = as_of if as_of is not None else manifest.started_ms
+    ranges = {(p.topic, p.partition): (p.log_start_offset, p.end_offset) for p in result.partitions.values()}
+    table = groups.group_offsets_at_cut(target.uri, as_of=cut, log_ranges=ranges)
+    result.groups = {"groups": len(set(table.column("group").to_pylist())), "offsets": table.num_rows,
+                     "clamped": sum(table.column("clamped").to_pylist()), "as_of": cut}
+    if csv_dir is not None:
+        result.groups["csv"] = groups.write_reset_csv(table, csv_dir)
+    if partitions is not None:
+        written = groups.write_offsets_partitions(table, dst, num_partitions=partitions,
+                                                  topic_id=given[groups.TOPIC])
+        result.groups["partitions"] = [w.path for w in written]
 
 
 def _topic_table(target: Target, manifest: Manifest, dst: str, labels: list[str], ids: Mapping[str, str]) -> None:

@@ -33,6 +33,14 @@ def add_restore_parser(sub: Any) -> None:
     r.add_argument("--keep-topic-ids", action="store_true",
                    help="keep the source's topic ids (restoring into the same cluster)")
     r.add_argument("--force", action="store_true", help="replace destination partitions that hold records")
+    r.add_argument("--groups-csv", metavar="DIR",
+                   help="write each consumer group's offsets as of the cut, clamped to the restored partitions, as "
+                        "kafka-consumer-groups.sh --reset-offsets --from-file files (and a script) into DIR")
+    r.add_argument("--groups-partitions", type=int, metavar="N",
+                   help="also write those offsets as fresh __consumer_offsets partitions for a target whose "
+                        "offsets.topic.num.partitions is N (brokers stopped; give --topic-id __consumer_offsets=ID)")
+    r.add_argument("--keep-leader-epochs", action="store_true",
+                   help="keep the batches' leader epochs (restoring into the cluster they came from)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=cmd_restore)
 
@@ -42,7 +50,9 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
     result = restore(args.backup, args.destination, run=args.run, as_of=args.as_of, topics=args.topics,
                      topic_ids=dict(args.topic_id or []), metadata_dir=args.metadata_dir,
-                     keep_topic_ids=args.keep_topic_ids, force=args.force)
+                     keep_topic_ids=args.keep_topic_ids, force=args.force,
+                     keep_leader_epochs=args.keep_leader_epochs, groups_csv=args.groups_csv,
+                     groups_partitions=args.groups_partitions)
     if args.json:
         _out(json.dumps(result.as_dict(), indent=1, sort_keys=True))
         return 0
@@ -52,6 +62,12 @@ def cmd_restore(args: argparse.Namespace) -> int:
         _out(f"{label}: offsets {p.log_start_offset}..{p.end_offset - 1}{note}, topic id {p.topic_id}")
     _out(f"restored {len(result.partitions)} partitions of run {result.run} into {result.destination} "
          f"({result.elapsed_s:.2f} s)")
+    if result.groups:
+        g = result.groups
+        _out(f"consumer groups: {g['groups']} groups, {g['offsets']} offsets as of {g['as_of']} "
+             f"({g['clamped']} clamped to the restored logs)"
+             + (f"; reset files in {args.groups_csv}" if args.groups_csv else "")
+             + (f"; {len(g['partitions'])} __consumer_offsets partitions written" if "partitions" in g else ""))
     for w in result.warnings:
         _err(f"kvlog: warning: {w}")
     return 0
