@@ -51,6 +51,7 @@ __all__ = ["RestoreResult", "PartitionRestore", "restore", "cut_offset", "open_t
 
 TMP_MARK = "6b766c6f67"  # "kvlog" in hex: the start of the id in a work directory's name
 JOURNAL = ".kvlog-restore-journal"
+SETTLE_BYTES = 256 << 20  # restored bytes made durable (and journaled as done) together
 INTERNAL = ("__consumer_offsets", "__transaction_state", "__share_group_state", "__remote_log_metadata")
 _CAP = 4096
 
@@ -92,7 +93,10 @@ class RestoreResult:
 # ----------------------------------------------------------------------------------------------- cuts
 def _headers(path: str) -> np.ndarray:
     with open(path, "rb") as f:
-        data = f.read()
+        return _headers_of(f.read(), path)
+
+
+def _headers_of(data: bytes, path: str) -> np.ndarray:
     parts, pos = [], 0
     out = np.empty(_CAP, dtype=_k.BATCH_DTYPE)
     while pos < len(data):
@@ -146,13 +150,11 @@ def cut_offset(heads: np.ndarray, start: int, end: int, as_of: int | None) -> tu
 
 
 # -------------------------------------------------------------------------------------------- fetching
-def _fetch(target: Target, rel: str, entry: FileEntry, dest: str) -> None:
-    """Write the manifest's bytes of ``rel`` to ``dest``, checked against its CRC-32C."""
+def _fetch(target: Target, rel: str, entry: FileEntry, dest: str) -> bytes:
+    """Write the manifest's bytes of ``rel`` to ``dest``, checked against its CRC-32C; returns them."""
     data = _bytes_of(target, rel, entry)
-    with open(dest, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    _write(dest, data)
+    return data
 
 
 def _bytes_of(target: Target, rel: str, entry: FileEntry) -> bytes:
@@ -212,10 +214,41 @@ def _epochs_bytes(entries: list[tuple[int, int]]) -> bytes:
 
 
 def _write(path: str, data: bytes) -> None:
+    """Written, not yet synced: :func:`_sync` makes a whole partition durable with one call."""
     with open(path, "wb") as f:
         f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+
+
+_libc: Any = None
+
+
+def _sync(path: str) -> None:
+    """Flush the file system holding ``path`` (Linux ``syncfs``: one call for all of a partition's files,
+    where an ``fsync`` per file costs a disk round trip each); elsewhere every file under ``path``."""
+    global _libc
+    if _libc is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            _libc.syncfs
+        except (OSError, AttributeError):
+            _libc = False
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        if _libc and _libc.syncfs(fd) == 0:
+            return
+        for d, _dirs, names in os.walk(path):
+            for n in names:
+                f = os.open(os.path.join(d, n), os.O_RDONLY)
+                try:
+                    os.fsync(f)
+                finally:
+                    os.close(f)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _partition_metadata(topic_id: str) -> bytes:
@@ -284,6 +317,7 @@ def _read_journal(dst: str) -> dict[str, Any] | None:
 
 
 def _write_journal(dst: str, data: dict[str, Any]) -> None:
+    """Replaced atomically; durable at the next :func:`_sync` (which a finished partition waits for)."""
     tmp = os.path.join(dst, JOURNAL + ".tmp")
     _write(tmp, json.dumps(data, sort_keys=True).encode())
     os.replace(tmp, os.path.join(dst, JOURNAL))
@@ -349,9 +383,10 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             raise BackupError(f"{os.path.join(dst, JOURNAL)} belongs to an unfinished restore with other arguments "
                               f"({journal.get('params')}); finish that one, or delete the journal")
         done = list(journal.get("done", []))
-    current = (journal or {}).get("current")  # the partition a killed run was placing: ours to redo
+    # partitions the first run found empty: whatever they hold now, a killed run placed there
+    checked = set((journal or {}).get("checked", []))
     if not force:
-        busy = [k for k in labels if k not in done and k != current and _has_records(os.path.join(dst, k))]
+        busy = [k for k in labels if k not in done and k not in checked and _has_records(os.path.join(dst, k))]
         if busy:
             raise BackupError(f"{os.path.join(dst, busy[0])} already holds records; restore into partition "
                               "directories that are empty (as a new topic's are), or pass force")
@@ -359,7 +394,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     result.resumed = list(done)
     _clear_work_dirs(dst)
     finished: dict[str, Any] = dict((journal or {}).get("partitions", {}))
-    _write_journal(dst, {"params": params, "done": done, "partitions": finished})
+    _write_journal(dst, {"params": params, "done": done, "partitions": finished, "checked": labels})
     # the broker must not take the restored partitions for cleanly shut down ones: it recovers them
     try:
         os.unlink(os.path.join(dst, _files.CLEAN_SHUTDOWN))
@@ -367,6 +402,20 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         pass
     _topic_table(target, manifest, dst, labels, ids)
     cleaned = _source_cleaner_offsets(target, manifest)
+    pending: list[str] = []
+    pending_bytes = 0
+
+    def settle() -> None:
+        """Make the placed partitions durable, then record them as done (one sync for several)."""
+        nonlocal pending_bytes
+        if not pending:
+            return
+        _sync(dst)
+        done.extend(pending)
+        pending.clear()
+        pending_bytes = 0
+        _write_journal(dst, {"params": params, "done": done, "partitions": finished, "checked": labels})
+
     for label in labels:
         if label in done:
             result.partitions[label] = PartitionRestore(**finished[label])
@@ -375,7 +424,6 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         work = _work_dir(dst, label)
         pr = _restore_partition(target, manifest, entry, label, work, ids[entry.topic], as_of, keep_leader_epochs)
         final = os.path.join(dst, label)
-        _write_journal(dst, {"params": params, "done": done, "partitions": finished, "current": label})
         if os.path.isdir(final):
             old = _work_dir(dst, label)
             os.replace(final, old)
@@ -383,17 +431,20 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             shutil.rmtree(old)
         else:
             os.replace(work, final)
-        _fsync_dir(dst)
-        _checkpoints(dst, entry, pr, cleaned)
         result.partitions[label] = pr
         result.bytes += pr.bytes
-        done.append(label)
         finished[label] = vars(pr)
-        _write_journal(dst, {"params": params, "done": done, "partitions": finished})
+        pending.append(label)
+        pending_bytes += pr.bytes
+        if pending_bytes >= SETTLE_BYTES:
+            settle()
         if progress is not None:
             progress(result)
+    settle()
+    _checkpoints(dst, [(manifest.partitions[k], result.partitions[k]) for k in labels], cleaned)
     if groups_csv is not None or groups_partitions is not None:
         _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, topic_ids or {}, dst)
+    _sync(dst)  # the checkpoints, before the journal goes
     os.unlink(os.path.join(dst, JOURNAL))
     _fsync_dir(dst)
     result.elapsed_s = time.monotonic() - t0
@@ -473,25 +524,29 @@ def _source_cleaner_offsets(target: Target, manifest: Manifest) -> dict[tuple[st
             return {}
 
 
-def _checkpoints(dst: str, entry: PartitionEntry, pr: PartitionRestore, cleaned: dict[tuple[str, int], int]) -> None:
-    """The restored partition's log start offset; no recovery point (the broker recovers it fully); the
+def _checkpoints(dst: str, restored: list[tuple[PartitionEntry, PartitionRestore]],
+                 cleaned: dict[tuple[str, int], int]) -> None:
+    """The restored partitions' log start offsets; no recovery points (the broker recovers them fully); the
     source cleaner's progress, clamped to the restored end (same offsets, same bytes: it still holds, and it
     tells readers the log was compacted, so gaps in its offsets are expected)."""
-    key = (entry.topic, entry.partition)
-    checkpoint.update_offsets(os.path.join(dst, checkpoint.LOG_START_OFFSET), {key: pr.log_start_offset})
-    path = os.path.join(dst, checkpoint.RECOVERY_POINT)
-    if os.path.exists(path):
-        checkpoint.update_offsets(path, {key: None})
-    path = os.path.join(dst, checkpoint.CLEANER_OFFSET)
-    if key in cleaned:
-        checkpoint.update_offsets(path, {key: max(min(cleaned[key], pr.end_offset), pr.log_start_offset)})
-    elif os.path.exists(path):
-        checkpoint.update_offsets(path, {key: None})
+    starts: dict[tuple[str, int], int | None] = {}
+    points: dict[tuple[str, int], int | None] = {}
+    cleaner: dict[tuple[str, int], int | None] = {}
+    for entry, pr in restored:
+        key = (entry.topic, entry.partition)
+        starts[key] = pr.log_start_offset
+        points[key] = None
+        cleaner[key] = max(min(cleaned[key], pr.end_offset), pr.log_start_offset) if key in cleaned else None
+    checkpoint.update_offsets(os.path.join(dst, checkpoint.LOG_START_OFFSET), starts)
+    for name, changes in ((checkpoint.RECOVERY_POINT, points), (checkpoint.CLEANER_OFFSET, cleaner)):
+        path = os.path.join(dst, name)
+        if os.path.exists(path) or any(v is not None for v in changes.values()):
+            checkpoint.update_offsets(path, changes)
 
 
-def _reset_epochs(path: str) -> int:
-    """Set every v2 batch's partition leader epoch (bytes 12..15, outside the CRC) to 0; returns how many."""
-    heads = _headers(path)
+def _reset_epochs(path: str, heads: np.ndarray) -> int:
+    """Set every v2 batch's partition leader epoch (bytes 12..15, outside the CRC) to 0; returns how many.
+    ``heads``: the file's batch headers."""
     v2 = heads[heads["magic"] == 2]
     if not len(v2) or not (v2["partition_leader_epoch"] != 0).any():
         return len(v2)
@@ -499,7 +554,6 @@ def _reset_epochs(path: str) -> int:
     try:
         for pos in v2["position"][v2["partition_leader_epoch"] != 0].tolist():
             os.pwrite(fd, b"\0\0\0\0", int(pos) + 12)
-        os.fsync(fd)
     finally:
         os.close(fd)
     return len(v2)
@@ -511,6 +565,7 @@ def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry
     files = manifest.partition_files(entry.topic, entry.partition)
     bases = sorted(_files.offset_from_name(n) for n in files if n.endswith(_files.LOG) and _files.is_offset_name(n))
     total = 0
+    seg_heads_of: dict[int, np.ndarray] = {}
     for name, fe in files.items():
         rel = f"{label}/{name}"
         if fe.derived == "rebuilt":
@@ -522,10 +577,11 @@ def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry
                 data = _recut(target, rel, fe, entry.end_offset)
             _write(os.path.join(work, name), data)
         else:
-            _fetch(target, rel, fe, os.path.join(work, name))
+            data = _fetch(target, rel, fe, os.path.join(work, name))
+            if name.endswith(_files.LOG) and _files.is_offset_name(name):
+                seg_heads_of[_files.offset_from_name(name)] = _headers_of(data, os.path.join(work, name))
         total += fe.size
-    heads = np.concatenate([_headers(_files.segment_path(work, b, _files.LOG)) for b in bases]) if bases else \
-        np.empty(0, _k.BATCH_DTYPE)
+    heads = np.concatenate([seg_heads_of[b] for b in bases]) if bases else np.empty(0, _k.BATCH_DTYPE)
     end, why = cut_offset(heads, entry.log_start_offset, entry.end_offset, as_of)
     start = min(entry.log_start_offset, end)
     # segments wholly at or past the cut go; the one holding it is truncated there
@@ -571,9 +627,11 @@ def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry
             with open(epochs, "rb") as f:
                 _write(epochs, _epochs_bytes([e for e in _epochs(f.read(), epochs) if e[1] < end]))
     else:
-        v2 = sum(_reset_epochs(_files.segment_path(work, b, _files.LOG)) for b in kept)
+        v2 = 0
+        for b in kept:
+            h = seg_heads_of[b]
+            v2 += _reset_epochs(_files.segment_path(work, b, _files.LOG), h[h["base_offset"] < end])
         _write(epochs, _epochs_bytes([(0, start)] if v2 and end > start else []))
     _write(os.path.join(work, "partition.metadata"), _partition_metadata(topic_id))
-    _fsync_dir(work)
     return PartitionRestore(entry.topic, entry.partition, topic_id, start, end, entry.end_offset, why, total)
 
