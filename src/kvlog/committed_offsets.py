@@ -29,7 +29,7 @@ LEASE_PREFIX = "kvlog-write-lease."
 LEASE_TIMEOUT_MS = 24 * 3600 * 1000
 KEEP = 3
 
-__all__ = ["CommittedOffsets", "latest", "publish", "commit_partition", "check_no_write_in_progress",
+__all__ = ["CommittedOffsets", "latest", "at_backup_run", "publish", "commit_partition", "check_no_write_in_progress",
            "uncommitted_split", "set_aside_uncommitted", "hold_local_lease", "release_local_lease"]
 
 
@@ -144,6 +144,58 @@ def latest(root: str) -> CommittedOffsets:
     if not remote and len(_CACHE) < 4096:
         _CACHE[root] = (stamp, found)
     return found
+
+
+# A backup (kvlog.backup) keeps every run's version as ``.kvlog-backup/runs/<run>/committed-offsets``, so a
+# reader can be pinned to an older run. A later run that moved aside bytes inside an older run's range (a
+# segment the source compacted or deleted) leaves ``.kvlog-backup/rewritten/<topic>-<partition>.<run>``:
+# that partition of every earlier run no longer reads in place (a restore still gets it back).
+BACKUP_RUNS = ".kvlog-backup/runs"
+REWRITTEN = ".kvlog-backup/rewritten"
+_RUNS: dict[tuple[str, int], tuple[CommittedOffsets, dict[tuple[str, int], int]]] = {}
+
+
+def backup_run_file(run: int) -> str:
+    return f"{BACKUP_RUNS}/{run:020d}/committed-offsets"
+
+
+def rewritten_marker(topic: str, partition: int, run: int) -> str:
+    return f"{REWRITTEN}/{topic}-{partition}.{run:020d}"
+
+
+def at_backup_run(root: str, run: int) -> tuple[CommittedOffsets, dict[tuple[str, int], int]]:
+    """Backup run ``run`` of the backup at ``root``: its committed offsets, and the partitions a later run
+    rewrote (``{(topic, partition): first later run}``). Both are immutable once written: cached."""
+    from kvlog import _files
+    from kvlog.errors import BackupError
+
+    key = (root, run)
+    hit = _RUNS.get(key)
+    if hit is not None:
+        return hit
+    path = os.path.join(root, backup_run_file(run))
+    try:
+        data = _io.fs.read_file(path)
+    except FileNotFoundError:
+        raise BackupError(f"{root} holds no backup run {run} that reads in place (no {backup_run_file(run)}): "
+                          "read the newest run, or restore that run with kvlog restore --run") from None
+    got = parse(data, run, run)
+    if got is None:
+        raise BackupError(f"{path} is damaged (its CRC-32C does not hold)")
+    rewritten: dict[tuple[str, int], int] = {}
+    try:
+        names = _io.fs.listdir(os.path.join(root, REWRITTEN))
+    except (FileNotFoundError, KvlogError):
+        names = []
+    for name in names:
+        label, dot, digits = name.rpartition(".")
+        tp = _files.parse_partition_dir(label) if dot and len(digits) == 20 and digits.isdigit() else None
+        if tp is not None and int(digits) > run:
+            rewritten[tp] = min(rewritten.get(tp, int(digits)), int(digits))
+    out = (got, rewritten)
+    if len(_RUNS) < 1024:
+        _RUNS[key] = out
+    return out
 
 
 def publish(root: str, version: int, text: bytes) -> bool:

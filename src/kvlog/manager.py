@@ -85,7 +85,8 @@ class LogManager:
     """Create, open and delete topics' partition logs under one data directory."""
 
     def __init__(self, root: str | os.PathLike[str], config: LogConfig | None = None, *,
-                 read_only: bool = False, time: Callable[[], int] | None = None):
+                 read_only: bool = False, time: Callable[[], int] | None = None, backup_run: int | None = None):
+        """``backup_run`` (read-only, a ``kvlog backup``): every partition as that run backed it up."""
         if not isinstance(root, (str, os.PathLike)):
             raise TypeError(f"LogManager takes a data directory (a path or a URI), not {type(root).__name__}")
         if not read_only:
@@ -96,6 +97,9 @@ class LogManager:
         self._kraft: KraftConfigs | None = None
         self._kraft_read = False
         self.read_only = read_only
+        if backup_run is not None and not read_only:
+            raise ConfigError("backup_run reads an older backup run: it needs read_only=True")
+        self.backup_run = backup_run
         self._time = time
         self._logs: dict[tuple[str, int], Log] = {}
         self._present: dict[str, set[int]] = {}  # partition directories on disk (and created here)
@@ -220,6 +224,7 @@ class LogManager:
         if not storage.is_remote(path) and os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
             raise KvlogError(f"{path} resolves outside the data directory {self.root} (a symlink?); refusing it")
         log = Log.open(path, self.topic_config(topic), read_only=self.read_only, time=self._time,
+                       backup_run=self.backup_run,
                        _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints)
         self._logs[key] = log
         present.add(partition)

@@ -556,6 +556,27 @@ class LogSegment:
         self._max_ts = TimestampOffset(max_ts, shallow)
         return valid
 
+    def limit_to_offset(self, end: int) -> None:
+        """Read-only use: end this view before the batch holding offset ``end``.
+
+        For a governed directory's committed end inside a segment that grew past it (a backup's re-copied cut
+        segment, a local writer's appends not yet committed). The largest timestamp is recomputed from the
+        batches below it, so neither reads nor searches by time answer from past the end; that reads the
+        segment's headers once, and only in this case.
+        """
+        found = self.translate_offset(end)
+        if found is None:
+            return
+        max_ts, shallow = NO_TIMESTAMP, self.base_offset
+        for headers in self.iter_headers(0, end_position=found.position):
+            if len(headers):
+                i = int(np.argmax(headers["max_timestamp"]))
+                if int(headers["max_timestamp"][i]) > max_ts:
+                    max_ts, shallow = int(headers["max_timestamp"][i]), int(headers["last_offset"][i])
+        self._size = found.position
+        self._fetch_next = None
+        self._max_ts = TimestampOffset(max_ts, shallow)
+
     def limit_to(self, audit: SegmentAudit) -> None:
         """Read-only use: end this view where ``audit`` says the trustworthy bytes end (nothing is written)."""
         self.audit = audit

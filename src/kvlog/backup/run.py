@@ -254,6 +254,12 @@ def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], 
 def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: BackupResult, job: str,
          topics: list[str] | None, allow_damage: bool, progress: Progress | None, workers: int, t0: float) -> None:
     prev = latest_manifest(target)
+    if prev is not None and not _published(target, prev.run):
+        # a run killed between its manifest and its publish: everything it names is in place, so publish it
+        if target.read(committed_offsets.backup_run_file(prev.run)) is None:
+            target.put(committed_offsets.backup_run_file(prev.run), _committed_text(prev.run, prev, job))
+        _publish(target, prev.run, prev, job)
+        result.warnings.append(f"run {prev.run} was written but not published (its process stopped): published it")
     run = (prev.run if prev else 0) + 1
     result.previous_run = prev.run if prev else None
     r = _Run(root, target, result, progress, workers)
@@ -315,7 +321,7 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
         old = prev_files.get(rel)
         if old is not None and not _regenerable(old) and fj.kind != "bytes":
             if _prefix_crc(fj.path, old.size) != old.crc32c:
-                _preserve(target, rel, old)
+                _preserve(target, rel, old, run)
                 result.files_preserved += 1
     failed: set[str] = set()
 
@@ -353,7 +359,7 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
         for rel, old_entry in prev_files.items():
             if rel.startswith(label + "/") and rel not in manifest.files:
                 if not _regenerable(old_entry):
-                    _preserve(target, rel, old_entry)
+                    _preserve(target, rel, old_entry, run)
                     result.files_preserved += 1
                 target.delete(rel)
                 changed = True
@@ -375,7 +381,8 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
     manifest.warnings = list(result.warnings)
     if isinstance(target, LocalTarget):
         target.sync_dirs()
-    target.put(manifest_path(run), manifest.to_bytes())
+    target.put(committed_offsets.backup_run_file(run), _committed_text(run, manifest, job))
+    target.put(manifest_path(run), manifest.to_bytes())  # the run is complete once this exists
     _publish(target, run, manifest, job)
     target.delete(JOURNAL)
     if isinstance(target, LocalTarget):
@@ -399,7 +406,13 @@ def _keep_previous(prev: Manifest | None, manifest: Manifest, label: str) -> Non
     manifest.files.update({k: v for k, v in prev.files.items() if k.startswith(label + "/")})
 
 
-def _preserve(target: Target, rel: str, entry: FileEntry) -> None:
+def _preserve(target: Target, rel: str, entry: FileEntry, run: int) -> None:
+    """Keep an earlier run's bytes of ``rel`` under ``objects/`` before they are replaced or removed, and mark
+    the partition rewritten by ``run``: its earlier runs no longer read in place (a restore still works)."""
+    label = rel.split("/", 1)[0]
+    tp = _files.parse_partition_dir(label)
+    if tp is not None:
+        target.put(committed_offsets.rewritten_marker(tp[0], tp[1], run), b"")
     dst = f"{OBJECTS}/{rel}.{entry.crc32c:08x}"
     if target.size(dst) == entry.size:
         return
@@ -430,9 +443,18 @@ def _root_files(root: str, state: src_mod.RootState, target: Target, manifest: M
             target.put(name, data)
 
 
-def _publish(target: Target, run: int, manifest: Manifest, job: str) -> None:
+def _committed_text(run: int, manifest: Manifest, job: str) -> bytes:
     parts = {(e.topic, e.partition): (e.log_start_offset, e.end_offset) for e in manifest.partitions.values()}
-    text = committed_offsets.format_text(run, job, parts, {})
+    return committed_offsets.format_text(run, job, parts, {})
+
+
+def _published(target: Target, run: int) -> bool:
+    return committed_offsets.latest(target.uri).version >= run
+
+
+def _publish(target: Target, run: int, manifest: Manifest, job: str) -> None:
+    """The commit point: readers see the run from here on."""
+    text = _committed_text(run, manifest, job)
     if isinstance(target, LocalTarget):
         ok = committed_offsets.publish(target.uri, run, text)
     else:

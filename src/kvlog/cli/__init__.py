@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="epoch milliseconds, ISO-8601 (2024-05-01T12:00:00Z), earliest, latest or max")
     o.add_argument("--margin", type=_non_negative, default=0, metavar="MS",
                    help="search from T minus this many milliseconds (failover safety margin)")
+    o.add_argument("--backup-run", type=_positive, metavar="N",
+                   help="on a kvlog backup: search run N as it was backed up (default: the newest run)")
     groups.add_failover_options(o)
     o.set_defaults(func=cmd_offsets)
 

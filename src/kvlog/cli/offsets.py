@@ -22,7 +22,7 @@ def cmd_offsets(args: argparse.Namespace) -> int:
         target = max(0, target - args.margin)
     single, parts = _files.discover_partitions(args.path)
     for path, topic, partition in parts:
-        with Log.open(path, read_only=True) as log:
+        with Log.open(path, read_only=True, backup_run=args.backup_run) as log:
             found = log.offset_for_timestamp(target)
         offset, ts = (found.offset, found.timestamp) if found is not None else (-1, -1)
         _out(f"{offset} {ts}" if single else f"{topic} {partition} {offset} {ts}")

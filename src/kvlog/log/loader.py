@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from kvlog import _files, _io, checkpoint, committed_offsets, storage
 from kvlog.batch_audit import ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.damage import find_damage
-from kvlog.errors import KvlogError
+from kvlog.errors import BackupError, KvlogError
 from kvlog.log import producers
 from kvlog.log._common import LONG_MAX
 from kvlog.segment import LogSegment
@@ -26,6 +26,15 @@ def committed_range(log: Log) -> tuple[int, int] | None:
     if log.partition < 0:
         return None
     root = os.path.dirname(log.dir)
+    if log._backup_run is not None:  # a reader pinned to an older run of a backup
+        pinned, rewritten = committed_offsets.at_backup_run(root, log._backup_run)
+        later = rewritten.get((log.topic, log.partition))
+        if later is not None:
+            raise BackupError(f"{log.dir}: backup run {later} moved aside files of this partition that run "
+                              f"{log._backup_run} holds (the source compacted or deleted them), so run "
+                              f"{log._backup_run} of it no longer reads in place; read the newest run, or restore "
+                              f"it with kvlog restore --run {log._backup_run}")
+        return pinned.range_of(log.topic, log.partition)
     found = committed_offsets.latest(root).range_of(log.topic, log.partition)
     if found is not None and not log.read_only:
         committed_offsets.check_no_write_in_progress(root, log.topic)
@@ -99,6 +108,8 @@ def load(log: Log, clean_shutdown: bool) -> None:
         if log.damage and log.damage[-1].path == segments[-1].log_path:
             log._next_offset = max(log._next_offset, log.damage[-1].end_offset)
         if committed is not None:
+            if segments and log._next_offset > committed[1]:
+                segments[-1].limit_to_offset(committed[1])  # it grew past the end: not part of the view
             log._next_offset = min(log._next_offset, committed[1])
             log.log_start_offset = min(log.log_start_offset, log._next_offset)
         log.recovery_point = log._next_offset
@@ -310,6 +321,8 @@ def refresh(log: Log) -> int:
     while True:
         last = segments[-1].extend_valid_prefix()
         if last is not None:
+            if last + 1 > end:
+                segments[-1].limit_to_offset(end)
             log._next_offset = min(last + 1, end)
             log.recovery_point = log._next_offset
         nxt = log._next_offset

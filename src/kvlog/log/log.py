@@ -32,6 +32,7 @@ from kvlog._core import records as _k
 from kvlog.config import LogConfig
 from kvlog.damage import LogDamage, check_on_damage
 from kvlog.errors import (
+    ConfigError,
     DirectoryNotFoundError,
     InvalidOffsetError,
     InvalidRecordError,
@@ -92,6 +93,7 @@ class Log:
     _rows_raw: np.ndarray
     _roll_probe: tuple[int, str]
     _governed: bool
+    _backup_run: int | None = None  # a reader pinned to an older run of a backup (loader.committed_range)
     _rules: _AppendRules | None
     _set_aside_now: bool
     # (at most 30 instance attributes: past that CPython stops sharing an instance dict's keys and every
@@ -121,6 +123,7 @@ class Log:
         time: Callable[[], int] | None = None,
         create: bool = True,
         on_damage: str = "raise",
+        backup_run: int | None = None,
         _clean_shutdown: bool = False,
         _checkpoints: _RootCheckpoints | None = None,
     ) -> "Log":
@@ -129,8 +132,13 @@ class Log:
         ``time`` is a zero-argument callable returning epoch milliseconds (tests inject a clock).
         ``on_damage`` (read-only opens) says what a read does at damaged durable data (``Log.damage``):
         ``"raise"`` a ``CorruptRecordError``, or ``"skip"`` it with a counted ``DataLossWarning``.
+        ``backup_run`` (read-only opens of a partition of a ``kvlog backup``): read that run rather than the
+        newest (:mod:`kvlog.backup`); ``BackupError`` when a later run moved its files aside.
         """
         check_on_damage(on_damage)
+        if backup_run is not None and (not read_only or isinstance(backup_run, bool) or not isinstance(backup_run, int)
+                                       or backup_run < 1):
+            raise ConfigError(f"backup_run must be a run number (≥ 1) of a read-only open, not {backup_run!r}")
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"Log.open takes a directory path (str or os.PathLike), not {type(path).__name__}")
         if config is not None and not isinstance(config, LogConfig):
@@ -162,6 +170,8 @@ class Log:
         self._rows_raw = self._rows.view(np.uint8)
         self._roll_probe = (-1, "")
         self._governed = False  # the data directory is governed by a sink's committed offsets (loader)
+        if backup_run is not None:  # (an instance attribute only then: see the note on attributes above)
+            self._backup_run = backup_run
         self._rules = None
         if not _io.fs.isdir(self.dir):
             if read_only or not create:
@@ -554,7 +564,8 @@ class Log:
                 continue
             found = seg.find_offset_by_timestamp(timestamp, start)
             if found is not None:
-                return _new_offset_and_timestamp(OffsetAndTimestamp, found)
+                # (a view's segment never reaches past the log end; the check keeps it that way if one did)
+                return _new_offset_and_timestamp(OffsetAndTimestamp, found) if found[0] < self._next_offset else None
             if self.damage:
                 reads.past_segment_damage(self, seg)
         return None
