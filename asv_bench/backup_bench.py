@@ -32,33 +32,18 @@ import numpy as np
 import pyarrow.fs as pafs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from remote_bench import start_moto  # noqa: E402
+from remote_bench import build, start_moto  # noqa: E402
 
 import kvlog  # noqa: E402
-from kvlog import LogConfig, LogManager  # noqa: E402
+from kvlog import LogManager  # noqa: E402
 from kvlog._core import build_info  # noqa: E402
 from kvlog.backup.restore import restore  # noqa: E402
 from kvlog.backup.run import backup  # noqa: E402
 
 BUCKET = "kvlog-bench"
-VALUE_BYTES = 100
+VALUE_BYTES = 100  # as remote_bench.build writes
 T0 = 1_700_000_000_000
 TID = "AAAAAAAAAAAAAAAAAAAAAQ"
-
-
-def build(root: str, gb: float, partitions: int, segment_mib: int) -> int:
-    per = int(gb * 1e9 / (VALUE_BYTES + 12 + 10) / partitions)
-    rng = np.random.default_rng(1)
-    keys = [b"key-%08d" % i for i in range(100_000)]
-    with LogManager(root, LogConfig(segment_bytes=segment_mib << 20)) as mgr:
-        for log in mgr.create_topic("bench", partitions):
-            for lo in range(0, per, 100_000):
-                n = min(100_000, per - lo)
-                values = [rng.bytes(VALUE_BYTES) for _ in range(n)]
-                stamps = T0 + lo + np.arange(n, dtype=np.int64)
-                log.append(kvlog.encode_arrays(keys[:n], values, stamps, records_per_batch=1000))
-            log.flush()
-    return per * partitions
 
 
 def tree_bytes(root: str) -> tuple[int, int]:
@@ -79,7 +64,7 @@ def main() -> None:
     out: dict[str, object] = {"build_info": build_info(), "gb": args.gb, "partitions": args.partitions}
     try:
         root = os.path.join(work, "src")
-        rows = build(root, args.gb, args.partitions, args.segment_mib)
+        rows = build(root, args.gb, args.segment_mib, args.partitions)
         size, files = tree_bytes(root)
         out.update(rows=rows, bytes=size, files=files)
         fs = pafs.S3FileSystem(access_key="k", secret_key="s", region="us-east-1", scheme="http",

@@ -73,20 +73,20 @@ def start_moto() -> tuple[subprocess.Popen[bytes], int]:
     raise SystemExit("moto's server did not start")
 
 
-def build(root: str, gb: float, segment_mib: int) -> int:
+def build(root: str, gb: float, segment_mib: int, partitions: int = PARTITIONS) -> int:
     """The topic on local disk; returns its record count."""
-    per = int(gb * 1e9 / (VALUE_BYTES + 12 + 10) / PARTITIONS)
+    per = int(gb * 1e9 / (VALUE_BYTES + 12 + 10) / partitions)
     rng = np.random.default_rng(1)
     keys = [b"key-%08d" % i for i in range(100_000)]
     with LogManager(root, LogConfig(segment_bytes=segment_mib << 20)) as mgr:
-        for log in mgr.create_topic("bench", PARTITIONS):
+        for log in mgr.create_topic("bench", partitions):
             for lo in range(0, per, 100_000):
                 n = min(100_000, per - lo)
                 values = [rng.bytes(VALUE_BYTES) for _ in range(n)]
                 stamps = T0 + lo + np.arange(n, dtype=np.int64)
                 log.append(kvlog.encode_arrays(keys[:n], values, stamps, records_per_batch=1000))
             log.flush()
-    return per * PARTITIONS
+    return per * partitions
 
 
 def log_bytes(root: str) -> int:

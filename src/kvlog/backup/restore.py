@@ -232,7 +232,7 @@ def _sync(path: str) -> None:
 
         try:
             _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            _libc.syncfs
+            getattr(_libc, "syncfs")  # noqa: B009 (present on Linux's libc only)
         except (OSError, AttributeError):
             _libc = False
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -269,19 +269,20 @@ def _topic_ids(manifest: Manifest, labels: list[str], dst: str, given: Mapping[s
     out: dict[str, str] = {}
     lacking = []
     for topic in topics:
-        here = {read_topic_id(os.path.join(dst, k)) for k in labels
-                if manifest.partitions[k].topic == topic and os.path.isdir(os.path.join(dst, k))} - {None}
+        here = {tid for k in labels if manifest.partitions[k].topic == topic and os.path.isdir(os.path.join(dst, k))
+                for tid in [read_topic_id(os.path.join(dst, k))] if tid is not None}
         if topic in given:
             out[topic] = given[topic]
         elif topic in known:
             out[topic] = known[topic]
         elif len(here) == 1:
-            out[topic] = next(iter(here))  # type: ignore[arg-type]  # the topic as the target cluster made it
+            out[topic] = next(iter(here))  # the topic as the target cluster made it
         elif keep:
-            src = {manifest.partitions[k].topic_id for k in labels if manifest.partitions[k].topic == topic} - {None}
+            src = {tid for k in labels if manifest.partitions[k].topic == topic
+                   for tid in [manifest.partitions[k].topic_id] if tid is not None}
             if len(src) != 1:
                 raise ConfigError(f"the backup holds no single topic id for {topic!r}; give --topic-id {topic}=ID")
-            out[topic] = next(iter(src))  # type: ignore[arg-type]
+            out[topic] = next(iter(src))
         else:
             lacking.append(topic)
         if topic in out and len(here) == 1 and out[topic] not in here:
@@ -309,7 +310,10 @@ def _has_records(directory: str) -> bool:
 def _read_journal(dst: str) -> dict[str, Any] | None:
     try:
         with open(os.path.join(dst, JOURNAL), encoding="utf-8") as f:
-            return json.load(f)
+            data = json.load(f)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return data
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

@@ -15,7 +15,6 @@ only the rest. Runs exclude each other (a local ``flock``; on object stores the 
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
 import time
@@ -34,7 +33,7 @@ from kvlog.backup.manifest import (
     MANIFESTS, OBJECTS, BackupManifestError, FileEntry, Manifest, PartitionEntry, manifest_path, run_of)
 from kvlog.backup.target import CHUNK, META_DIR, LocalTarget, RemoteTarget, Target, open_target
 from kvlog.checksum import crc32c
-from kvlog.errors import BackupError, DirectoryNotFoundError, KvlogError, LogLockedError
+from kvlog.errors import BackupError, DirectoryNotFoundError, KvlogError
 from kvlog.topic_configs import TopicConfigs
 
 __all__ = ["BackupResult", "backup", "latest_manifest", "read_manifest", "list_runs", "JOURNAL"]
@@ -195,14 +194,8 @@ class _Run:
 
 
 def _lock_local(target: LocalTarget) -> int:
-    path = os.path.join(target.uri, META_DIR, "lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise LogLockedError(f"another kvlog backup or restore is using {target.uri}") from None
-    return fd
+    return _files.lock_file(os.path.join(target.uri, META_DIR, "lock"), f"the backup {target.uri} (another kvlog "
+                            "backup or restore)")
 
 
 def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], *,
@@ -241,7 +234,7 @@ def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], 
         _run(root, found, target, result, job, topics, allow_damage, progress, workers, t0)
     finally:
         if isinstance(target, LocalTarget):
-            os.close(lock_fd)
+            _files.unlock_file(lock_fd)
         else:
             from kvlog.spark import _remote
             assert isinstance(target, RemoteTarget)
@@ -352,8 +345,8 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
         manifest.partitions[label] = PartitionEntry(
             plan.topic, plan.partition, plan.log_start_offset, plan.end_offset, plan.cut, plan.high_watermark,
             plan.recovery_point, plan.topic_id, plan.index_interval_bytes, "", plan.warnings)
-        old = prev.partitions.get(label) if prev else None
-        if old is None or (old.log_start_offset, old.end_offset) != (plan.log_start_offset, plan.end_offset):
+        was = prev.partitions.get(label) if prev else None
+        if was is None or (was.log_start_offset, was.end_offset) != (plan.log_start_offset, plan.end_offset):
             changed = True
         # what the source removed (retention, compaction): moved aside, so this run's view is the source's
         for rel, old_entry in prev_files.items():
@@ -365,9 +358,9 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
                 changed = True
     # partitions the source no longer has (deleted topics) leave the newest view; older runs keep them
     if prev is not None:
-        for label, entry in prev.partitions.items():
-            if label not in manifest.partitions and topics is not None and entry.topic not in topics:
-                manifest.partitions[label] = entry  # not part of this run: carried over
+        for label, part_entry in prev.partitions.items():
+            if label not in manifest.partitions and topics is not None and part_entry.topic not in topics:
+                manifest.partitions[label] = part_entry  # not part of this run: carried over
                 manifest.files.update({k: v for k, v in prev.files.items() if k.startswith(label + "/")})
             elif label not in manifest.partitions:
                 changed = True

@@ -158,7 +158,8 @@ class RemoteTarget(Target):
         self._start = self.store.stats.requests
 
     def write(self, rel: str, chunks: Chunks) -> int:
-        return self.store._upload(self.path(rel), chunks)
+        return self.store._upload(self.path(rel), lambda: (bytes(c) if isinstance(c, memoryview) else c
+                                                           for c in chunks()))
 
     def read(self, rel: str) -> bytes | None:
         try:

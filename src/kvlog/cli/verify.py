@@ -25,10 +25,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _out(json.dumps({"ok": ok, "path": storage.normalize(args.path),
                          "partitions": [r.as_dict() for r in reports],
                          "problems": [p.as_dict() for p in root_problems],
-                         "backup_problems": [vars(p) for p in backup]}, indent=1))
+                         "backup_problems": [vars(bp) for bp in backup]}, indent=1))
         return 0 if ok else 1
-    for p in backup:
-        _out(f"backup: {p.text()}")
+    for bp in backup:
+        _out(f"backup: {bp.text()}")
     for p in root_problems:
         _out(p.text())
     for r in reports:
