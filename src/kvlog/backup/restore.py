@@ -570,10 +570,15 @@ def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry
     bases = sorted(_files.offset_from_name(n) for n in files if n.endswith(_files.LOG) and _files.is_offset_name(n))
     total = 0
     seg_heads_of: dict[int, np.ndarray] = {}
+    stale: set[int] = set()  # segments whose rebuilt indexes a later run replaced: built again below
     for name, fe in files.items():
         rel = f"{label}/{name}"
         if fe.derived == "rebuilt":
-            continue  # built again below from the restored .log
+            try:
+                _fetch(target, rel, fe, os.path.join(work, name))
+            except BackupError:
+                stale.add(_files.offset_from_name(name))
+            continue
         if fe.derived == "cut":
             try:
                 data = _bytes_of(target, rel, fe)
@@ -597,12 +602,9 @@ def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry
                     os.unlink(path)
     kept = [b for b in bases if b < end] or bases[:1]
     for base in kept:
-        rebuilt = any(files.get(_files.prefix(base) + s, FileEntry(0, 0)).derived == "rebuilt"
-                      for s in (_files.INDEX, _files.TIME_INDEX))
-        seg_heads = heads[(heads["base_offset"] >= base) & ((heads["base_offset"] < kept[kept.index(base) + 1])
-                                                          if base != kept[-1] else True)]
+        seg_heads = seg_heads_of[base]
         cut_here = base == kept[-1] and len(seg_heads) and int(seg_heads["last_offset"][-1]) >= end
-        if rebuilt or cut_here:
+        if base in stale or cut_here:
             log_path = _files.segment_path(work, base, _files.LOG)
             keep = seg_heads[seg_heads["last_offset"] < end]
             size = int(keep["position"][-1] + keep["size"][-1]) if len(keep) else 0
