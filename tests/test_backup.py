@@ -627,6 +627,24 @@ def test_older_runs_read_in_place_until_a_later_run_rewrites_their_files(tmp_pat
     assert capfd.readouterr().out.strip() == "150 9000"
 
 
+def test_a_pinned_run_is_refused_once_a_later_run_rewrites_it_even_in_a_process_that_read_it_before(tmp_path):
+    """A run's committed offsets never change, but the next run may mark a partition rewritten at any time: a
+    long-lived reader (a Spark worker) that opened run 1 before must not go on reading it in place after."""
+    src, bak = tmp_path / "src", tmp_path / "bak"
+    cfg = LogConfig(segment_bytes=2048, cleanup_policy="compact")
+    with LogManager(str(src)) as m:
+        m.create_topic("c", 1, cfg)
+        _fill(m.log("c", 0), 200)
+    backup(src, bak)
+    with Log.open(str(bak / "c-0"), read_only=True, backup_run=1) as log:
+        assert log.log_end_offset == 200
+    with Log.open(str(src / "c-0"), cfg) as log:
+        LogCleaner().clean(log, full=True)
+    assert backup(src, bak).run == 2
+    with pytest.raises(BackupError, match="backup run 2 moved aside files of this partition that run 1 holds"):
+        Log.open(str(bak / "c-0"), read_only=True, backup_run=1)
+
+
 def test_a_run_killed_between_its_manifest_and_its_publish_is_published_by_the_next(tmp_path, monkeypatch):
     src = tmp_path / "src"
     with LogManager(str(src)) as m:

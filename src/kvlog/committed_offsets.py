@@ -152,7 +152,7 @@ def latest(root: str) -> CommittedOffsets:
 # that partition of every earlier run no longer reads in place (a restore still gets it back).
 BACKUP_RUNS = ".kvlog-backup/runs"
 REWRITTEN = ".kvlog-backup/rewritten"
-_RUNS: dict[tuple[str, int], tuple[CommittedOffsets, dict[tuple[str, int], int]]] = {}
+_RUNS: dict[tuple[str, int], CommittedOffsets] = {}
 
 
 def backup_run_file(run: int) -> str:
@@ -165,23 +165,28 @@ def rewritten_marker(topic: str, partition: int, run: int) -> str:
 
 def at_backup_run(root: str, run: int) -> tuple[CommittedOffsets, dict[tuple[str, int], int]]:
     """Backup run ``run`` of the backup at ``root``: its committed offsets, and the partitions a later run
-    rewrote (``{(topic, partition): first later run}``). Both are immutable once written: cached."""
+    rewrote (``{(topic, partition): first later run}``).
+
+    A run's file never changes once written, so it is cached; the rewritten markers are listed on every call,
+    because the next backup run may add one at any time (a process that cached them would go on reading, as
+    run ``run``, files that run has since replaced)."""
     from kvlog import _files
     from kvlog.errors import BackupError
 
     key = (root, run)
-    hit = _RUNS.get(key)
-    if hit is not None:
-        return hit
-    path = os.path.join(root, backup_run_file(run))
-    try:
-        data = _io.fs.read_file(path)
-    except FileNotFoundError:
-        raise BackupError(f"{root} holds no backup run {run} that reads in place (no {backup_run_file(run)}): "
-                          "read the newest run, or restore that run with kvlog restore --run") from None
-    got = parse(data, run, run)
+    got = _RUNS.get(key)
     if got is None:
-        raise BackupError(f"{path} is damaged (its CRC-32C does not hold)")
+        path = os.path.join(root, backup_run_file(run))
+        try:
+            data = _io.fs.read_file(path)
+        except FileNotFoundError:
+            raise BackupError(f"{root} holds no backup run {run} that reads in place (no {backup_run_file(run)}): "
+                              f"read the newest run, or restore that run with kvlog restore --run {run}") from None
+        got = parse(data, run, run)
+        if got is None:
+            raise BackupError(f"{path} is damaged (its CRC-32C does not hold)")
+        if len(_RUNS) < 1024:
+            _RUNS[key] = got
     rewritten: dict[tuple[str, int], int] = {}
     try:
         names = _io.fs.listdir(os.path.join(root, REWRITTEN))
@@ -192,10 +197,7 @@ def at_backup_run(root: str, run: int) -> tuple[CommittedOffsets, dict[tuple[str
         tp = _files.parse_partition_dir(label) if dot and len(digits) == 20 and digits.isdigit() else None
         if tp is not None and int(digits) > run:
             rewritten[tp] = min(rewritten.get(tp, int(digits)), int(digits))
-    out = (got, rewritten)
-    if len(_RUNS) < 1024:
-        _RUNS[key] = out
-    return out
+    return got, rewritten
 
 
 def publish(root: str, version: int, text: bytes) -> bool:

@@ -30,7 +30,7 @@ READ_OPTIONS: tuple[str, ...] = (
     "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay",
     "kafka.isolation.level", "includeInternalTopics", "kafka.exclude.internal.topics",
     "kvlog.chunkBytes", "kvlog.maxRowsPerBatch", "kvlog.verifyChecksums", "kvlog.aggregatePushdown",
-    "kvlog.completeAggregateBatches",
+    "kvlog.completeAggregateBatches", "kvlog.backupRun",
 )
 
 #: options Spark itself passes: load(path) and load([a, b])

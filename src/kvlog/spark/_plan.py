@@ -11,7 +11,7 @@ import math
 import os
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Mapping, cast
 
 import numpy as np
@@ -59,13 +59,18 @@ def spark_arrow_schema(include_headers: bool) -> pa.Schema:
 
 @dataclass(frozen=True)
 class OffsetRange:
-    """Offsets ``[start, end)`` of one partition log; one Spark task reads one range."""
+    """Offsets ``[start, end)`` of one partition log; one Spark task reads one range.
+
+    ``backup_run`` (option ``kvlog.backupRun``): the offsets are those of that run of a ``kvlog backup``, so
+    the task opens the partition as that run holds it (a later run's longer copy of a segment is not read).
+    """
 
     topic: str
     partition: int
     path: str
     start: int
     end: int
+    backup_run: int | None = None
 
     @property
     def size(self) -> int:
@@ -83,16 +88,17 @@ def _bool(options: Mapping[str, str], name: str, default: bool) -> bool:
     return value == "true"
 
 
-def _positive(options: Mapping[str, str], name: str, kind: type = int) -> Any:
+def _positive(options: Mapping[str, str], name: str, kind: type = int, shown: str | None = None) -> Any:
     raw = options.get(name)
     if raw is None:
         return None
+    shown = shown or name
     try:
         value = kind(str(raw).strip())
     except ValueError:
-        raise ConfigError(f"option {name} must be a positive integer, got {raw!r}") from None
+        raise ConfigError(f"option {shown} must be a positive integer, got {raw!r}") from None
     if value <= 0:
-        raise ConfigError(f"option {name} must be a positive integer, got {raw!r}")
+        raise ConfigError(f"option {shown} must be a positive integer, got {raw!r}")
     return value
 
 
@@ -160,6 +166,7 @@ class ReadOptions:
     read_committed: bool = False
     chunk_bytes: int = 1 << 20
     max_rows_per_batch: int = 10_000
+    backup_run: int | None = None
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool = False) -> "ReadOptions":
@@ -247,6 +254,10 @@ class ReadOptions:
                 not str(opts["kvlog.completeaggregatebatches"]).strip().isdigit():
             raise ConfigError("option kvlog.completeAggregateBatches must be a non-negative integer, got "
                               f"{opts['kvlog.completeaggregatebatches']!r}")
+        backup_run = _positive(opts, "kvlog.backuprun", shown="kvlog.backupRun")
+        if backup_run is not None and streaming:
+            raise ConfigError(f"option kvlog.backupRun ({backup_run}) is for batch queries only: a backup run never "
+                              "grows, so a stream of it would never see a new record (stream the newest run instead)")
         max_trigger = _positive(opts, "maxoffsetspertrigger")
         min_trigger = _positive(opts, "minoffsetspertrigger")
         delay = _duration_ms(opts.get("maxtriggerdelay", "15m"), "maxTriggerDelay")
@@ -278,6 +289,7 @@ class ReadOptions:
             read_committed=level == "read_committed",
             chunk_bytes=_positive(opts, "kvlog.chunkbytes") or (1 << 20),
             max_rows_per_batch=_positive(opts, "kvlog.maxrowsperbatch") or 10_000,
+            backup_run=backup_run,
         )
 
 
@@ -412,10 +424,12 @@ class LogBounds:
     log_end_offset: int
 
 
-def open_read_only(path: str, on_damage: str = "raise") -> Log:
+def open_read_only(path: str, on_damage: str = "raise", backup_run: int | None = None) -> Log:
     """A read-only open (no lock, nothing rewritten); use it in a ``with`` block. ``on_damage="skip"``
-    (``failOnDataLoss=false``) reads around damaged durable data with a ``DataLossWarning``."""
-    return Log.open(path, read_only=True, on_damage=on_damage)
+    (``failOnDataLoss=false``) reads around damaged durable data with a ``DataLossWarning``. ``backup_run``
+    (``kvlog.backupRun``) opens the partition as that run of a backup holds it; ``BackupError`` when the run
+    does not exist or a later run moved the partition's files aside."""
+    return Log.open(path, read_only=True, on_damage=on_damage, backup_run=backup_run)
 
 
 def read_bounds(path: str, read_committed: bool) -> LogBounds:
@@ -520,12 +534,12 @@ def plan_batch(options: Mapping[str, str]) -> tuple[ReadOptions, list[OffsetRang
     ends = _pick(opts.ending, opts.ending_by_timestamp, opts.ending_timestamp, tps, "ending")
     ranges = []
     for tp in tps:
-        with open_read_only(chosen[tp]) as log:
+        with open_read_only(chosen[tp], backup_run=opts.backup_run) as log:
             b = bounds(log, opts.read_committed)
             start = resolve_start(log, b, starts[tp], opts, tp)
             end = resolve_end(log, b, ends[tp])
         start, end = check_range(tp, start, end, b, opts.fail_on_data_loss)
-        ranges.append(OffsetRange(tp[0], tp[1], chosen[tp], start, end))
+        ranges.append(OffsetRange(tp[0], tp[1], chosen[tp], start, end, opts.backup_run))
     return opts, split_ranges(ranges, opts.min_partitions, opts.max_records_per_partition)
 
 
@@ -558,7 +572,7 @@ def _divide(r: OffsetRange, parts: int) -> list[OffsetRange]:
         size = remaining // (parts - part)
         remaining -= size
         if size > 0:
-            out.append(OffsetRange(r.topic, r.partition, r.path, start, start + size))
+            out.append(replace(r, start=start, end=start + size))
         start += size
     return out
 
@@ -567,7 +581,7 @@ def _split(r: OffsetRange, parts: int) -> list[OffsetRange]:
     if parts <= 1:
         return [r]
     cuts = [r.start + (r.size * i) // parts for i in range(parts + 1)]
-    return [OffsetRange(r.topic, r.partition, r.path, a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+    return [replace(r, start=a, end=b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -608,7 +622,7 @@ def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = 
     schema = schema or spark_arrow_schema(include_headers)
     if r.size <= 0:
         return
-    with open_read_only(r.path, on_damage) as log:
+    with open_read_only(r.path, on_damage, r.backup_run) as log:
         for table in _decoded(log, r.start, r.end, include_headers, read_committed, chunk_bytes):
             for batch in table.to_batches(max_chunksize=max_rows):
                 if batch.num_rows:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
+from dataclasses import replace
 from typing import Any, Iterator, Mapping
 
 import pyarrow as pa
@@ -173,11 +174,11 @@ class _Constraints:
                 continue
             start, end = max(r.start, self.offset_lo), min(r.end, self.offset_hi)
             if start < end and self.ts_lo is not None:
-                with _plan.open_read_only(r.path) as log:
+                with _plan.open_read_only(r.path, backup_run=r.backup_run) as log:
                     found = log.offset_for_timestamp(max(self.ts_lo, 0))
                 start = end if found is None else max(start, found.offset)
             if start < end:
-                out.append(OffsetRange(r.topic, r.partition, r.path, start, end))
+                out.append(replace(r, start=start, end=end))
         return out
 
 

@@ -42,14 +42,41 @@ final class CommittedOffsets {
     final Map<String, Long> sinks;
     /** The highest version named in the directory, valid or not: the next commit creates {@code maxListed + 1}. */
     final long maxListed;
+    /** The backup run these offsets are ({@link #atBackupRun}), 0 for a directory's own newest version. */
+    final long backupRun;
+    /** Of a backup run: the partitions a later run rewrote, with the first such run (their files moved aside). */
+    final Map<TopicPartition, Long> rewrittenLater;
 
     CommittedOffsets(long version, String job, Map<TopicPartition, Range> partitions, Map<String, Long> sinks,
                      long maxListed) {
+        this(version, job, partitions, sinks, maxListed, 0, Map.of());
+    }
+
+    private CommittedOffsets(long version, String job, Map<TopicPartition, Range> partitions, Map<String, Long> sinks,
+                             long maxListed, long backupRun, Map<TopicPartition, Long> rewrittenLater) {
         this.version = version;
         this.job = job;
         this.partitions = partitions;
         this.sinks = sinks;
         this.maxListed = maxListed;
+        this.backupRun = backupRun;
+        this.rewrittenLater = rewrittenLater;
+    }
+
+    /**
+     * What a reader of partition {@code tp} (directory {@code dir}) may see: null when the directory is not
+     * governed (read it all), its committed range when it is ((0, 0) for a partition no version lists). A pinned
+     * backup run refuses a partition a later run rewrote: the files that run holds are no longer all in place.
+     */
+    Range rangeFor(TopicPartition tp, Path dir) {
+        Long later = rewrittenLater.get(tp);
+        if (later != null) {
+            throw new BackupRunException(LogDiscovery.shown(dir.toString()) + ": backup run " + later
+                + " moved aside files of this partition that run " + backupRun + " holds (the source compacted or "
+                + "deleted them), so run " + backupRun + " of it no longer reads in place; read the newest run, or "
+                + "restore it with kvlog restore --run " + backupRun);
+        }
+        return version > 0 ? partitions.getOrDefault(tp, new Range(0, 0)) : null;
     }
 
     static CommittedOffsets none() {
@@ -101,6 +128,63 @@ final class CommittedOffsets {
                 return new CommittedOffsets(0, "", new TreeMap<>(), new TreeMap<>(), maxListed);
             }
         }
+    }
+
+    // A backup (kvlog backup) keeps every run's version as .kvlog-backup/runs/<20-digit run>/committed-offsets, so
+    // a reader can be pinned to an older run. A later run that moved aside bytes inside an older run's range (a
+    // segment the source compacted or deleted) leaves the empty .kvlog-backup/rewritten/<topic>-<partition>.<run>:
+    // that partition of every earlier run no longer reads in place. As kvlog.committed_offsets.at_backup_run.
+    static final String BACKUP_RUNS = ".kvlog-backup/runs";
+    static final String REWRITTEN = ".kvlog-backup/rewritten";
+
+    static String backupRunFile(long run) {
+        return BACKUP_RUNS + "/" + String.format("%020d", run) + "/committed-offsets";
+    }
+
+    /**
+     * Backup run {@code run} of the backup at {@code root}: its committed offsets, with the partitions a later run
+     * rewrote ({@link #rangeFor} refuses them). The rewritten markers are listed on every call (once per root and
+     * plan): the next run may add one at any time. Throws {@link BackupRunException} when the run has no
+     * committed-offsets file (not a backup, a run that does not exist, or one older than reads in place) or a
+     * damaged one.
+     */
+    static CommittedOffsets atBackupRun(FileSystem fs, Path root, long run) throws IOException {
+        String rel = backupRunFile(run);
+        byte[] data;
+        try (InputStream in = fs.open(new Path(root, rel))) {
+            data = in.readNBytes(64 << 20);
+        } catch (FileNotFoundException e) {
+            throw new BackupRunException(LogDiscovery.shown(root.toString()) + " holds no backup run " + run
+                + " that reads in place (no " + rel + "): read the newest run, or restore that run with kvlog "
+                + "restore --run " + run);
+        }
+        CommittedOffsets parsed = parse(data, run, run);
+        if (parsed == null) {
+            throw new BackupRunException(LogDiscovery.shown(new Path(root, rel).toString())
+                + " is damaged (its CRC-32C does not hold)");
+        }
+        Map<TopicPartition, Long> rewritten = new TreeMap<>();
+        FileStatus[] markers;
+        try {
+            markers = fs.listStatus(new Path(root, REWRITTEN));
+        } catch (FileNotFoundException e) {
+            markers = new FileStatus[0];
+        }
+        for (FileStatus st : markers) {
+            String name = st.getPath().getName();
+            int dot = name.lastIndexOf('.');
+            String digits = dot < 0 ? "" : name.substring(dot + 1);
+            if (digits.length() != 20 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                continue;
+            }
+            TopicPartition tp = LogDiscovery.parse(name.substring(0, dot));
+            long later = Long.parseLong(digits);
+            if (tp != null && later > run) {
+                rewritten.merge(tp, later, Math::min);
+            }
+        }
+        return new CommittedOffsets(parsed.version, parsed.job, parsed.partitions, parsed.sinks, parsed.maxListed, run,
+            rewritten);
     }
 
     /** The jobs of every valid version still listed: a lease naming one of them outlived a finished commit. */

@@ -50,7 +50,9 @@ final class OffsetRangePlanner {
                 checkpoints.put(dir.getParent(), cp);
                 durable.put(dir.getParent(), LogStartCheckpoint.durableEnds(fs, dir.getParent()));
                 cleaned.put(dir.getParent(), LogStartCheckpoint.cleaned(fs, dir.getParent()));
-                committed.put(dir.getParent(), CommittedOffsets.latest(fs, dir.getParent()));
+                committed.put(dir.getParent(), opts.backupRun != null
+                    ? CommittedOffsets.atBackupRun(fs, dir.getParent(), opts.backupRun)
+                    : CommittedOffsets.latest(fs, dir.getParent()));
             }
             CommittedOffsets governed = committed.get(dir.getParent());
             Map<TopicPartition, Long> cleanedHere = cleaned.get(dir.getParent());
@@ -58,8 +60,7 @@ final class OffsetRangePlanner {
                 durable.get(dir.getParent()).getOrDefault(en.getKey(), -1L), !opts.failOnDataLoss,
                 cleanedHere != null && !cleanedHere.containsKey(en.getKey()), opts.chunkBytes,
                 opts.readCommitted,
-                !opts.verifyChecksums, governed.version > 0
-                    ? governed.partitions.getOrDefault(en.getKey(), new CommittedOffsets.Range(0, 0)) : null));
+                !opts.verifyChecksums, governed.rangeFor(en.getKey(), dir)));
         }
         logs.putAll(out);
         return out;

@@ -85,9 +85,11 @@ final class PartitionLog {
     }
 
     /**
-     * The earliest offset at or after the log start whose record timestamp is at or after {@code ts}; -1 if none.
+     * The earliest offset in [log start, log end) whose record timestamp is at or after {@code ts}; -1 if none.
      * Each segment is searched from where its time index proves every earlier record is older, reading batch
-     * headers (max timestamps) until one may hold the answer.
+     * headers (max timestamps) until one may hold the answer. Nothing at or past the log end answers: the last
+     * segment's file may be longer than the log (a committed end inside it, a writer appending meanwhile, a backup
+     * run's cut segment that a later run copied longer), and its time index may reach past the end too.
      */
     long offsetForTimestamp(long ts) throws IOException {
         if (ts == EARLIEST_TIMESTAMP) { // Kafka's ListOffsets targets, as the Python source reads them
@@ -107,7 +109,10 @@ final class PartitionLog {
     static final long LATEST_TIMESTAMP = -1;
     static final long MAX_TIMESTAMP = -3;
 
-    /** The largest record timestamp from the log start on (-1: none), from the batch headers. */
+    /**
+     * The largest record timestamp of the batches from the log start on (-1: none), from the batch headers. A
+     * batch that reaches the log end is not part of the log (as the Python source's view ends before it).
+     */
     private long maxTimestamp() throws IOException {
         long max = -1;
         for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
@@ -115,6 +120,9 @@ final class PartitionLog {
                 while (s.next()) {
                     if (BatchDecoder.lastOffset(s) < logStartOffset) {
                         continue;
+                    }
+                    if (BatchDecoder.lastOffset(s) >= logEndOffset) {
+                        return max; // past the end of the log: the segment grew beyond it
                     }
                     if (BatchDecoder.magic(s) < 2) {
                         throw new UnsupportedOperationException("the largest-timestamp target (-3) needs record "
@@ -139,11 +147,14 @@ final class PartitionLog {
                         if (BatchDecoder.lastOffset(s) < logStartOffset) {
                             continue;
                         }
+                        if (BatchDecoder.baseOffset(s) >= logEndOffset) {
+                            return -1; // past the end of the log: the segment grew beyond it
+                        }
                         if (BatchDecoder.magic(s) >= 2
                                 && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
                             continue;
                         }
-                        decoder.decode(s, logStartOffset, Long.MAX_VALUE, search);
+                        decoder.decode(s, logStartOffset, logEndOffset, search);
                         if (search.found >= 0) {
                             return search.found;
                         }

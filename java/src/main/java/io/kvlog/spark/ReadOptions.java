@@ -46,6 +46,8 @@ final class ReadOptions {
     /** Read every batch whole and check its CRC, even where a query needs header fields only. */
     boolean verifyChecksums;
     int maxRowsPerBatch = 4096;
+    /** {@code kvlog.backupRun}: read every partition as that run of a kvlog backup holds it (null: the newest). */
+    Long backupRun;
     List<String> paths = new ArrayList<>();
 
     private ReadOptions() {
@@ -217,6 +219,11 @@ final class ReadOptions {
         completeAggregateBatches(o);
         Integer rows = positive(o, "kvlog.maxRowsPerBatch");
         r.maxRowsPerBatch = rows != null ? rows : r.maxRowsPerBatch;
+        r.backupRun = positiveLong(o, "kvlog.backupRun");
+        if (r.backupRun != null && streaming) {
+            throw bad("option kvlog.backupRun (" + r.backupRun + ") is for batch queries only: a backup run never "
+                + "grows, so a stream of it would never see a new record (stream the newest run instead)");
+        }
         r.maxOffsetsPerTrigger = positive(o, "maxOffsetsPerTrigger");
         r.minOffsetsPerTrigger = positive(o, "minOffsetsPerTrigger");
         r.maxTriggerDelayMs = durationMs(o.getOrDefault("maxTriggerDelay", "15m"));
@@ -356,6 +363,23 @@ final class ReadOptions {
         int v;
         try {
             v = Integer.parseInt(raw.trim());
+        } catch (NumberFormatException ex) {
+            throw bad("option " + name + " must be a positive integer, got '" + raw + "'");
+        }
+        if (v <= 0) {
+            throw bad("option " + name + " must be a positive integer, got '" + raw + "'");
+        }
+        return v;
+    }
+
+    private static Long positiveLong(CaseInsensitiveStringMap o, String name) {
+        String raw = o.get(name);
+        if (raw == null) {
+            return null;
+        }
+        long v;
+        try {
+            v = Long.parseLong(raw.trim());
         } catch (NumberFormatException ex) {
             throw bad("option " + name + " must be a positive integer, got '" + raw + "'");
         }
