@@ -38,8 +38,8 @@ from kvlog.errors import CorruptPartitionMetadataError, StorageError
 __all__ = [
     "PARTITION_METADATA", "LEADER_EPOCH_CHECKPOINT", "METADATA_TOPIC_ID", "ZERO_TOPIC_ID",
     "new_topic_id", "parse_topic_id", "read_partition_metadata", "write_partition_metadata",
-    "format_partition_metadata", "read_leader_epochs", "write_leader_epochs", "format_leader_epochs",
-    "LeaderEpochCache",
+    "format_partition_metadata", "parse_partition_metadata", "read_leader_epochs", "write_leader_epochs",
+    "format_leader_epochs", "LeaderEpochCache",
 ]
 
 PARTITION_METADATA = "partition.metadata"
@@ -87,7 +87,8 @@ def format_partition_metadata(topic_id: str) -> bytes:
     return f"version: {_VERSION}\ntopic_id: {parse_topic_id(topic_id)}".encode("ascii")
 
 
-def _parse_partition_metadata(data: bytes, path: str) -> str:
+def parse_partition_metadata(data: bytes, path: str) -> str:
+    """The topic id in ``partition.metadata`` bytes (``path`` names the file in errors), as Kafka reads it."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -125,7 +126,7 @@ def read_partition_metadata(directory: str) -> str | None:
         raise
     except OSError as exc:
         raise CorruptPartitionMetadataError(f"cannot read {path}: {exc}") from None
-    return _parse_partition_metadata(data, path)
+    return parse_partition_metadata(data, path)
 
 
 def write_partition_metadata(directory: str, topic_id: str) -> None:
@@ -224,25 +225,25 @@ class LeaderEpochCache:
         es.append((epoch, start_offset))
         return True
 
-    def apply_batches(self, magic: np.ndarray, epochs: np.ndarray, bases: np.ndarray) -> bool:
-        """Take in appended batches (their magic, partition leader epoch and base offset), in order.
+    def apply_batch(self, magic: int, epoch: int, base_offset: int) -> bool:
+        """Take in one appended batch (its magic, partition leader epoch and base offset).
 
         A v2 batch whose epoch is newer than the latest starts that epoch at its base offset (the rule
-        ``LogSegment.recover`` applies; epochs of -1, "unknown", never count). A v0/v1 batch carries no
-        epoch: Kafka's append clears the cache when one arrives (a message format downgrade), and so
-        does this. Returns whether anything changed.
+        ``LogSegment.recover`` applies; an epoch of -1, "unknown", never counts). A v0/v1 batch carries no
+        epoch: Kafka's append clears the cache when one arrives (a message format downgrade), and so does
+        this. Returns whether anything changed.
         """
+        if magic < 2:
+            return self.clear()
+        if epoch > self.latest_epoch:
+            return self.assign(epoch, base_offset)
+        return False
+
+    def apply_batches(self, magic: np.ndarray, epochs: np.ndarray, bases: np.ndarray) -> bool:
+        """:meth:`apply_batch` for each batch, in order (columns of batch header rows)."""
         changed = False
-        latest = self.latest_epoch
         for m, e, b in zip(magic.tolist(), epochs.tolist(), bases.tolist()):
-            if m < 2:
-                if self.entries:
-                    self.entries.clear()
-                    changed = True
-                latest = -1
-            elif e > latest:
-                changed |= self.assign(e, b)
-                latest = e
+            changed |= self.apply_batch(m, e, b)
         return changed
 
     def truncate_from_end(self, end_offset: int) -> bool:

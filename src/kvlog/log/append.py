@@ -18,6 +18,7 @@ from kvlog._core import records as _k
 from kvlog.errors import CorruptRecordError, InvalidOffsetError, InvalidRecordError, InvalidTimestampError, \
     RecordTooLargeError
 from kvlog.log._common import INT32_MAX, LONG_MAX, AppendInfo, _AppendRules, _codec_id
+from kvlog.log.broker import needs_epochs
 from kvlog.log.producers import analyze_producers, commit_producers
 from kvlog.producer_state import CLIENT, REPLICATION
 from kvlog.records import Compression, MemoryRecords, TimestampType, convert, encode_arrays, encode_batch
@@ -125,11 +126,17 @@ def write_active(log: Log, data: Any, rows: np.ndarray | None, first: int, last:
     """Write validated batches holding offsets ``first..last`` to the active segment, rolling first when
     Kafka's roll rule says so (the segment would pass segment.bytes, is older than segment.ms with
     jitter, has a full index, or cannot hold ``last`` as a relative offset), then move the log end
-    offset and flush as flush.messages / flush.ms / fsync-per-append ask.
+    offset and flush as flush.messages / flush.ms / fsync-per-append ask. The batches' partition leader
+    epochs go to the leader-epoch cache first (Kafka assigns before it writes; ``kvlog.log.broker``).
 
     ``rows`` are the batches' header rows with positions relative to ``data``; None for one batch.
     """
     cfg = log.config
+    if rows is None:
+        if needs_epochs(data):
+            log._broker.on_append(data, None)
+    elif rows["partition_leader_epoch"].max() >= 0 or rows["magic"].min() < 2:
+        log._broker.on_append(data, rows)
     seg = log._segments[-1]
     used = seg._size
     if (used > cfg.segment_bytes - size or seg.offset_index.is_full() or seg.time_index.is_full()

@@ -1,0 +1,330 @@
+"""partition.metadata and leader-epoch-checkpoint: the files a broker keeps in every partition directory,
+written by kvlog's own writers as Kafka writes them, kept by Kafka's rules, and cross-checked by verify."""
+
+import base64
+import json
+
+import pytest
+
+import kvlog
+from kvlog import Log, LogConfig, LogManager, Record, broker_files, encode_batch
+from kvlog.broker_files import LeaderEpochCache, new_topic_id, parse_topic_id
+from kvlog.checkpoint import CorruptCheckpointError
+
+T0 = 1_700_000_000_000
+
+
+def batch(n, epoch, *, base=0, magic=2, ts=T0):
+    return encode_batch([Record(b"k%d" % i, b"v%d" % i, ts) for i in range(n)], partition_leader_epoch=epoch,
+                        base_offset=base, magic=magic)
+
+
+def open_log(path, **kw):
+    return Log.open(path, time=lambda: T0, **kw)
+
+
+class KafkaModel:
+    """The entries Kafka's LeaderEpochFileCache holds, written out plainly: assign, truncate, clear."""
+
+    def __init__(self):
+        self.entries = []
+
+    def append(self, epoch, base, magic=2):
+        if magic < 2:
+            self.entries = []
+        elif epoch >= 0 and (not self.entries or epoch > self.entries[-1][0]):
+            self.entries = [(e, s) for e, s in self.entries if e < epoch and s < base] + [(epoch, base)]
+
+    def truncate_to(self, end):
+        self.entries = [(e, s) for e, s in self.entries if s < end]
+
+    def start_at(self, start):
+        below = [(e, s) for e, s in self.entries if s <= start]
+        self.entries = ([(below[-1][0], start)] if below else []) + [(e, s) for e, s in self.entries if s > start]
+
+
+def checkpoint_text(path):
+    return (path / "leader-epoch-checkpoint").read_text()
+
+
+# ------------------------------------------------------------------------------------------ topic ids
+def test_new_topic_id_is_kafkas_random_uuid():
+    seen = set()
+    for _ in range(200):
+        tid = new_topic_id()
+        raw = base64.urlsafe_b64decode(tid + "==")
+        assert len(tid) == 22 and not tid.startswith("-") and len(raw) == 16
+        assert raw[6] >> 4 == 4 and raw[8] >> 6 == 2  # version 4, IETF variant (java.util.UUID.randomUUID)
+        assert tid not in (broker_files.ZERO_TOPIC_ID, broker_files.METADATA_TOPIC_ID)
+        seen.add(tid)
+    assert len(seen) == 200
+
+
+def test_partition_metadata_text_and_reader(tmp_path):
+    tid = new_topic_id()
+    broker_files.write_partition_metadata(str(tmp_path), tid)
+    # Kafka's PartitionMetadata.encode: two lines, no line end after the id
+    assert (tmp_path / "partition.metadata").read_bytes() == f"version: 0\ntopic_id: {tid}".encode()
+    assert broker_files.read_partition_metadata(str(tmp_path)) == tid
+    assert broker_files.read_partition_metadata(str(tmp_path / "nope")) is None
+    for text in (f"version: 0\ntopic_id: {tid}\n", f"version:\t0\r\ntopic_id:  {tid}\nextra: x\n",
+                 f"version: 1\ntopic_id: {tid}==\n"):  # a later version is read (Kafka's downgrade rule)
+        (tmp_path / "partition.metadata").write_text(text)
+        assert broker_files.read_partition_metadata(str(tmp_path)) == tid
+    for text, why in ((f"version:0\ntopic_id: {tid}", "line 1"), (f"topic_id: {tid}", "line 1"),
+                      ("version: 0\n", "line 2"), ("version: x\ntopic_id: " + tid, "not an integer"),
+                      ("version: -1\ntopic_id: " + tid, "unknown version"),
+                      ("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA", "all-zero"),
+                      ("version: 0\ntopic_id: " + tid[:21] + "+", "not a topic id"),
+                      ("version: 0\ntopic_id: " + tid + " ", "not a topic id")):
+        (tmp_path / "partition.metadata").write_text(text)
+        with pytest.raises(kvlog.CorruptPartitionMetadataError, match="partition.metadata.*" + why):
+            broker_files.read_partition_metadata(str(tmp_path))
+
+
+def test_topic_ids_stable_shared_and_explicit(tmp_path):
+    given = new_topic_id()
+    with LogManager(tmp_path) as mgr:
+        mgr.create_topic("orders", 3)
+        mgr.create_topic("restored", [1, 4], topic_id=given)
+        tid = mgr.topic_id("orders")
+        assert parse_topic_id(tid) == tid and tid != given
+        assert [mgr.log("orders", p).topic_id for p in range(3)] == [tid] * 3
+        assert mgr.topic_id("restored") == given and mgr.log("restored", 4).topic_id == given
+        with pytest.raises(kvlog.CorruptPartitionMetadataError):
+            mgr.create_topic("bad", 1, topic_id="not-an-id")
+        assert "bad" not in mgr.topics()
+    table = json.loads((tmp_path / "kvlog-topics.json").read_text())
+    assert table["orders"]["topic_id"] == tid and table["restored"]["topic_id"] == given
+    for p in range(3):
+        assert broker_files.read_partition_metadata(str(tmp_path / f"orders-{p}")) == tid
+    for read_only in (False, True):  # another manager, writer or reader, and the logs alone
+        with LogManager(tmp_path, read_only=read_only) as mgr:
+            assert mgr.topic_id("orders") == tid
+            assert {mgr.log("orders", p).topic_id for p in range(3)} == {tid}
+    with open_log(tmp_path / "orders-2") as log:
+        assert log.topic_id == tid
+    with Log.open(tmp_path / "orders-1", read_only=True) as log:
+        assert log.topic_id == tid
+    with pytest.raises(kvlog.UnknownTopicOrPartitionError):
+        LogManager(tmp_path, read_only=True).topic_id("nope")
+
+
+def test_a_log_alone_takes_its_data_directorys_id_or_makes_one(tmp_path):
+    with LogManager(tmp_path) as mgr:
+        mgr.create_topic("t", 2)
+        tid = mgr.topic_id("t")
+    with open_log(tmp_path / "t-7") as log:  # a new partition of a topic in the table
+        assert log.topic_id == tid
+    (tmp_path / "kvlog-topics.json").unlink()
+    with open_log(tmp_path / "t-9") as log:  # no table: a sibling partition's partition.metadata
+        assert log.topic_id == tid
+    with open_log(tmp_path / "other-0") as log:  # nothing to go by: a new id, kept in the directory
+        alone = log.topic_id
+    assert alone not in (None, tid)
+    with open_log(tmp_path / "other-0") as log:
+        assert log.topic_id == alone
+    with open_log(tmp_path / "__cluster_metadata-0") as log:  # KRaft's reserved id for the metadata log
+        assert log.topic_id == broker_files.METADATA_TOPIC_ID
+    with pytest.raises(kvlog.InconsistentTopicIdError, match="other-0.*partition.metadata"):
+        open_log(tmp_path / "other-0", topic_id=tid)
+
+
+def test_a_table_without_ids_gets_them(tmp_path):
+    """A data directory kvlog wrote before it kept ids: a writable manager gives each topic one on first
+    open, records it in the table, and every partition gets the same."""
+    with LogManager(tmp_path) as mgr:
+        mgr.create_topic("t", 2)
+        mgr.log("t", 0).append([Record(b"k", b"v", T0)])
+    table = json.loads((tmp_path / "kvlog-topics.json").read_text())
+    del table["t"]["topic_id"]
+    (tmp_path / "kvlog-topics.json").write_text(json.dumps(table))
+    for p in range(2):
+        (tmp_path / f"t-{p}" / "partition.metadata").unlink()
+    with LogManager(tmp_path, read_only=True) as mgr:
+        assert mgr.topic_id("t") is None and mgr.log("t", 0).topic_id is None
+    with LogManager(tmp_path) as mgr:
+        tid = mgr.log("t", 1).topic_id
+        assert tid is not None and mgr.log("t", 0).topic_id == tid
+    assert json.loads((tmp_path / "kvlog-topics.json").read_text())["t"]["topic_id"] == tid
+    table["t"]["topic_id"] = "zz"
+    (tmp_path / "kvlog-topics.json").write_text(json.dumps(table))
+    with pytest.raises(kvlog.ConfigError, match="kvlog-topics.json.*'t'.*not a topic id"):
+        LogManager(tmp_path, read_only=True)
+
+
+def test_mismatched_and_malformed_ids_are_refused(tmp_path):
+    with LogManager(tmp_path) as mgr:
+        mgr.create_topic("t", 3)
+        tid = mgr.topic_id("t")
+    other = new_topic_id()
+    broker_files.write_partition_metadata(str(tmp_path / "t-1"), other)
+    for read_only in (False, True):
+        with LogManager(tmp_path, read_only=read_only) as mgr:
+            assert mgr.log("t", 0).topic_id == tid
+            with pytest.raises(kvlog.InconsistentTopicIdError, match=f"t-1/partition.metadata.*{other}.*{tid}"):
+                mgr.log("t", 1)
+    # without a table, a reader holds the topic's partitions to the first one it opened
+    (tmp_path / "kvlog-topics.json").unlink()
+    with LogManager(tmp_path, read_only=True) as mgr:
+        assert mgr.log("t", 1).topic_id == other
+        with pytest.raises(kvlog.InconsistentTopicIdError, match="t-2/partition.metadata"):
+            mgr.log("t", 2)
+    (tmp_path / "t-2" / "partition.metadata").write_text("version: 0\ntopic_id: nonsense\n")
+    with pytest.raises(kvlog.CorruptPartitionMetadataError, match="t-2/partition.metadata"):
+        Log.open(tmp_path / "t-2", read_only=True)
+    with pytest.raises(kvlog.CorruptPartitionMetadataError, match="t-2/partition.metadata"):
+        open_log(tmp_path / "t-2")
+    # what a crash leaves of an atomic replace (no bytes, or zeros) claims no id: the writer writes it again
+    (tmp_path / "t-2" / "partition.metadata").write_bytes(bytes(40))
+    with Log.open(tmp_path / "t-2", read_only=True) as log:
+        assert log.topic_id is None
+    with open_log(tmp_path / "t-2", topic_id=tid) as log:
+        assert log.topic_id == tid
+    assert broker_files.read_partition_metadata(str(tmp_path / "t-2")) == tid
+
+
+# --------------------------------------------------------------------------------- leader epochs
+def test_leader_epoch_cache_rules():
+    c = LeaderEpochCache()
+    assert c.assign(1, 0) and not c.assign(1, 5) and c.assign(3, 10) and c.assign(4, 20)
+    assert c.entries == [(1, 0), (3, 10), (4, 20)]
+    assert c.assign(2, 15) and c.entries == [(1, 0), (2, 15)]  # Kafka drops what breaks the order
+    assert c.epoch_for_offset(14) == 1 and c.epoch_for_offset(15) == 2 and LeaderEpochCache().epoch_for_offset(0) is None
+    c = LeaderEpochCache([(1, 0), (3, 10), (4, 20)])
+    assert not c.truncate_from_start(0) and c.truncate_from_start(10) and c.entries == [(3, 10), (4, 20)]
+    assert c.truncate_from_start(12) and c.entries == [(3, 12), (4, 20)]
+    assert c.truncate_from_end(20) and c.entries == [(3, 12)] and not c.truncate_from_end(13)
+    assert c.apply_batch(2, -1, 30) is False and c.apply_batch(2, 2, 30) is False  # unknown, or older: no entry
+    assert c.apply_batch(2, 7, 30) and c.entries == [(3, 12), (7, 30)]
+    assert c.apply_batch(1, 0, 40) and c.entries == []  # a v0/v1 batch clears the cache
+
+
+def test_read_and_write_leader_epochs(tmp_path):
+    file = tmp_path / "leader-epoch-checkpoint"
+    path = str(file)
+    assert broker_files.read_leader_epochs(path) == []
+    broker_files.write_leader_epochs(path, [(0, 0), (4, 17)])
+    assert file.read_text() == "0\n2\n0 0\n4 17\n"
+    assert broker_files.read_leader_epochs(path) == [(0, 0), (4, 17)]
+    file.write_text("")
+    assert broker_files.read_leader_epochs(path) == []  # Kafka reads an empty checkpoint as no entries
+    for text, why in (("0\n2\n0 0\n", "header says 2"), ("1\n0\n", "version 1"), ("0\n1\n0\n", "line 3"),
+                      ("0\n2\n3 0\n2 5\n", "line 4.*does not follow"), ("0\n1\n-1 0\n", "out of range")):
+        file.write_text(text)
+        with pytest.raises(CorruptCheckpointError, match="leader-epoch-checkpoint.*" + why):
+            broker_files.read_leader_epochs(path)
+
+
+def test_appends_keep_the_checkpoint_as_kafka_does(tmp_path):
+    model = KafkaModel()
+    path = tmp_path / "t-0"
+    with open_log(path) as log:
+        assert checkpoint_text(path) == "0\n0\n"  # an empty cache is written, as a broker's new log has
+        plan = [(3, -1), (2, 0), (4, 0), (1, 0), (2, 3), (2, -1), (5, 3), (1, 2), (3, 7), (2, 9)]
+        for n, epoch in plan:  # one batch per append: the point path
+            first = log.log_end_offset
+            log.append(batch(n, epoch))
+            model.append(epoch, first)
+            assert log.leader_epochs == model.entries
+        first = log.log_end_offset
+        log.append(batch(2, 9) + batch(1, 11) + batch(3, 11) + batch(1, 12))  # several batches in one append
+        for base, epoch in ((first, 9), (first + 2, 11), (first + 3, 11), (first + 6, 12)):
+            model.append(epoch, base)
+        assert log.leader_epochs == model.entries == [(0, 3), (3, 10), (7, 20), (9, 23), (11, 27), (12, 31)]
+        log.append([Record(b"k", b"v", T0)])  # Records: encoded with epoch -1, nothing changes
+        model.append(13, log.log_end_offset)
+        log.append(batch(1, 13), compression="gzip")  # the general (recompressing) path
+        assert log.leader_epochs == model.entries
+    assert broker_files.read_leader_epochs(str(path / "leader-epoch-checkpoint")) == model.entries
+    with open_log(path) as log:  # stable across a clean reopen
+        assert log.leader_epochs == model.entries
+    with Log.open(path, read_only=True) as log:
+        assert log.leader_epochs == model.entries
+
+
+def test_truncation_retention_and_start_over(tmp_path):
+    model = KafkaModel()
+    path = tmp_path / "t-0"
+    cfg = LogConfig(segment_bytes=300, retention_ms=1000)
+    with open_log(path, config=cfg) as log:
+        for i, epoch in enumerate((0, 0, 2, 2, 3, 5, 5, 6, 8)):
+            first = log.log_end_offset
+            log.append(batch(2, epoch))
+            model.append(epoch, first)
+        assert log.leader_epochs == model.entries
+        log.truncate_to(13)  # inside the batch at 12: whole batches go
+        model.truncate_to(12)
+        assert log.leader_epochs == model.entries == [(0, 0), (2, 4), (3, 8), (5, 10)]
+        log.truncate_to(100)  # nothing to cut
+        assert log.leader_epochs == model.entries
+        log.delete_records(5)  # inside the batch at 4: Kafka moves the first entry to the new log start
+        model.start_at(5)
+        assert log.leader_epochs == model.entries == [(2, 5), (3, 8), (5, 10)]
+        assert broker_files.read_leader_epochs(str(path / "leader-epoch-checkpoint")) == model.entries
+        assert len(log.segments) > 2
+        gone = log.delete_old_segments(now_ms=T0 + 10_000)  # retention: every segment before the active one
+        assert gone and log.log_start_offset > 5
+        model.start_at(log.log_start_offset)
+        assert log.leader_epochs == model.entries
+        log.truncate_fully_and_start_at(50)
+        assert log.leader_epochs == [] and checkpoint_text(path) == "0\n0\n"
+        log.append(batch(1, 9))
+        assert log.leader_epochs == [(9, 50)]
+
+
+def test_a_replicas_legacy_batch_clears_the_cache(tmp_path):
+    path = tmp_path / "t-0"
+    with open_log(path) as log:
+        log.append(batch(2, 4))
+        log.append(batch(1, -1, base=2, magic=1), assign_offsets=False)  # a v1 batch as a replica copies it
+        assert log.leader_epochs == []
+        log.append(batch(1, 6, base=3), assign_offsets=False)
+        assert log.leader_epochs == [(6, 3)]
+        log.append(batch(1, 7, base=10), assign_offsets=False)  # replica offsets with a gap
+        assert log.leader_epochs == [(6, 3), (7, 10)]
+
+
+def crash(log):
+    """Stop as a killed process would: nothing closed, flushed or checkpointed."""
+    for seg in log.segments:
+        seg.close_handlers()
+    log.release_lock()
+    log._closed = True
+
+
+def test_recovery_cuts_the_checkpoint_at_the_recovered_end(tmp_path):
+    path = tmp_path / "t-0"
+    log = open_log(path)
+    for epoch in (1, 1, 2, 3):
+        log.append(batch(3, epoch))
+    log.flush(3)
+    assert log.leader_epochs == [(1, 0), (2, 6), (3, 9)]
+    crash(log)
+    seg = path / "00000000000000000000.log"
+    data = seg.read_bytes()
+    seg.write_bytes(data[: len(data) - 10])  # the last batch (epoch 3) torn
+    with open_log(path) as log:
+        assert log.log_end_offset == 9
+        assert log.leader_epochs == [(1, 0), (2, 6)]
+    assert broker_files.read_leader_epochs(str(path / "leader-epoch-checkpoint")) == [(1, 0), (2, 6)]
+    # entries a crash lost: recovery takes in the epochs of the batches of every segment it recovers
+    log = open_log(path, config=LogConfig(segment_bytes=400))
+    log.append(batch(1, 4))
+    log.roll()
+    log.append(batch(1, 6))
+    log.append(batch(1, 7))
+    log.flush(10)
+    crash(log)
+    broker_files.write_leader_epochs(str(path / "leader-epoch-checkpoint"), [(1, 0)])
+    with open_log(path) as log:  # the recovery point is in the second segment: the first is not read
+        assert [s.base_offset for s in log.segments] == [0, 10]
+        assert log.leader_epochs == [(1, 0), (6, 10), (7, 11)]
+    # no checkpoint at all (a directory kvlog wrote before it kept one), or a damaged one: rebuilt
+    for damage in (None, b"0\n7\n", b"", bytes(30)):
+        if damage is None:
+            (path / "leader-epoch-checkpoint").unlink()
+        else:
+            (path / "leader-epoch-checkpoint").write_bytes(damage)
+        with open_log(path) as log:
+            assert log.leader_epochs == [(1, 0), (2, 6), (4, 9), (6, 10), (7, 11)]
