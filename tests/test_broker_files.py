@@ -10,6 +10,7 @@ import kvlog
 from kvlog import Log, LogConfig, LogManager, Record, broker_files, encode_batch
 from kvlog.broker_files import LeaderEpochCache, new_topic_id, parse_topic_id
 from kvlog.checkpoint import CorruptCheckpointError
+from kvlog.verify import verify_path
 
 T0 = 1_700_000_000_000
 
@@ -328,3 +329,119 @@ def test_recovery_cuts_the_checkpoint_at_the_recovered_end(tmp_path):
             (path / "leader-epoch-checkpoint").write_bytes(damage)
         with open_log(path) as log:
             assert log.leader_epochs == [(1, 0), (2, 6), (4, 9), (6, 10), (7, 11)]
+
+
+# -------------------------------------------------------------------------------------------- verify
+def problems(path, severity="error"):
+    reports, root = verify_path(str(path))
+    found = [(p.file, p.message) for r in reports for p in r.problems if p.severity == severity]
+    return found + [(p.file, p.message) for p in root if p.severity == severity]
+
+
+def epoch_dir(root):
+    """t-0: batches of epochs 1 (offsets 0-2), 1 (3-5), 2 (6-8), 3 (9-11); t-1 empty."""
+    with LogManager(root) as mgr:
+        log = mgr.create_topic("t", 2)[0]
+        for epoch in (1, 1, 2, 3):
+            log.append(batch(3, epoch))
+        assert log.leader_epochs == [(1, 0), (2, 6), (3, 9)]
+    return root / "t-0"
+
+
+def test_a_kvlog_written_directory_verifies_clean(tmp_path):
+    epoch_dir(tmp_path)
+    assert problems(tmp_path) == [] and problems(tmp_path, "warning") == []
+
+
+@pytest.mark.parametrize("entries, expected", [
+    ("1 0\n2 6\n5 9", "the batch at offset 9 (position 282 of 00000000000000000000.log) carries epoch 3, but this "
+                      "puts offset 9 in epoch 5 (from offset 9)"),
+    ("1 0\n2 7\n3 9", "epoch 2 starts at offset 7 here, but the batch at offset 6 (position 188 of "
+                      "00000000000000000000.log) already carries it"),
+    ("1 0\n2 4\n3 9", "entry '2 4' starts inside the batches of epoch 1 from offset 0 to 5"),
+    ("1 0\n3 9", "carries epoch 2, but this puts offset 6 in epoch 1 (from offset 0)"),
+    ("3 9", "no entry for epoch 1, which the batch at offset 0 (position 0 of 00000000000000000000.log) carries"),
+    ("1 0\n2 6\n3 9\n4 20", "entry '4 20' starts past the log end offset 12"),
+])
+def test_verify_names_each_epoch_mismatch(tmp_path, entries, expected):
+    part = epoch_dir(tmp_path)
+    lines = entries.split("\n")
+    (part / "leader-epoch-checkpoint").write_text("0\n%d\n%s\n" % (len(lines), entries))
+    found = problems(tmp_path)
+    assert found and all(f == "leader-epoch-checkpoint" for f, _ in found), found
+    assert any(expected in m for _, m in found), found
+
+
+def test_verify_accepts_what_kafka_can_leave(tmp_path):
+    part = epoch_dir(tmp_path)
+    # a leader elected since the last write: its epoch starts at the log end
+    (part / "leader-epoch-checkpoint").write_text("0\n4\n1 0\n2 6\n3 9\n4 12\n")
+    assert problems(tmp_path) == []
+    # entries below the log start (Kafka cuts them at its next load), and a first entry moved to it
+    with LogManager(tmp_path) as mgr:
+        mgr.log("t", 0).delete_records(7)
+    assert broker_files.read_leader_epochs(str(part / "leader-epoch-checkpoint")) == [(2, 7), (3, 9)]
+    assert problems(tmp_path) == []
+    (part / "leader-epoch-checkpoint").write_text("0\n3\n1 0\n2 6\n3 9\n")
+    assert problems(tmp_path) == []
+    # no checkpoint at all (kvlog before it kept one): a warning, since the batches carry epochs
+    (part / "leader-epoch-checkpoint").unlink()
+    assert problems(tmp_path) == []
+    assert [m for f, m in problems(tmp_path, "warning") if f == "leader-epoch-checkpoint"]
+
+
+def test_verify_an_entry_without_its_batch(tmp_path):
+    """An entry where no batch with an epoch starts: an error in a log that was never compacted, a warning
+    in one that may have been (the cleaner removes whole batches, and the first of an epoch may go)."""
+    part = tmp_path / "t-0"
+    with open_log(part) as log:
+        for epoch in (1, -1, 2):
+            log.append(batch(3, epoch))
+    (part / "leader-epoch-checkpoint").write_text("0\n2\n1 0\n2 4\n")
+    assert ("leader-epoch-checkpoint", "entry '2 4': no batch carrying an epoch starts at offset 4") in problems(part)
+    gap = tmp_path / "c-0"
+    with open_log(gap) as log:  # a compacted log's offsets, copied as a replica does
+        log.append(batch(3, 1), assign_offsets=False)
+        log.append(batch(3, 2, base=10), assign_offsets=False)
+    (gap / "leader-epoch-checkpoint").write_text("0\n2\n1 0\n2 5\n")
+    (tmp_path / "cleaner-offset-checkpoint").write_text("0\n1\nc 0 13\n")
+    assert problems(gap) == []
+    assert ("leader-epoch-checkpoint", "entry '2 5': no batch carrying an epoch starts at offset 5 (compaction "
+                                       "may have removed the one that did)") in problems(gap, "warning")
+
+
+def test_verify_names_topic_id_mismatches(tmp_path):
+    with LogManager(tmp_path) as mgr:
+        mgr.create_topic("t", 3)
+        tid = mgr.topic_id("t")
+    other = new_topic_id()
+    broker_files.write_partition_metadata(str(tmp_path / "t-2"), other)
+    reports, _ = verify_path(str(tmp_path))
+    bad = [(r.partition, p.file, p.message) for r in reports for p in r.errors]
+    assert bad == [(2, "partition.metadata", f"topic id {other}, but kvlog-topics.json gives topic t the id {tid}")]
+    (tmp_path / "kvlog-topics.json").unlink()  # no table: the partitions are held to each other
+    assert problems(tmp_path) == [("partition.metadata", f"topic id {other} differs from {tid} of t-0 (the "
+                                                         "partitions of a topic share one id)")]
+    (tmp_path / "t-1" / "partition.metadata").write_text("version: 0\ntopic_id\n")
+    found = problems(tmp_path)
+    assert ("partition.metadata", "line 2 should be 'topic_id: <value>', found 'topic_id'") in found
+    (tmp_path / "t-1" / "partition.metadata").write_bytes(b"")
+    assert [m for f, m in problems(tmp_path, "warning") if f == "partition.metadata"]
+
+
+def test_a_broker_directory_from_the_fixtures_verifies_clean(kraft_segment):
+    """The real KRaft segment in __cluster_metadata-0 as a broker lays it out (its reserved topic id, the
+    epoch its batches carry), then with the checkpoint's first entry at a snapshot-moved log start."""
+    d = kraft_segment.parent / "__cluster_metadata-0"
+    d.mkdir()
+    kraft_segment.rename(d / kraft_segment.name)
+    (d / "partition.metadata").write_text(f"version: 0\ntopic_id: {broker_files.METADATA_TOPIC_ID}")
+    (d / "leader-epoch-checkpoint").write_text("0\n1\n1 0\n")
+    reports, root = verify_path(str(d))
+    assert [p.text() for r in reports for p in r.errors] == [] and root == []
+    assert reports[0].topic_id == broker_files.METADATA_TOPIC_ID
+    assert not [p for p in reports[0].warnings if p.file in ("partition.metadata", "leader-epoch-checkpoint")]
+    (d / "leader-epoch-checkpoint").write_text("0\n1\n1 2\n")
+    assert problems(d) == []
+    (d / "leader-epoch-checkpoint").write_text("0\n1\n2 0\n")
+    assert problems(d) and problems(d)[0][0] == "leader-epoch-checkpoint"
