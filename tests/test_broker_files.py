@@ -3,6 +3,7 @@ written by kvlog's own writers as Kafka writes them, kept by Kafka's rules, and 
 
 import base64
 import json
+import os
 
 import pytest
 
@@ -445,3 +446,65 @@ def test_a_broker_directory_from_the_fixtures_verifies_clean(kraft_segment):
     assert problems(d) == []
     (d / "leader-epoch-checkpoint").write_text("0\n1\n2 0\n")
     assert problems(d) and problems(d)[0][0] == "leader-epoch-checkpoint"
+
+
+# -------------------------------------------------------------------------------------- Python sink
+def sink_job(root, n, *, job, overwrite=False, partitions=3):
+    """One Python sink job as Spark runs it, without Spark: plan, one task staging the rows, the commit."""
+    import pyarrow as pa
+
+    from kvlog import storage
+    from kvlog.spark import _remote, _staging
+
+    rows = pa.record_batch({"key": pa.array([b"k%d" % (i % 13) for i in range(n)], pa.binary()),
+                            "value": pa.array([b"v%d" % i for i in range(n)], pa.binary())})
+    plan = _staging.plan(root, {"topic": "t", "partitions": str(partitions)}, rows.schema.names, overwrite, job=job)
+    remote = storage.is_remote(root)
+    task = "task-0-0" if remote else os.path.join(_staging.job_dir(plan.root, job), "task-0-0")
+    staged = _staging.stage_batches(plan, [rows], task)
+    return (_remote.commit if remote else _staging.commit)(plan, staged)
+
+
+def test_the_python_sink_writes_both_files(tmp_path):
+    root = str(tmp_path / "d")
+    sink_job(root, 200, job="a")
+    sink_job(root, 100, job="b")
+    with LogManager(root, read_only=True) as mgr:
+        tid = mgr.topic_id("t")
+        assert tid is not None and {mgr.log("t", p).topic_id for p in range(3)} == {tid}
+    for p in range(3):
+        assert broker_files.read_partition_metadata(os.path.join(root, f"t-{p}")) == tid
+        assert checkpoint_text(tmp_path / "d" / f"t-{p}") == "0\n0\n"  # its batches carry no epoch (-1)
+    sink_job(root, 10, job="c", overwrite=True)
+    assert problems(root) == [] and problems(root, "warning") == []
+
+
+def test_the_python_sink_on_an_object_store_uploads_both_files(s3, tmp_path):
+    import pyarrow.fs as pafs
+
+    key = s3.new_prefix()
+    uri = s3.uri(key)
+    sink_job(uri, 300, job="a")
+    sink_job(uri, 50, job="b")
+
+    def get(name):
+        with s3.fs.open_input_stream(f"kvlog-tests/{key}/{name}") as f:
+            return f.read()
+
+    tid = broker_files.parse_partition_metadata(get("t-0/partition.metadata"), "t-0")
+    for p in range(3):  # one id for the topic, kept by the second job, and a checkpoint in every partition
+        assert get(f"t-{p}/partition.metadata") == f"version: 0\ntopic_id: {tid}".encode()
+        assert get(f"t-{p}/leader-epoch-checkpoint") == b"0\n0\n"
+    # a checkpoint with epochs from before (a local writer's): an overwrite moves its first entry to the new start
+    with s3.fs.open_output_stream(f"kvlog-tests/{key}/t-1/leader-epoch-checkpoint") as f:
+        f.write(b"0\n1\n0 0\n")
+    with LogManager(uri, read_only=True) as mgr:
+        end = mgr.log("t", 1).log_end_offset
+    sink_job(uri, 20, job="c", overwrite=True)
+    assert get("t-1/leader-epoch-checkpoint") == f"0\n1\n0 {end}\n".encode()
+    copy = tmp_path / "copy"
+    pafs.copy_files(f"kvlog-tests/{key}", str(copy), source_filesystem=s3.fs,
+                    destination_filesystem=pafs.LocalFileSystem())
+    with LogManager(str(copy), read_only=True) as mgr:
+        assert mgr.topic_id("t") == tid and {mgr.log("t", p).topic_id for p in range(3)} == {tid}
+    assert [m for f, m in problems(copy) if f in ("partition.metadata", "leader-epoch-checkpoint")] == []

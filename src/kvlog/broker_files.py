@@ -38,8 +38,8 @@ from kvlog.errors import CorruptPartitionMetadataError, StorageError
 __all__ = [
     "PARTITION_METADATA", "LEADER_EPOCH_CHECKPOINT", "METADATA_TOPIC_ID", "ZERO_TOPIC_ID",
     "new_topic_id", "parse_topic_id", "read_partition_metadata", "write_partition_metadata",
-    "format_partition_metadata", "parse_partition_metadata", "read_leader_epochs", "write_leader_epochs",
-    "format_leader_epochs", "LeaderEpochCache",
+    "format_partition_metadata", "parse_partition_metadata", "read_leader_epochs", "parse_leader_epochs",
+    "write_leader_epochs", "format_leader_epochs", "LeaderEpochCache",
 ]
 
 PARTITION_METADATA = "partition.metadata"
@@ -149,13 +149,22 @@ def read_leader_epochs(path: str) -> list[tuple[int, int]]:
     increasing, none negative) raises ``CorruptCheckpointError`` naming it and the line.
     """
     try:
-        text = _io.fs.read_file(path).decode("utf-8")
+        data = _io.fs.read_file(path)
     except FileNotFoundError:
         return []
     except StorageError:
         raise
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise CorruptCheckpointError(f"cannot read {path}: {exc}") from None
+    return parse_leader_epochs(data, path)
+
+
+def parse_leader_epochs(data: bytes, path: str) -> list[tuple[int, int]]:
+    """:func:`read_leader_epochs` of a checkpoint's bytes (``path`` names the file in errors)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CorruptCheckpointError(f"{path}: not UTF-8 text") from None
     if not text:
         return []
     lines = text.split("\n")
