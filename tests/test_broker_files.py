@@ -508,3 +508,26 @@ def test_the_python_sink_on_an_object_store_uploads_both_files(s3, tmp_path):
     with LogManager(str(copy), read_only=True) as mgr:
         assert mgr.topic_id("t") == tid and {mgr.log("t", p).topic_id for p in range(3)} == {tid}
     assert [m for f, m in problems(copy) if f in ("partition.metadata", "leader-epoch-checkpoint")] == []
+
+
+# --------------------------------------------------------------------------------------------- Spark
+def test_both_spark_sinks_write_both_files(jvm, tmp_path):
+    """The JVM sink (format "kvlog") and the Python sink ("kvlog_python"): a new topic's partitions get one id,
+    which the next job keeps, and a checkpoint consistent with their batches; an overwrite moves a checkpoint's
+    first entry to the new log start. Then each directory verifies clean."""
+    pytest.importorskip("pyspark")
+    df = jvm.createDataFrame([(b"k%d" % (i % 17), b"v%d" % i) for i in range(300)], "key binary, value binary")
+    for fmt in ("kvlog", "kvlog_python"):
+        root = tmp_path / fmt
+        df.write.format(fmt).mode("append").option("topic", "t").option("partitions", "3").save(str(root))
+        ids = {broker_files.read_partition_metadata(str(root / f"t-{p}")) for p in range(3)}
+        assert len(ids) == 1 and None not in ids, (fmt, ids)
+        assert all(checkpoint_text(root / f"t-{p}") == "0\n0\n" for p in range(3))
+        with LogManager(str(root), read_only=True) as mgr:
+            end = mgr.log("t", 2).log_end_offset
+        broker_files.write_leader_epochs(str(root / "t-2" / "leader-epoch-checkpoint"), [(0, 0)])
+        df.limit(30).write.format(fmt).mode("overwrite").option("topic", "t").save(str(root))
+        assert {broker_files.read_partition_metadata(str(root / f"t-{p}")) for p in range(3)} == ids
+        assert broker_files.read_leader_epochs(str(root / "t-2" / "leader-epoch-checkpoint")) == [(0, end)]
+        assert problems(root) == [], fmt
+        assert [m for f, m in problems(root, "warning") if f in ("partition.metadata", "leader-epoch-checkpoint")] == []
