@@ -18,7 +18,6 @@ from kvlog._core import records as _k
 from kvlog.errors import CorruptRecordError, InvalidOffsetError, InvalidRecordError, InvalidTimestampError, \
     RecordTooLargeError
 from kvlog.log._common import INT32_MAX, LONG_MAX, AppendInfo, _AppendRules, _codec_id
-from kvlog.log.broker import needs_epochs
 from kvlog.log.producers import analyze_producers, commit_producers
 from kvlog.producer_state import CLIENT, REPLICATION
 from kvlog.records import Compression, MemoryRecords, TimestampType, convert, encode_arrays, encode_batch
@@ -133,7 +132,9 @@ def write_active(log: Log, data: Any, rows: np.ndarray | None, first: int, last:
     """
     cfg = log.config
     if rows is None:
-        if needs_epochs(data):
+        # two byte reads (the point path's only cost): a legacy batch (magic, byte 16, below 2) or a v2 batch
+        # with a partition leader epoch (bytes 12-15 not negative) can change the leader epochs
+        if data[16] < 2 or not data[12] & 0x80:
             log._broker.on_append(data, None)
     elif rows["partition_leader_epoch"].max() >= 0 or rows["magic"].min() < 2:
         log._broker.on_append(data, rows)

@@ -159,12 +159,6 @@ def _stored_id(directory: str) -> str | None:
     return parse_partition_metadata(data, path) if data.strip(b"\0") else None
 
 
-def needs_epochs(data: object) -> bool:
-    """Whether a single batch's bytes can change the leader epochs: a legacy batch (magic at byte 16 below
-    2) or a v2 batch with an epoch (bytes 12-15 not negative). Two byte reads: the point append's check."""
-    return data[16] < 2 or not data[12] & 0x80  # type: ignore[index]
-
-
 def _apply_segment(cache: LeaderEpochCache, seg: object) -> None:
     """Take in one segment's batches (headers only), up to the first damaged one."""
     try:
