@@ -69,6 +69,9 @@ def test_partition_metadata_text_and_reader(tmp_path):
     assert (tmp_path / "partition.metadata").read_bytes() == f"version: 0\ntopic_id: {tid}".encode()
     assert broker_files.read_partition_metadata(str(tmp_path)) == tid
     assert broker_files.read_partition_metadata(str(tmp_path / "nope")) is None
+    for torn in (b"", bytes(46)):  # a crash's leftover of an unsynced write claims no id
+        (tmp_path / "partition.metadata").write_bytes(torn)
+        assert broker_files.read_partition_metadata(str(tmp_path)) is None
     for text in (f"version: 0\ntopic_id: {tid}\n", f"version:\t0\r\ntopic_id:  {tid}\nextra: x\n",
                  f"version: 1\ntopic_id: {tid}==\n"):  # a later version is read (Kafka's downgrade rule)
         (tmp_path / "partition.metadata").write_text(text)

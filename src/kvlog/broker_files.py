@@ -113,9 +113,11 @@ def parse_partition_metadata(data: bytes, path: str) -> str:
 
 
 def read_partition_metadata(directory: str) -> str | None:
-    """The topic id in ``directory``'s ``partition.metadata``, or None when there is no such file.
+    """The topic id in ``directory``'s ``partition.metadata``, or None when there is no such file, or when it
+    holds no bytes or only zero bytes (what a crash leaves of a write whose data never reached the disk: it
+    claims no id, and a writer writes the file again).
 
-    A file Kafka's reader would refuse raises ``CorruptPartitionMetadataError`` naming it.
+    Any other file Kafka's reader would refuse raises ``CorruptPartitionMetadataError`` naming it.
     """
     path = os.path.join(directory, PARTITION_METADATA)
     try:
@@ -126,7 +128,7 @@ def read_partition_metadata(directory: str) -> str | None:
         raise
     except OSError as exc:
         raise CorruptPartitionMetadataError(f"cannot read {path}: {exc}") from None
-    return parse_partition_metadata(data, path)
+    return parse_partition_metadata(data, path) if data.strip(b"\0") else None
 
 
 def write_partition_metadata(directory: str, topic_id: str) -> None:

@@ -32,9 +32,8 @@ from kvlog.broker_files import (
     PARTITION_METADATA,
     LeaderEpochCache,
     new_topic_id,
+    parse_leader_epochs,
     parse_topic_id,
-    read_leader_epochs,
-    parse_partition_metadata,
     read_partition_metadata,
     write_leader_epochs,
     write_partition_metadata,
@@ -63,7 +62,7 @@ class PartitionFiles:
     # ----------------------------------------------------------------------------------- opening
     def load_reader(self, names: list[str]) -> None:
         """A read-only open: check ``partition.metadata`` when the listing has it, against the id expected."""
-        found = _stored_id(self.dir) if PARTITION_METADATA in names else None
+        found = read_partition_metadata(self.dir) if PARTITION_METADATA in names else None
         if found is None:
             return
         self._check_id(found)
@@ -72,7 +71,7 @@ class PartitionFiles:
     def load_writer(self, log: Log, names: list[str], recovered: list[np.ndarray]) -> None:
         """A writer's open, after recovery set the segments and offsets: the topic id written when missing,
         the leader epochs brought in line with the batches on disk (and written when they changed)."""
-        found = _stored_id(self.dir) if PARTITION_METADATA in names else None
+        found = read_partition_metadata(self.dir) if PARTITION_METADATA in names else None
         if found is not None:
             self._check_id(found)
             self.topic_id = found
@@ -80,13 +79,8 @@ class PartitionFiles:
             if self.topic_id is None:
                 self.topic_id = data_directory_topic_id(os.path.dirname(self.dir), log.topic) or new_topic_id()
             write_partition_metadata(self.dir, self.topic_id)
-        stored: list[tuple[int, int]] | None = None
-        if LEADER_EPOCH_CHECKPOINT in names and not _empty(self.checkpoint_path):
-            try:
-                stored = read_leader_epochs(self.checkpoint_path)
-            except CorruptCheckpointError:
-                stored = None  # rebuilt from the batches below
-        if stored is None:
+        stored = _stored_epochs(self.checkpoint_path) if LEADER_EPOCH_CHECKPOINT in names else None
+        if stored is None:  # rebuilt from the batches
             cache = self.cache = LeaderEpochCache()
             for seg in log._segments:
                 _apply_segment(cache, seg)
@@ -137,26 +131,20 @@ class PartitionFiles:
             self.save()
 
 
-def _empty(path: str) -> bool:
-    """A file of no bytes, or of zero bytes only: what a crash can leave of an atomic replace whose data never
-    reached the disk (the length did, or not even that). Neither Kafka nor kvlog writes one, so it claims
-    nothing: a writer writes the file afresh (a leader-epoch checkpoint rebuilt from the batches), a reader
-    reads it as absent."""
-    try:
-        return not _io.fs.read_file(path).strip(b"\0")
-    except FileNotFoundError:
-        return True
-
-
-def _stored_id(directory: str) -> str | None:
-    """The id in ``directory``'s ``partition.metadata``; None for an empty or zero-filled file (see
-    :func:`_empty`); ``CorruptPartitionMetadataError`` for any other file Kafka would refuse."""
-    path = os.path.join(directory, PARTITION_METADATA)
+def _stored_epochs(path: str) -> list[tuple[int, int]] | None:
+    """The checkpoint's entries; None for a damaged file, and for one of no bytes or only zero bytes: what a
+    crash can leave of an atomic replace whose data never reached the disk (neither Kafka nor kvlog writes
+    one, so it says nothing; Kafka would read a 0-byte file as no entries)."""
     try:
         data = _io.fs.read_file(path)
     except FileNotFoundError:
         return None
-    return parse_partition_metadata(data, path) if data.strip(b"\0") else None
+    if not data.strip(b"\0"):
+        return None
+    try:
+        return parse_leader_epochs(data, path)
+    except CorruptCheckpointError:
+        return None
 
 
 def _apply_segment(cache: LeaderEpochCache, seg: object) -> None:
