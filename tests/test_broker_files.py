@@ -129,6 +129,8 @@ def test_a_log_alone_takes_its_data_directorys_id_or_makes_one(tmp_path):
     assert alone not in (None, tid)
     with open_log(tmp_path / "other-0") as log:
         assert log.topic_id == alone
+    with open_log(tmp_path / "bare-0", topic_id=broker_files.NO_TOPIC_ID) as log:  # asked to write none
+        assert log.topic_id is None and not (tmp_path / "bare-0" / "partition.metadata").exists()
     with open_log(tmp_path / "__cluster_metadata-0") as log:  # KRaft's reserved id for the metadata log
         assert log.topic_id == broker_files.METADATA_TOPIC_ID
     with pytest.raises(kvlog.InconsistentTopicIdError, match="other-0.*partition.metadata"):

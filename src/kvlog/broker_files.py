@@ -36,7 +36,7 @@ from kvlog.checkpoint import CorruptCheckpointError
 from kvlog.errors import CorruptPartitionMetadataError, StorageError
 
 __all__ = [
-    "PARTITION_METADATA", "LEADER_EPOCH_CHECKPOINT", "METADATA_TOPIC_ID", "ZERO_TOPIC_ID",
+    "PARTITION_METADATA", "LEADER_EPOCH_CHECKPOINT", "METADATA_TOPIC_ID", "ZERO_TOPIC_ID", "NO_TOPIC_ID",
     "new_topic_id", "parse_topic_id", "read_partition_metadata", "write_partition_metadata",
     "format_partition_metadata", "parse_partition_metadata", "read_leader_epochs", "parse_leader_epochs",
     "write_leader_epochs", "format_leader_epochs", "LeaderEpochCache",
@@ -47,6 +47,10 @@ LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
 #: Kafka's reserved ids (``Uuid.ZERO_UUID``; ``Uuid.METADATA_TOPIC_ID``, the KRaft ``__cluster_metadata``'s)
 ZERO_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA"
 METADATA_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
+#: ``Log.open(topic_id=NO_TOPIC_ID)``: write no ``partition.metadata`` where there is none. For a log meant for a
+#: cluster whose id for the topic is not known yet: a broker sets aside a log without an id, and one with an id
+#: its metadata does not know, alike; only the first can still be given the right id later.
+NO_TOPIC_ID = ""
 _ID_TEXT = re.compile(r"[A-Za-z0-9_-]{22}(==)?")
 _VERSION = 0
 

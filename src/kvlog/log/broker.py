@@ -5,8 +5,9 @@ The topic id: a writer given one (by its ``LogManager``, or ``Log.open(topic_id=
 directory has none, and refuses a directory that names another (``InconsistentTopicIdError``). A log opened
 alone without one takes its topic's id from the data directory (``kvlog-topics.json``, else a sibling
 partition's ``partition.metadata``; ``__cluster_metadata`` has Kafka's reserved id) and otherwise makes a
-new one and keeps it in the directory: a KRaft broker's logs always have an id. A reader checks the file
-when there is one and never writes.
+new one and keeps it in the directory: a KRaft broker's logs always have an id. ``topic_id=NO_TOPIC_ID``
+writes none (a log for a cluster whose id is not known yet). A reader checks the file when there is one and
+never writes.
 
 The leader epochs: every append takes in its batches' partition leader epochs before the batches are
 written (Kafka assigns before the write too); ``truncate_to`` cuts the entries at the new end, a moved log
@@ -29,6 +30,7 @@ from kvlog import _files, _io
 from kvlog.broker_files import (
     LEADER_EPOCH_CHECKPOINT,
     METADATA_TOPIC_ID,
+    NO_TOPIC_ID,
     PARTITION_METADATA,
     LeaderEpochCache,
     new_topic_id,
@@ -48,11 +50,12 @@ if TYPE_CHECKING:
 class PartitionFiles:
     """One log's topic id and, for a writer, its leader-epoch cache (None for a reader)."""
 
-    __slots__ = ("dir", "topic_id", "cache")
+    __slots__ = ("dir", "topic_id", "cache", "write_id")
 
     def __init__(self, directory: str, topic_id: str | None):
         self.dir = directory
-        self.topic_id = parse_topic_id(topic_id) if topic_id is not None else None
+        self.write_id = topic_id != NO_TOPIC_ID
+        self.topic_id = parse_topic_id(topic_id) if topic_id else None
         self.cache: LeaderEpochCache | None = None
 
     @property
@@ -75,7 +78,7 @@ class PartitionFiles:
         if found is not None:
             self._check_id(found)
             self.topic_id = found
-        else:
+        elif self.write_id:
             if self.topic_id is None:
                 self.topic_id = data_directory_topic_id(os.path.dirname(self.dir), log.topic) or new_topic_id()
             write_partition_metadata(self.dir, self.topic_id)

@@ -135,7 +135,8 @@ class Log:
         ``"raise"`` a ``CorruptRecordError``, or ``"skip"`` it with a counted ``DataLossWarning``.
         ``topic_id`` (Kafka's base64url text) is the id the topic has: a directory whose
         ``partition.metadata`` names another raises ``InconsistentTopicIdError``; a writer writes it where
-        there is none (without one, it takes the data directory's or makes one: ``kvlog.log.broker``).
+        there is none (without one, it takes the data directory's or makes one: ``kvlog.log.broker``;
+        ``kvlog.broker_files.NO_TOPIC_ID`` writes none).
         """
         check_on_damage(on_damage)
         if not isinstance(path, (str, os.PathLike)):
@@ -336,8 +337,8 @@ class Log:
 
     @property
     def topic_id(self) -> str | None:
-        """The topic's id as Kafka writes it (22 base64url characters), from ``partition.metadata``. A writer
-        always has one; a reader None when the directory has no such file."""
+        """The topic's id as Kafka writes it (22 base64url characters), from ``partition.metadata``; None when
+        the directory has no such file (a reader's, or a writer's opened with ``topic_id=NO_TOPIC_ID``)."""
         return self._broker.topic_id
 
     @property
