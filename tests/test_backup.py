@@ -174,12 +174,12 @@ def test_writer_made_directory_round_trips_with_every_offset(tmp_path):
 def test_broker_shaped_directory_cuts_at_the_checkpointed_high_watermark(tmp_path, kraft_segment):
     src = tmp_path / "src"
     with LogManager(str(src)) as m:
-        m.create_topic("orders", 2, SMALL)
+        m.create_topic("orders", 2, SMALL, topic_id=TID)
         for p in (0, 1):
             _fill(m.log("orders", p), 150)
     for p in (0, 1):
         d = src / f"orders-{p}"
-        (d / "partition.metadata").write_text(f"version: 0\ntopic_id: {TID}\n")
+        (d / "partition.metadata").write_text(f"version: 0\ntopic_id: {TID}\n")  # as a 4.x broker writes it
         (d / "leader-epoch-checkpoint").write_text("0\n2\n0 0\n3 120\n")
     # the broker checkpointed its high watermarks a moment ago: partition 0 lags its log end
     checkpoint.write_offsets(str(src / checkpoint.REPLICATION_OFFSET), {("orders", 0): 100, ("orders", 1): 150})

@@ -311,8 +311,9 @@ def test_verify_bare_kafka_segment(kraft_segment, capfd):
     d.mkdir()
     kraft_segment.rename(d / kraft_segment.name)
     rc, out, _ = run(capfd, "verify", d)
-    assert rc == 0 and out[0] == f"{d}: OK with 2 warnings (1 segment, 2 batches, 331 bytes, offsets 0..3)"
+    assert rc == 0 and out[0] == f"{d}: OK with 3 warnings (1 segment, 2 batches, 331 bytes, offsets 0..3)"
     assert "missing offset index" in out[1] and "missing time index" in out[2]
+    assert "leader-epoch-checkpoint: missing, though batches carry partition leader epochs" in out[3]
 
 
 def test_dump_reports_non_consecutive_offsets(tmp_path, capfd):

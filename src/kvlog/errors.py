@@ -32,6 +32,8 @@ __all__ = [
     "TransactionCoordinatorFencedError",
     "CorruptSnapshotError",
     "CorruptInternalRecordError",
+    "CorruptPartitionMetadataError",
+    "InconsistentTopicIdError",
     "UnknownTopicOrPartitionError",
     "DirectoryNotFoundError",
     "BackupError",
@@ -239,6 +241,16 @@ class TransactionCoordinatorFencedError(ProducerStateError):
 
 class CorruptSnapshotError(KvlogError, ValueError):
     """A producer-state ``.snapshot`` file with a bad version, CRC or layout."""
+
+
+class CorruptPartitionMetadataError(KvlogError, ValueError):
+    """A ``partition.metadata`` file (or a topic id) that Kafka's reader would refuse: not the
+    ``version: 0`` / ``topic_id: <id>`` lines, or an id that is not 16 bytes of base64url, or the zero id."""
+
+
+class InconsistentTopicIdError(KvlogError, ValueError):
+    """A partition directory whose ``partition.metadata`` names another topic id than the topic has
+    (Kafka's InconsistentTopicIdException): a directory of another topic, or of another cluster."""
 
 
 class CorruptInternalRecordError(KvlogError, ValueError):

@@ -4,7 +4,9 @@ The root holds Kafka's checkpoint files (``recovery-point-offset-checkpoint``,
 ``log-start-offset-checkpoint``), the ``.lock`` a broker takes, and the clean-shutdown marker written by
 ``close()``. Kafka keeps topic configurations in its metadata log (``__cluster_metadata-0``); kvlog keeps
 its own in ``kvlog-topics.json`` in the root (a plain file, which brokers ignore). A log opened without a
-config gets its topic's effective config from both, as :mod:`kvlog.topic_configs` resolves it.
+config gets its topic's effective config from both, as :mod:`kvlog.topic_configs` resolves it. The table
+also holds each topic's id, which every partition directory carries in ``partition.metadata`` as a
+broker's does (:mod:`kvlog.broker_files`).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import uuid
 from collections.abc import Callable, Collection
 
 from kvlog import _files, _io, storage
+from kvlog.broker_files import new_topic_id, parse_topic_id, read_partition_metadata
 from kvlog.config import LogConfig
 from kvlog.errors import (
     ConfigError,
+    CorruptPartitionMetadataError,
     DirectoryNotFoundError,
     KvlogError,
     StorageError,
@@ -63,7 +67,8 @@ def read_topics_file(path: str) -> dict[str, dict[str, object]]:
 
 
 def _checked_topics(table: object, path: str) -> dict[str, dict[str, object]]:
-    """The topics file's shape, checked: ``{topic: {"partitions": n, "config": {name: value}}}``."""
+    """The topics file's shape, checked: ``{topic: {"partitions": n, "config": {name: value}, "topic_id": id}}``
+    (``topic_id``, Kafka's base64url text, is absent from tables kvlog wrote before it kept ids)."""
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: expected a JSON object of topics, found {type(table).__name__}")
     for topic, entry in table.items():
@@ -78,6 +83,11 @@ def _checked_topics(table: object, path: str) -> dict[str, dict[str, object]]:
                               f"object, found {entry!r:.200}")
         if not all(isinstance(v, (str, int, float, bool)) for v in config.values()):
             raise ConfigError(f"{path}: topic {topic!r} has a config value that is not a string or number")
+        if "topic_id" in entry:
+            try:
+                entry["topic_id"] = parse_topic_id(entry["topic_id"])
+            except CorruptPartitionMetadataError as exc:
+                raise ConfigError(f"{path}: topic {topic!r}: {exc}") from None
     return table
 
 
@@ -103,6 +113,7 @@ class LogManager:
         self._time = time
         self._logs: dict[tuple[str, int], Log] = {}
         self._present: dict[str, set[int]] = {}  # partition directories on disk (and created here)
+        self._ids: dict[str, str] = {}  # topic ids learned from partition.metadata (topics without one in the table)
         self._lock_fd = -1
         self._closed = False
         if not _io.fs.isdir(self.root):
@@ -180,12 +191,18 @@ class LogManager:
 
     # ---------------------------------------------------------------------------------- topics
     def create_topic(self, name: str, partitions: int | Collection[int],
-                     config: LogConfig | None = None) -> list[Log]:
+                     config: LogConfig | None = None, *, topic_id: str | None = None) -> list[Log]:
         """Create empty logs for a new topic (Kafka's naming rules apply): ``partitions`` is a count
         (partitions 0..n-1) or the partition numbers to create (a copy of a broker's directory, which
-        holds only some of a topic's partitions); returns them by partition number."""
+        holds only some of a topic's partitions); returns them by partition number.
+
+        The topic gets ``topic_id`` (Kafka's base64url text: a restore passes the source's or the target
+        cluster's) or a new random one, kept in the topic table and in every partition's
+        ``partition.metadata``.
+        """
         self._check(writing=True)
         validate_topic_name(name)
+        tid = parse_topic_id(topic_id, "create_topic(topic_id=...)") if topic_id is not None else new_topic_id()
         wanted = _partition_numbers(partitions)
         if name in self._topics or self._present.get(name):
             raise ConfigError(f"topic {name!r} already exists in {self.root}")
@@ -194,10 +211,45 @@ class LogManager:
         # delete-directory names truncate the topic as Kafka does, so they always fit
         cfg = config or self.default_config
         self._topics[name] = {"partitions": wanted[-1] + 1,
-                              "config": cfg.to_properties() if config is not None else {}}
+                              "config": cfg.to_properties() if config is not None else {}, "topic_id": tid}
         self._write_topics()
         self._present.setdefault(name, set()).update(wanted)
         return [self.log(name, p) for p in wanted]
+
+    def topic_id(self, topic: str) -> str | None:
+        """``topic``'s id as Kafka writes it (22 base64url characters): the topic table's, else the
+        ``partition.metadata`` of its partition directories; None when neither has one (a directory kvlog
+        wrote before it kept ids, until a writable manager opens one of its logs)."""
+        self._check()
+        entry = self._topics.get(topic) if isinstance(topic, str) else None
+        if entry is None and not (isinstance(topic, str) and self._present.get(topic)):
+            raise UnknownTopicOrPartitionError(f"no topic {topic!r} in {self.root}", topic=str(topic))
+        found = entry.get("topic_id") if entry is not None else None
+        if isinstance(found, str):
+            return found
+        if topic not in self._ids:
+            for p in sorted(self._present.get(topic, ())):
+                on_disk = read_partition_metadata(os.path.join(self.root, f"{topic}-{p}"))
+                if on_disk is not None:
+                    self._ids[topic] = on_disk
+                    break
+        return self._ids.get(topic)
+
+    def _id_for_open(self, topic: str) -> str | None:
+        """The id a log of ``topic`` is opened with: the table's, else one a log of the topic had. A writable
+        manager finds or makes one for a topic without (kept in the table when the topic is in it); a
+        read-only one leaves the first log's file unchecked and holds the others to it."""
+        entry = self._topics.get(topic)
+        tid = entry.get("topic_id") if entry is not None else None
+        if isinstance(tid, str):
+            return tid
+        tid = self._ids.get(topic)
+        if tid is None and not self.read_only:
+            tid = self._ids[topic] = self.topic_id(topic) or new_topic_id()
+            if entry is not None:  # a table written before kvlog kept ids
+                entry["topic_id"] = tid
+                self._write_topics()
+        return tid
 
     def log(self, topic: str, partition: int) -> Log:
         """The open Log for ``topic``/``partition`` (opened, and recovered if needed, on first use).
@@ -224,8 +276,10 @@ class LogManager:
         if not storage.is_remote(path) and os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
             raise KvlogError(f"{path} resolves outside the data directory {self.root} (a symlink?); refusing it")
         log = Log.open(path, self.topic_config(topic), read_only=self.read_only, time=self._time,
-                       backup_run=self.backup_run,
+                       backup_run=self.backup_run, topic_id=self._id_for_open(topic),
                        _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints)
+        if log.topic_id is not None:
+            self._ids.setdefault(topic, log.topic_id)
         self._logs[key] = log
         present.add(partition)
         self._present[topic] = present
@@ -240,6 +294,7 @@ class LogManager:
         self._check(writing=True)
         entry = self._topics.pop(name, None)
         present = self._present.pop(name, set())
+        self._ids.pop(name, None)
         if entry is None and not present:
             raise UnknownTopicOrPartitionError(f"no topic {name!r} in {self.root}", topic=name)
         for p in sorted(present):

@@ -13,7 +13,8 @@ neighbours (or the batch's own CRC) prove the true value. Repair acts on exactly
 
 Before a segment file changes, its original bytes are kept beside it as ``<segment>.log.repaired``
 (numbered when taken); a restored quarantine file is renamed to ``….repaired`` as well. The segment's
-offset and time indexes are removed, so the next open rebuilds them from the repaired bytes. Repair
+offset and time indexes are removed, so the next open rebuilds them from the repaired bytes; so is the
+partition's ``leader-epoch-checkpoint`` when anything changed (the next writer's open rebuilds it). Repair
 holds the partition's writer lock throughout: a log open for writing is refused.
 """
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvlog import _files, _io
+from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT
 from kvlog.batch_audit import REPAIRABLE, Finding, ProducerLast, SegmentAudit, audit_segment, dense_history, snapshot_producers
 from kvlog.segment import LogSegment
 
@@ -208,6 +210,9 @@ def _repair_locked(path: str, topic: str | None, partition: int | None, dry_run:
         elif len(audit.headers):
             prev_last = audit.last_offset
     if not dry_run:
+        epochs = os.path.join(path, LEADER_EPOCH_CHECKPOINT)
+        if (report.patched or report.restored) and os.path.exists(epochs):
+            _io.fs.unlink(epochs)  # taken from batches that changed: the next writer's open rebuilds it
         _io.fs.fsync_dir(path)
 
 

@@ -17,7 +17,9 @@ import numpy as np
 
 from kvlog import committed_offsets, _files, _io, checkpoint, storage
 from kvlog.batch_audit import REPAIRABLE, ProducerLast, audit_segment, dense_history, snapshot_producers
-from kvlog.errors import KvlogError
+from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, parse_partition_metadata
+from kvlog.epoch_audit import EpochTrace
+from kvlog.errors import CorruptPartitionMetadataError, KvlogError
 from kvlog.index import kafka_index_end, read_offset_index, read_time_index
 from kvlog.repair import REPAIRED
 from kvlog.segment import LogSegment
@@ -59,6 +61,8 @@ class PartitionReport:
     first_offset: int | None = None
     next_offset: int | None = None
     problems: list[Problem] = field(default_factory=list)
+    topic_id: str | None = None
+    """The id in the directory's ``partition.metadata`` (None: no file, or one that failed its checks)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -91,28 +95,30 @@ class PartitionReport:
         }
 
 
-def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> None:
+def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> list[tuple[int, int]] | None:
+    """Check the checkpoint's syntax; returns its entries for the cross-check, None when it is malformed."""
     try:
         lines = _io.fs.read_file(path).decode("utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         report.error(name, f"cannot read: {exc}")
-        return
+        return None
     if lines == [""]:
-        return  # an empty file: no entries, as Kafka's checkpoint reader sees it
+        return []  # an empty file: no entries, as Kafka's checkpoint reader sees it
     if lines and lines[-1] == "":
         lines.pop()
     try:
         version, count = int(lines[0]), int(lines[1])
     except (IndexError, ValueError):
         report.error(name, "malformed checkpoint header (expected a version line and an entry count)")
-        return
+        return None
     if version != 0:
         report.error(name, f"unknown checkpoint version {version}")
-        return
+        return None
     if len(lines) - 2 != count:
         report.error(name, f"header says {count} entries, found {len(lines) - 2}")
-        return
-    prev: tuple[int, int] | None = None
+        return None
+    entries: list[tuple[int, int]] = []
+    ok = True
     for i, line in enumerate(lines[2:], start=3):
         parts = line.split()
         try:
@@ -121,23 +127,58 @@ def _check_leader_epochs(report: PartitionReport, path: str, name: str) -> None:
                 raise ValueError
         except (IndexError, ValueError):
             report.error(name, f"line {i} is not '<epoch> <start offset>'")
-            return
-        if prev is not None and (epoch <= prev[0] or start < prev[1]):
-            report.error(name, f"line {i}: epoch {epoch} at offset {start} does not follow epoch {prev[0]} "
-                               f"at offset {prev[1]}")
-        prev = (epoch, start)
+            return None
+        if epoch < 0 or start < 0:
+            report.error(name, f"line {i}: epoch {epoch} at offset {start}: neither may be negative")
+            ok = False
+        elif entries and (epoch <= entries[-1][0] or start <= entries[-1][1]):
+            report.error(name, f"line {i}: epoch {epoch} at offset {start} does not follow epoch "
+                               f"{entries[-1][0]} at offset {entries[-1][1]}")
+            ok = False
+        entries.append((epoch, start))
+    return entries if ok else None
 
 
 def _check_partition_metadata(report: PartitionReport, path: str, name: str) -> None:
     try:
-        fields = dict(line.split(":", 1) for line in _io.fs.read_file(path).decode("utf-8").splitlines()
-                      if line.strip())
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        report.error(name, f"cannot parse: {exc}")
+        data = _io.fs.read_file(path)
+    except OSError as exc:
+        report.error(name, f"cannot read: {exc}")
         return
-    fields = {k.strip(): v.strip() for k, v in fields.items()}
-    if fields.get("version") != "0" or not fields.get("topic_id"):
-        report.error(name, "expected 'version: 0' and 'topic_id: <id>' lines")
+    if not data.strip(b"\0"):
+        report.warn(name, "empty (what a crash leaves of an unsynced write); a writer's open writes it again")
+        return
+    try:
+        report.topic_id = parse_partition_metadata(data, name)
+    except CorruptPartitionMetadataError as exc:
+        report.error(name, str(exc).removeprefix(f"{name}: "))
+
+
+def _check_epochs_against_batches(report: PartitionReport, trace: EpochTrace, entries: list[tuple[int, int]] | None,
+                                  has_file: bool, log_start: int | None, dense: bool) -> None:
+    """The leader-epoch-checkpoint held against the epochs the batches carry (``kvlog.epoch_audit``)."""
+    name = LEADER_EPOCH_CHECKPOINT
+    if not has_file:
+        if trace.runs:
+            report.warn(name, f"missing, though batches carry partition leader epochs (from epoch "
+                              f"{trace.runs[0].epoch} at offset {trace.runs[0].base}); a writer's open rebuilds it")
+        return
+    if entries is None:
+        return  # malformed: reported already
+    end = report.next_offset if report.next_offset is not None else 0
+    for p in trace.check(entries, end, log_start, dense, name):
+        report.problems.append(Problem(p.severity, p.file, p.message, p.position))
+
+
+def _root_log_start(directory: str, tp: tuple[str, int] | None) -> int | None:
+    """The partition's log start offset by the root's log-start-offset-checkpoint, None when it has none."""
+    if tp is None:
+        return None
+    try:
+        table = checkpoint.read_offsets(os.path.join(os.path.dirname(directory), checkpoint.LOG_START_OFFSET))
+    except (checkpoint.CorruptCheckpointError, OSError):
+        return None
+    return table.get(tp)
 
 
 def _sane_offset_index(directory: str, base: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -155,7 +196,7 @@ def _sane_offset_index(directory: str, base: int) -> tuple[np.ndarray, np.ndarra
 
 def _verify_segment(report: PartitionReport, directory: str, base: int, last_segment: bool,
                     prev_last: int, next_base: int | None, dense: bool,
-                    producers: Callable[[], list[ProducerLast]]) -> int:
+                    producers: Callable[[], list[ProducerLast]], trace: EpochTrace) -> int:
     """Check one segment's ``.log`` and its indexes; returns the last offset seen (or ``prev_last``).
 
     The batches are judged by ``audit_segment``, the same verdict recovery and read-only opens reach:
@@ -187,6 +228,7 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
             prev_last = int(h["last_offset"][-1])
             report.next_offset = prev_last + 1
         report.batches += len(h)
+        trace.add(h, log_name)
         pos_a = h["position"].astype(np.int64)
         last_a = h["last_offset"].astype(np.int64)
         max_a = h["max_timestamp"].astype(np.int64)
@@ -312,6 +354,7 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
     bases = sorted(_files.offset_from_name(n) for n in names
                    if _files.is_offset_name(n) and n.split(".", 1)[1] == "log")
     have = set(bases)
+    epochs: list[tuple[int, int]] | None = None
     for n in names:
         full = os.path.join(path, n)
         if _io.fs.isdir(full):
@@ -347,9 +390,9 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
                                    "(not part of the log; kept for inspection)")
             else:
                 report.warn(n, "unknown file")
-        elif n == "leader-epoch-checkpoint":
-            _check_leader_epochs(report, full, n)
-        elif n == "partition.metadata":
+        elif n == LEADER_EPOCH_CHECKPOINT:
+            epochs = _check_leader_epochs(report, full, n)
+        elif n == PARTITION_METADATA:
             _check_partition_metadata(report, full, n)
         elif n == CHECKPOINT_FILE:
             try:
@@ -365,6 +408,7 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
     prev_last = -1
     dense = dense_history(path, topic, partition)
     snapshots: list[list[ProducerLast]] = []
+    trace = EpochTrace()
 
     def producers() -> list[ProducerLast]:
         if not snapshots:
@@ -376,9 +420,14 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
             report.error(_files.prefix(base) + _files.LOG, f"segment base offset {base} is not above the "
                                                            f"previous segment's last offset {prev_last}")
         nxt = bases[i + 1] if i + 1 < len(bases) else None
-        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last, nxt, dense, producers)
+        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last, nxt, dense, producers,
+                                    trace)
     if report.next_offset is None and bases:
         report.next_offset = bases[-1]
+    log_start = _root_log_start(path, tp)
+    if committed is not None:
+        log_start = max(log_start or 0, committed[0])
+    _check_epochs_against_batches(report, trace, epochs, LEADER_EPOCH_CHECKPOINT in names, log_start, dense)
     return report
 
 
@@ -414,9 +463,48 @@ def verify_path(path: str) -> tuple[list[PartitionReport], list[Problem]]:
                         r.error(name, f"log start offset {off} of {t}-{p} is past its log end offset "
                                       f"{r.next_offset}: loading the log would delete every segment")
         topics = os.path.join(root, "kvlog-topics.json")
+        topic_table: Any = {}
         if _io.fs.exists(topics):
             try:
-                json.loads(_io.fs.read_file(topics).decode("utf-8"))
+                topic_table = json.loads(_io.fs.read_file(topics).decode("utf-8"))
             except (OSError, ValueError) as exc:
                 root_problems.append(Problem("error", "kvlog-topics.json", f"cannot parse: {exc}"))
+            else:
+                from kvlog.manager import _checked_topics
+
+                try:
+                    _checked_topics(topic_table, "kvlog-topics.json")
+                except KvlogError as exc:
+                    root_problems.append(Problem("error", "kvlog-topics.json", str(exc).removeprefix(
+                        "kvlog-topics.json: ")))
+                    topic_table = {}
+        _check_topic_ids(reports, topic_table)
     return reports, root_problems
+
+
+def _check_topic_ids(reports: list[PartitionReport], table: dict[str, Any]) -> None:
+    """Each partition's ``partition.metadata`` against the topic table's id for its topic, and, for a topic
+    the table gives none, against its other partitions (a topic's partitions share one id)."""
+    by_topic: dict[str, list[PartitionReport]] = {}
+    for r in reports:
+        if r.topic is not None and r.topic_id is not None:
+            by_topic.setdefault(r.topic, []).append(r)
+    for topic, rs in sorted(by_topic.items()):
+        entry = table.get(topic) if isinstance(table, dict) else None
+        want = entry.get("topic_id") if isinstance(entry, dict) else None
+        if isinstance(want, str):
+            for r in rs:
+                if r.topic_id != want:
+                    r.error(PARTITION_METADATA, f"topic id {r.topic_id}, but kvlog-topics.json gives topic "
+                                                f"{topic} the id {want}")
+            continue
+        counts: dict[str, int] = {}
+        for r in rs:
+            tid = r.topic_id or ""
+            counts[tid] = counts.get(tid, 0) + 1
+        common = max(counts, key=lambda t: (counts[t], -min(r.partition or 0 for r in rs if r.topic_id == t)))
+        ref = min((r for r in rs if r.topic_id == common), key=lambda r: r.partition or 0)
+        for r in rs:
+            if r.topic_id != common:
+                r.error(PARTITION_METADATA, f"topic id {r.topic_id} differs from {common} of {topic}-{ref.partition} "
+                                            "(the partitions of a topic share one id)")

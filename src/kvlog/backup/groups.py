@@ -53,7 +53,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from kvlog import _io
+from kvlog import _io, broker_files
 from kvlog.errors import ConfigError, KvlogError
 from kvlog.internal_topics.cluster_metadata import topic_id_text
 from kvlog.internal_topics.consumer_offsets import OffsetsReplay
@@ -489,10 +489,9 @@ def write_offsets_partitions(table: pa.Table, target_root: str | os.PathLike[str
     for n in sorted(by_partition):
         part = sorted(by_partition[n], key=lambda r: (r.group, r.topic, r.partition))
         os.makedirs(paths[n], mode=_io.DIR_MODE, exist_ok=True)
-        if tid is not None:  # Kafka writes it before the first append (PartitionMetadataFile)
-            _io.fs.write_atomic(os.path.join(paths[n], "partition.metadata"),
-                                f"version: 0\ntopic_id: {tid}".encode("ascii"))
-        with Log.open(paths[n]) as log:
+        # Kafka writes partition.metadata before the first append; without the target's id, none at all (a
+        # broker sets a partition without one aside, so the operator must still give it)
+        with Log.open(paths[n], topic_id=tid if tid is not None else broker_files.NO_TOPIC_ID) as log:
             for batch in _records(part, stamp, keep_leader_epochs, keep_commit_timestamps):
                 if batch:
                     log.append(batch)

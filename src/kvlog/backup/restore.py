@@ -35,14 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from kvlog import _files, checkpoint
+from kvlog import _files, broker_files, checkpoint
 from kvlog._core import records as _k
 from kvlog.backup.manifest import OBJECTS, FileEntry, Manifest, PartitionEntry
 from kvlog.backup.run import latest_manifest, read_manifest
 from kvlog.backup.source import read_topic_id
 from kvlog.backup.target import META_DIR, Target, open_target
 from kvlog.checksum import crc32c
-from kvlog.errors import BackupError, ConfigError
+from kvlog.errors import BackupError, ConfigError, KvlogError
 from kvlog.segment import LogSegment
 from kvlog.txn_index import ENTRY_DTYPE, parse_entries
 
@@ -253,7 +253,7 @@ def _sync(path: str) -> None:
 
 def _partition_metadata(topic_id: str) -> bytes:
     """Exactly the bytes Kafka's ``PartitionMetadataFileFormatter`` writes (no newline after the id)."""
-    return f"version: 0\ntopic_id: {topic_id}".encode()
+    return broker_files.format_partition_metadata(topic_id)
 
 
 # ------------------------------------------------------------------------------------------- restore
@@ -293,8 +293,11 @@ def _topic_ids(manifest: Manifest, labels: list[str], dst: str, given: Mapping[s
                           "cluster first and restore into that broker's log directory (the ids are read from its "
                           "partition.metadata), or give --topic-id TOPIC=ID, --metadata-dir, or --keep-topic-ids")
     for topic, tid in out.items():
-        if len(tid) != 22 or not all(c.isalnum() or c in "-_" for c in tid):
-            raise ConfigError(f"topic id {tid!r} for {topic!r} is not a Kafka Uuid (22 base64url characters)")
+        try:
+            out[topic] = broker_files.parse_topic_id(tid, f"the topic id of {topic!r}")
+        except (ValueError, KvlogError) as exc:
+            raise ConfigError(f"topic id {tid!r} for {topic!r} is not a Kafka Uuid (22 base64url characters): "
+                              f"{exc}") from None
     return out
 
 

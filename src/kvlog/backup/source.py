@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kvlog import _files, checkpoint, committed_offsets
+from kvlog import _files, broker_files, checkpoint, committed_offsets
 from kvlog._core import records as _k
-from kvlog.errors import BackupError
+from kvlog.errors import BackupError, KvlogError
 from kvlog.segment import LogSegment
 from kvlog.txn_index import ENTRY_DTYPE, parse_entries
 
@@ -106,15 +106,12 @@ def stat_of(path: str) -> tuple[int, int, int]:
 
 
 def read_topic_id(directory: str) -> str | None:
+    """The directory's topic id, or None when it has no readable ``partition.metadata`` (a backup copies the
+    file as it is, and ``kvlog verify`` names what is wrong with it)."""
     try:
-        with open(os.path.join(directory, "partition.metadata"), encoding="utf-8") as f:
-            for line in f:
-                key, sep, value = line.partition(":")
-                if sep and key.strip() == "topic_id":
-                    return value.strip() or None
-    except (OSError, UnicodeDecodeError):
+        return broker_files.read_partition_metadata(directory)
+    except (OSError, KvlogError):
         return None
-    return None
 
 
 def scan_prefix(path: str, stop_offset: int) -> tuple[int, int, np.ndarray, str]:

@@ -125,11 +125,19 @@ def write_active(log: Log, data: Any, rows: np.ndarray | None, first: int, last:
     """Write validated batches holding offsets ``first..last`` to the active segment, rolling first when
     Kafka's roll rule says so (the segment would pass segment.bytes, is older than segment.ms with
     jitter, has a full index, or cannot hold ``last`` as a relative offset), then move the log end
-    offset and flush as flush.messages / flush.ms / fsync-per-append ask.
+    offset and flush as flush.messages / flush.ms / fsync-per-append ask. The batches' partition leader
+    epochs go to the leader-epoch cache first (Kafka assigns before it writes; ``kvlog.log.broker``).
 
     ``rows`` are the batches' header rows with positions relative to ``data``; None for one batch.
     """
     cfg = log.config
+    if rows is None:
+        # two byte reads (the point path's only cost): a legacy batch (magic, byte 16, below 2) or a v2 batch
+        # with a partition leader epoch (bytes 12-15 not negative) can change the leader epochs
+        if data[16] < 2 or not data[12] & 0x80:
+            log._broker.on_append(data, None)
+    elif rows["partition_leader_epoch"].max() >= 0 or rows["magic"].min() < 2:
+        log._broker.on_append(data, rows)
     seg = log._segments[-1]
     used = seg._size
     if (used > cfg.segment_bytes - size or seg.offset_index.is_full() or seg.time_index.is_full()

@@ -8,7 +8,10 @@ import os
 import time
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from kvlog import _files, _io, checkpoint, committed_offsets, storage
+from kvlog.broker_files import PARTITION_METADATA
 from kvlog.batch_audit import ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.damage import find_damage
 from kvlog.errors import BackupError, KvlogError
@@ -73,7 +76,8 @@ def load(log: Log, clean_shutdown: bool) -> None:
             [os.path.join(root, n) for n in (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET,
                                              checkpoint.CLEANER_OFFSET, checkpoint.REPLICATION_OFFSET)]
             + [os.path.join(log.dir, n) for n in names
-               if n.endswith((_files.INDEX, _files.TIME_INDEX)) and _files.is_offset_name(n)])
+               if n.endswith((_files.INDEX, _files.TIME_INDEX)) and _files.is_offset_name(n)
+               or n == PARTITION_METADATA])
     stored = log._checkpoints.read(log.topic, log.partition)
     if committed is not None:  # published after its bytes were written: evidence of durable data
         stored["high_watermark"] = max(stored.get("high_watermark", -1), committed[1])
@@ -96,7 +100,8 @@ def load(log: Log, clean_shutdown: bool) -> None:
         log._add_segment(seg)
     if log.read_only:
         _add_swapped_segments(log, names)
-    txn_from = _audit_segments(log, recovery_point, clean_shutdown, needs_recovery, listed, stored)
+    recovered: list[np.ndarray] = []
+    txn_from = _audit_segments(log, recovery_point, clean_shutdown, needs_recovery, listed, stored, recovered)
     after = names if log.read_only else _io.fs.listdir(log.dir)  # recovery may have set bytes aside
     log.quarantined = sorted(os.path.join(log.dir, n) for n in after
                              if n.endswith(_files.QUARANTINED) and _files.is_offset_name(n)
@@ -116,6 +121,7 @@ def load(log: Log, clean_shutdown: bool) -> None:
         log._psm = None  # loaded on first use: most readers never ask (only read_committed does)
         log._txn_from = txn_from
         log._txn_from_checked = False
+        log._broker.load_reader(names)
         return
     next_offset = segments[-1].read_next_offset() if segments else 0
     if segments and next_offset < log_start:
@@ -134,10 +140,11 @@ def load(log: Log, clean_shutdown: bool) -> None:
     active.offset_index.resize(log.config.segment_index_bytes)
     active.time_index.resize(log.config.segment_index_bytes)
     producers.load_producer_state(log, txn_from)
+    log._broker.load_writer(log, names, recovered)
 
 
 def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_recovery: set[int],
-                    listed: list[str], stored: dict[str, int]) -> int | None:
+                    listed: list[str], stored: dict[str, int], recovered: list[np.ndarray]) -> int | None:
     """Audit the segments recovery must look at and cut each where its trustworthy bytes end.
 
     Those are the segments from the one holding the recovery point to the end (after a clean
@@ -146,7 +153,8 @@ def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_r
     the bytes after a cut set aside and the file truncated, later segments set aside), the reader
     only limits its view. Returns the base offset from which transaction indexes are rebuilt (a
     writer rewrites them at once; a reader derives them in memory on first use, see
-    ``producers.reader_txn_from``).
+    ``producers.reader_txn_from``). A writer adds the batch headers of each segment it recovers to
+    ``recovered`` (the leader epochs they carry are taken in afterwards, as ``LogSegment.recover`` does).
     """
     segments = log._segments
     if not segments:
@@ -203,6 +211,7 @@ def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_r
             seg.limit_to(audit)
         elif recovering or not audit.clean:
             seg.recover(audit=audit)
+            recovered.append(audit.headers)
         else:
             seg.audit = audit
         if cut and i >= start_idx and i + 1 < len(segments) and not log.read_only:

@@ -1,6 +1,7 @@
 """Changes to a log's list of segments and the files behind it (Kafka's ``LocalLog``): deleting a prefix
 of segments, truncating the tail, starting over at an offset, swapping cleaned segments in, and the
-producer snapshots that go with each. ``Log`` checks the arguments and state first; these act."""
+producer snapshots and leader epochs that go with each. ``Log`` checks the arguments and state first;
+these act."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ def delete_segments(log: Log, doomed: list[LogSegment]) -> int:
     log.log_start_offset = max(log.log_start_offset, segments[0].base_offset)
     log.recovery_point = max(log.recovery_point, log.log_start_offset)
     log._write_recovery_point()
+    log._broker.truncate_from_start(log.log_start_offset)
     for seg in doomed:
         seg.delete()
     gone = {seg.base_offset for seg in doomed}  # their snapshots go with them (Kafka)
@@ -59,6 +61,7 @@ def truncate_tail(log: Log, offset: int) -> None:
     active.pinned = True
     active.truncate_to(offset)
     log._next_offset = active.read_next_offset()
+    log._broker.truncate_from_end(log._next_offset)
     # producer state: snapshots past the new end are stale; reload from the latest one before it
     leo = log._next_offset
     psm = log._producer_state
@@ -78,6 +81,7 @@ def start_at(log: Log, new_offset: int) -> None:
     for seg in old:
         seg.delete()
     log._producer_state.truncate_fully_and_start_at(new_offset)
+    log._broker.clear()
     log._add_segment(log._new_segment(new_offset))
     _io.fs.fsync_dir(log.dir)
     log._next_offset = new_offset

@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from kvlog import _files, _io, committed_offsets, storage
+from kvlog.broker_files import read_leader_epochs
 from kvlog._core import records as _k
 from kvlog.config import LogConfig
 from kvlog.damage import LogDamage, check_on_damage
@@ -58,6 +59,7 @@ from kvlog.log._common import (
     _new_offset_and_timestamp,
     read_committed,
 )
+from kvlog.log.broker import PartitionFiles
 from kvlog.log.segments import LogSegments
 from kvlog.producer_state import COORDINATOR, ProducerStateEntry, ProducerStateManager
 from kvlog.records import Compression, ControlRecordType, MemoryRecords, Record, encode_batch, now_ms
@@ -96,6 +98,7 @@ class Log:
     _backup_run: int | None = None  # a reader pinned to an older run of a backup (loader.committed_range)
     _rules: _AppendRules | None
     _set_aside_now: bool
+    _broker: PartitionFiles
     # (at most 30 instance attributes: past that CPython stops sharing an instance dict's keys and every
     # attribute access of the hot paths slows down; what only the load needs is passed, not kept)
     on_damage: str
@@ -124,6 +127,7 @@ class Log:
         create: bool = True,
         on_damage: str = "raise",
         backup_run: int | None = None,
+        topic_id: str | None = None,
         _clean_shutdown: bool = False,
         _checkpoints: _RootCheckpoints | None = None,
     ) -> "Log":
@@ -134,6 +138,10 @@ class Log:
         ``"raise"`` a ``CorruptRecordError``, or ``"skip"`` it with a counted ``DataLossWarning``.
         ``backup_run`` (read-only opens of a partition of a ``kvlog backup``): read that run rather than the
         newest (:mod:`kvlog.backup`); ``BackupError`` when a later run moved its files aside.
+        ``topic_id`` (Kafka's base64url text) is the id the topic has: a directory whose
+        ``partition.metadata`` names another raises ``InconsistentTopicIdError``; a writer writes it where
+        there is none (without one, it takes the data directory's or makes one: ``kvlog.log.broker``;
+        ``kvlog.broker_files.NO_TOPIC_ID`` writes none).
         """
         check_on_damage(on_damage)
         if backup_run is not None and (not read_only or isinstance(backup_run, bool) or not isinstance(backup_run, int)
@@ -173,6 +181,7 @@ class Log:
         if backup_run is not None:  # (an instance attribute only then: see the note on attributes above)
             self._backup_run = backup_run
         self._rules = None
+        self._broker = PartitionFiles(self.dir, topic_id)
         if not _io.fs.isdir(self.dir):
             if read_only or not create:
                 raise DirectoryNotFoundError(f"no log directory at {self.dir}")
@@ -335,6 +344,21 @@ class Log:
     @property
     def active_segment(self) -> LogSegment:
         return self._segments[-1]
+
+    @property
+    def topic_id(self) -> str | None:
+        """The topic's id as Kafka writes it (22 base64url characters), from ``partition.metadata``; None when
+        the directory has no such file (a reader's, or a writer's opened with ``topic_id=NO_TOPIC_ID``)."""
+        return self._broker.topic_id
+
+    @property
+    def leader_epochs(self) -> list[tuple[int, int]]:
+        """``(epoch, start offset)`` entries of the leader-epoch cache (``leader-epoch-checkpoint``): from
+        which offset on the batches carry each partition leader epoch. A reader reads the file each time."""
+        cache = self._broker.cache
+        if cache is not None:
+            return list(cache.entries)
+        return read_leader_epochs(self._broker.checkpoint_path)
 
     def clock_ms(self) -> int:
         """Internal (the cleaner): the log's clock in epoch milliseconds (``Log.open(time=...)``)."""
@@ -622,6 +646,7 @@ class Log:
         if before_offset > self.log_start_offset:
             self.log_start_offset = before_offset
             self._write_recovery_point()
+            self._broker.truncate_from_start(before_offset)
             local.delete_segments(self, retention.below_log_start(self._segments, self.log_start_offset,
                                                                   self.high_watermark, self._next_offset))
         return self.log_start_offset

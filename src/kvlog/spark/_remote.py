@@ -29,12 +29,16 @@ import shutil
 import struct
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
-from kvlog import committed_offsets, storage
+from kvlog import broker_files, committed_offsets, storage
+from kvlog.broker_files import (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, LeaderEpochCache, format_leader_epochs,
+                                format_partition_metadata, new_topic_id)
+from kvlog.checkpoint import CorruptCheckpointError
 from kvlog.config import LogConfig
-from kvlog.errors import DirectoryNotFoundError, KvlogError, LogLockedError, ObjectNotFoundError
+from kvlog.errors import DirectoryNotFoundError, KvlogError, LogLockedError, ObjectNotFoundError, \
+    UnknownTopicOrPartitionError
 from kvlog.log import Log
 from kvlog.manager import LogManager
 from kvlog.object_store import ObjectStore
@@ -173,15 +177,20 @@ def publish(uri: str, store: ObjectStore, version: int, text: bytes, job: str) -
     return True
 
 
-def remove_uncommitted(store: ObjectStore, directory: str, end: int) -> None:
-    """Delete a partition's segment files at or past its committed ``end``: a failed write's, never read."""
+def remove_uncommitted(store: ObjectStore, directory: str, end: int) -> list[str]:
+    """Delete a partition's segment files at or past its committed ``end``: a failed write's, never read.
+    Returns the names that stay (empty for a partition not there yet)."""
     try:
         names = store.listdir(directory)
     except KvlogError:
-        return
+        return []
+    kept = []
     for name in names:
         if name not in committed_offsets.uncommitted_split([name], end):
             store.delete(_join(directory, name))
+        else:
+            kept.append(name)
+    return kept
 
 
 # ---------------------------------------------------------------------------------- segment build
@@ -216,17 +225,18 @@ class Written:
     start: int
     end: int
     files: list[str]
+    epochs: list[tuple[int, int]] = field(default_factory=list)  # leader epochs the new batches start
 
 
 def write_partition(uri: str, store: ObjectStore, topic: str, partition: int, start: int,
-                    staged: list[str], config: LogConfig) -> Written:
+                    staged: list[str], config: LogConfig, topic_id: str | None = None) -> Written:
     """Build ``topic-partition``'s new segments from ``staged`` (offsets from ``start``) and upload them."""
     directory = _join(uri, f"{topic}-{partition}")
     scratch = tempfile.mkdtemp(prefix="kvlog-sink-")
     uploaded: list[str] = []
     try:
         local_dir = os.path.join(scratch, f"{topic}-{partition}")
-        log = Log.open(local_dir, config)
+        log = Log.open(local_dir, config, topic_id=topic_id)
         try:
             log.truncate_fully_and_start_at(start)
             for path in staged:
@@ -234,6 +244,7 @@ def write_partition(uri: str, store: ObjectStore, topic: str, partition: int, st
                     log.append(run, assign_offsets=True)
             log.flush()
             end = log.log_end_offset
+            epochs = log.leader_epochs
         finally:
             log.close()
         for name in sorted(os.listdir(local_dir)):
@@ -248,7 +259,7 @@ def write_partition(uri: str, store: ObjectStore, topic: str, partition: int, st
                                  "is writing this partition")
             store.upload(target, os.path.join(local_dir, name))
             uploaded.append(target)
-        return Written(start, end, uploaded)
+        return Written(start, end, uploaded, epochs)
     except BaseException:
         for target in uploaded:
             store.delete(target)
@@ -299,20 +310,30 @@ def commit(p: "SinkPlan", staged: list["StagedFile"], *, sink: str | None = None
             for tp in by_tp:
                 if tp[0] == t and not 0 <= tp[1] < n:
                     raise KvlogError(f"staged data for {t}-{tp[1]}, but {uri} has {n} partitions of topic {t}")
-        configs = _topic_configs(uri)
+        configs, ids = _topic_facts(uri, {t for t, _ in touched})
         nxt = dict(parts)
+        epoch_files: list[tuple[str, list[str], int, int | None, list[tuple[int, int]], bool]] = []
         for tp in sorted(touched):
             start, end = parts.get(tp, (0, 0))
             if p.overwrite and tp[0] in topics:
                 start = end  # overwrite empties the topic: its log start moves to the old end
             directory = _join(uri, f"{tp[0]}-{tp[1]}")
-            remove_uncommitted(store, directory, end)
+            names = remove_uncommitted(store, directory, end)
+            new_epochs: list[tuple[int, int]] = []
             if tp in by_tp:
-                w = write_partition(uri, store, tp[0], tp[1], end, by_tp[tp], configs.get(tp[0], LogConfig()))
+                w = write_partition(uri, store, tp[0], tp[1], end, by_tp[tp], configs.get(tp[0], LogConfig()),
+                                    ids[tp[0]])
                 written.append(w)
-                end = w.end
-            elif tp not in parts:
-                store.make_dir(directory)  # a new topic's partition without rows is still listed
+                new_epochs = w.epochs
+                old_end, end = end, w.end
+            else:
+                old_end = end
+                if tp not in parts:
+                    store.make_dir(directory)  # a new topic's partition without rows is still listed
+            if PARTITION_METADATA not in names:  # before the commit: a committed partition has its topic id
+                store.put(_join(directory, PARTITION_METADATA), format_partition_metadata(ids[tp[0]]))
+            epoch_files.append((directory, names, old_end, start if p.overwrite else None, new_epochs,
+                                tp not in parts))
             nxt[tp] = (start, end)
         sinks = dict(latest.sinks)
         if sink is not None and batch_id is not None:
@@ -321,6 +342,8 @@ def commit(p: "SinkPlan", staged: list["StagedFile"], *, sink: str | None = None
         if not publish(uri, store, version, committed_offsets.format_text(version, p.job, nxt, sinks), p.job):
             raise KvlogError(f"another writer committed to {uri} during this job (version {version}); this job's "
                              "records were not committed")
+        for directory, names, old_end, new_start, new_epochs, is_new in epoch_files:
+            _update_leader_epochs(store, directory, names, old_end, new_start, new_epochs, is_new)
         return {"skipped": False, "version": version,
                 "written": {f"{t}-{i}": list(nxt[(t, i)]) for t, i in sorted(touched)}}
     except BaseException:
@@ -336,12 +359,56 @@ def commit(p: "SinkPlan", staged: list["StagedFile"], *, sink: str | None = None
         release_lease(uri, store, p.job)
 
 
-def _topic_configs(uri: str) -> dict[str, LogConfig]:
+def _topic_facts(uri: str, topics: set[str]) -> tuple[dict[str, LogConfig], dict[str, str]]:
+    """The configs of the directory's topics, and the ids of ``topics``: the one a topic has (its table
+    entry, else a partition's ``partition.metadata``), else a new one."""
+    configs: dict[str, LogConfig] = {}
+    ids: dict[str, str] = {}
     try:
         with LogManager(uri, read_only=True) as mgr:
-            return {t: mgr.topic_config(t) for t in mgr.topics()}
+            configs = {t: mgr.topic_config(t) for t in mgr.topics()}
+            for t in topics:
+                try:
+                    found = mgr.topic_id(t)
+                except UnknownTopicOrPartitionError:
+                    continue
+                if found is not None:
+                    ids[t] = found
     except DirectoryNotFoundError:
-        return {}
+        pass
+    for t in topics:
+        ids.setdefault(t, new_topic_id())
+    return configs, ids
+
+
+def _update_leader_epochs(store: ObjectStore, directory: str, names: list[str], old_end: int,
+                          new_start: int | None, new_epochs: list[tuple[int, int]], is_new: bool) -> None:
+    """After the commit: the partition's leader-epoch-checkpoint as a local log would have it (cut at the
+    old committed end, at the new log start after an overwrite, then the new batches' epochs). A new
+    partition gets one; an old one without (kvlog before it kept them) is left to a writer's open. Best
+    effort: the commit is published, and a failure here must not undo it (a writer's open repairs the file)."""
+    path = _join(directory, LEADER_EPOCH_CHECKPOINT)
+    try:
+        if is_new or LEADER_EPOCH_CHECKPOINT not in names:
+            stored: list[tuple[int, int]] | None = [] if is_new else None
+        else:
+            try:
+                stored = broker_files.parse_leader_epochs(store.read_all(path), path)
+            except CorruptCheckpointError:
+                stored = None
+        if stored is None:
+            return
+        cache = LeaderEpochCache(stored)
+        cache.truncate_from_end(old_end)
+        if new_start is not None:
+            cache.truncate_from_start(new_start)
+        for epoch, start in new_epochs:
+            if epoch > cache.latest_epoch:
+                cache.assign(epoch, start)
+        if is_new or cache.entries != stored:
+            store.put(path, format_leader_epochs(cache.entries))
+    except (KvlogError, OSError):
+        pass
 
 
 def _remove_staging(uri: str, store: ObjectStore, job: str) -> None:

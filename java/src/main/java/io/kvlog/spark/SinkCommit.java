@@ -1,7 +1,9 @@
 package io.kvlog.spark;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -18,7 +20,9 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  *
  * <p>If another commit published meanwhile, the job goes on only when none of its partitions moved (their
  * committed ranges equal what planning saw); otherwise it fails and removes its files: nothing interleaves.
- * A streaming epoch already applied (the sink's last epoch at or past it) is dropped the same way.
+ * A streaming epoch already applied (the sink's last epoch at or past it) is dropped the same way. Each partition
+ * the commit sets has its topic's {@code partition.metadata} before the commit and a consistent
+ * {@code leader-epoch-checkpoint} after it ({@link BrokerFiles}).
  */
 final class SinkCommit {
     /** How long the last commit in this JVM took, in nanoseconds (a diagnostic the benchmarks read). */
@@ -43,7 +47,8 @@ final class SinkCommit {
         FileSystem fs = ExclusiveCreate.raw(LogFileSystems.of(plan.rootPath(), HadoopConf.with(plan.conf)));
         Map<TopicPartition, SinkCommitMessage.Written> written = written(messages);
         try {
-            verifyFiles(fs, plan, written);
+            Map<TopicPartition, Set<String>> listed = verifyFiles(fs, plan, written);
+            writeTopicIds(fs, plan, touched(plan, written), listed);
             for (int attempt = 0; ; attempt++) {
                 CommittedOffsets latest = CommittedOffsets.latest(fs, plan.rootPath());
                 if (plan.sinkId != null && latest.sinks.getOrDefault(plan.sinkId, -1L) >= epoch) {
@@ -52,6 +57,7 @@ final class SinkCommit {
                 }
                 TreeMap<TopicPartition, CommittedOffsets.Range> next = new TreeMap<>(latest.partitions);
                 Set<TopicPartition> touched = touched(plan, written);
+                List<Runnable> epochUpdates = new ArrayList<>();
                 for (TopicPartition tp : touched) {
                     CommittedOffsets.Range was = plan.ranges.get(tp);
                     CommittedOffsets.Range now = latest.partitions.get(tp);
@@ -70,6 +76,9 @@ final class SinkCommit {
                     if (was == null) {
                         fs.mkdirs(plan.dir(tp)); // a new topic's partitions, rows or not
                     }
+                    if (was == null || start != was.start()) { // a plain append changes no entry
+                        epochUpdates.add(leaderEpochUpdate(fs, plan.dir(tp), was == null, end, start));
+                    }
                 }
                 TreeMap<String, Long> sinks = new TreeMap<>(latest.sinks);
                 if (plan.sinkId != null) {
@@ -79,6 +88,7 @@ final class SinkCommit {
                 if (CommittedOffsets.publish(fs, plan.rootPath(), version,
                         CommittedOffsets.format(version, plan.job, next, sinks))) {
                     CommittedOffsets.prune(fs, plan.rootPath(), version);
+                    epochUpdates.forEach(Runnable::run);
                     return version;
                 }
                 if (attempt >= 20) {
@@ -148,14 +158,72 @@ final class SinkCommit {
         return out;
     }
 
-    /** Each written segment's .log is there with the size its task reported. */
-    private static void verifyFiles(FileSystem fs, SinkPlan plan, Map<TopicPartition, SinkCommitMessage.Written> written)
-            throws IOException {
+    /**
+     * Before the commit, every partition it sets gets its topic's partition.metadata where it has none ({@link
+     * BrokerFiles}): the id kvlog-topics.json or a partition of the topic gives it, else a new one for the topic.
+     * {@code listed} holds the file names of the written partitions (their listing is taken already).
+     */
+    private static void writeTopicIds(FileSystem fs, SinkPlan plan, Set<TopicPartition> touched,
+                                      Map<TopicPartition, Set<String>> listed) throws IOException {
+        Map<String, String> ids = new HashMap<>();
+        for (TopicPartition tp : touched) {
+            Set<String> names = listed.get(tp);
+            Path dir = plan.dir(tp);
+            boolean has = names != null ? names.contains(BrokerFiles.PARTITION_METADATA)
+                : fs.exists(new Path(dir, BrokerFiles.PARTITION_METADATA));
+            if (has) {
+                continue;
+            }
+            String id = ids.get(tp.topic());
+            if (id == null) {
+                List<Integer> parts = new ArrayList<>();
+                plan.ranges.keySet().stream().filter(t -> t.topic().equals(tp.topic()))
+                    .forEach(t -> parts.add(t.partition()));
+                id = BrokerFiles.topicIdOf(fs, plan.rootPath(), tp.topic(), parts);
+                ids.put(tp.topic(), id != null ? id : BrokerFiles.newTopicId());
+                id = ids.get(tp.topic());
+            }
+            BrokerFiles.writeTopicId(fs, dir, id);
+        }
+    }
+
+    /**
+     * After the commit, a partition's leader-epoch-checkpoint as a local log keeps it: an empty one for a new
+     * partition (the sink's batches carry no leader epoch), the first entry moved to the new log start after an
+     * overwrite. Best effort: the commit is published, and a failure here must not fail the job (a writer's open,
+     * or the next overwrite, puts the file right).
+     */
+    private static Runnable leaderEpochUpdate(FileSystem fs, Path dir, boolean isNew, long oldEnd, long start) {
+        return () -> {
+            try {
+                if (isNew) {
+                    BrokerFiles.writeLeaderEpochs(fs, dir, List.of());
+                    return;
+                }
+                List<long[]> was = BrokerFiles.readLeaderEpochs(fs, dir);
+                if (was == null) {
+                    return; // none (kvlog before it kept one), or damaged: a writer's open rebuilds it
+                }
+                List<long[]> now = BrokerFiles.truncateFromStart(BrokerFiles.truncateFromEnd(was, oldEnd), start);
+                if (!BrokerFiles.same(was, now)) {
+                    BrokerFiles.writeLeaderEpochs(fs, dir, now);
+                }
+            } catch (IOException | RuntimeException e) {
+                // see above
+            }
+        };
+    }
+
+    /** Each written segment's .log is there with the size its task reported; returns each partition's names. */
+    private static Map<TopicPartition, Set<String>> verifyFiles(FileSystem fs, SinkPlan plan,
+            Map<TopicPartition, SinkCommitMessage.Written> written) throws IOException {
+        Map<TopicPartition, Set<String>> listed = new HashMap<>();
         for (SinkCommitMessage.Written w : written.values()) {
             Map<String, Long> sizes = new HashMap<>();
             for (FileStatus st : fs.listStatus(plan.dir(w.tp()))) {
                 sizes.put(st.getPath().getName(), st.getLen());
             }
+            listed.put(w.tp(), sizes.keySet());
             for (int i = 0; i < w.bases().length; i++) {
                 String name = SegmentWriter.fileName(w.bases()[i], ".log");
                 Long have = sizes.get(name);
@@ -166,6 +234,7 @@ final class SinkCommit {
                 }
             }
         }
+        return listed;
     }
 
     private static void removeWritten(FileSystem fs, SinkPlan plan, Map<TopicPartition, SinkCommitMessage.Written> written) {
