@@ -665,3 +665,24 @@ def test_a_run_killed_between_its_manifest_and_its_publish_is_published_by_the_n
     r = backup(src, tmp_path / "bak")
     assert r.run is None and any("published it" in w for w in r.warnings)
     assert ranges(str(tmp_path / "bak")) == {("t", 0): (0, 100)}
+
+
+def test_a_backup_into_its_own_source_is_refused(tmp_path):
+    src = tmp_path / "src"
+    with LogManager(str(src)) as m:
+        m.create_topic("t", 1, SMALL)
+    for dst in (src, src / "backups"):
+        with pytest.raises(BackupError, match="is inside the data directory"):
+            backup(src, dst)
+    assert not (src / ".kvlog-backup").exists() and not (src / "backups").exists()
+
+
+def test_a_restore_into_its_backup_is_refused(tmp_path):
+    src = tmp_path / "src"
+    with LogManager(str(src)) as m:
+        m.create_topic("t", 1, SMALL)
+        _fill(m.log("t", 0), 10)
+    backup(src, tmp_path / "bak")
+    for dst in (tmp_path / "bak", tmp_path / "bak" / "data", tmp_path):
+        with pytest.raises(BackupError, match="overlap"):
+            restore(tmp_path / "bak", dst, topic_ids={"t": TID})

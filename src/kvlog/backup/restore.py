@@ -368,6 +368,11 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     if manifest is None:
         raise BackupError(f"{target.uri} holds no backup run")
     dst = os.path.abspath(os.fspath(destination))
+    if "://" not in target.uri:
+        real, bak = os.path.realpath(dst), os.path.realpath(target.uri)
+        if real == bak or real.startswith(bak + os.sep) or bak.startswith(real + os.sep):
+            raise BackupError(f"the restore destination {dst} and the backup {target.uri} overlap: restore into a "
+                              "broker's log directory apart from the backup")
     os.makedirs(dst, exist_ok=True)
     if topics is not None and _files.CLUSTER_METADATA in topics:
         raise ConfigError(f"{_files.CLUSTER_METADATA} is never restored: the target cluster has its own")

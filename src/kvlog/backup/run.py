@@ -220,6 +220,13 @@ def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], 
         if missing:
             raise BackupError(f"no topic {missing[0]!r} in {root}")
         found = {tp: p for tp, p in found.items() if tp[0] in set(topics)}
+    if not storage.is_remote(os.fspath(destination)):
+        dst = os.path.realpath(os.fspath(destination))
+        real = os.path.realpath(root)
+        if dst == real or dst.startswith(real + os.sep):
+            # a .kvlog-backup directory inside a broker's log directory would stop the broker at its next start
+            raise BackupError(f"the backup destination {dst} is inside the data directory {real}: give a "
+                              "destination outside it")
     target = open_target(destination)
     result = BackupResult(source=root, destination=storage.redact(target.uri))
     job = f"{JOB_PREFIX}-{uuid.uuid4().hex[:12]}"
