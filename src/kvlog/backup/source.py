@@ -10,7 +10,8 @@ cut most of the active segment. The checkpoint lags the live high watermark by u
 ``replica.high.watermark.checkpoint.interval.ms`` (5 s by default), never the other way.
 
 The segment holding the cut is copied up to the last whole, CRC-valid batch before it, and its indexes are
-rebuilt for that prefix by :meth:`kvlog.segment.LogSegment.recover` (Kafka's rules), its transaction index
+built for that prefix from its batch headers by the rules of recovery (:func:`recovered_indexes`, what
+:meth:`kvlog.segment.LogSegment.recover` and Kafka's ``LogSegment.recover`` build), its transaction index
 and the leader-epoch checkpoint cut to it. Closed segments are copied verbatim, each batch's CRC checked on
 the way: damage there stops the partition's backup (its previous copy stands) unless ``allow_damage``.
 """
@@ -18,7 +19,6 @@ the way: damage there stops the partition's backup (its previous copy stands) un
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +26,6 @@ import numpy as np
 from kvlog import _files, broker_files, checkpoint, committed_offsets
 from kvlog._core import records as _k
 from kvlog.errors import BackupError, KvlogError
-from kvlog.segment import LogSegment
 from kvlog.txn_index import ENTRY_DTYPE, parse_entries
 
 __all__ = ["FileJob", "PartitionPlan", "plan_partition", "RootState", "read_root_state", "SKIP_SUFFIXES"]
@@ -34,6 +33,7 @@ __all__ = ["FileJob", "PartitionPlan", "plan_partition", "RootState", "read_root
 #: files a broker or kvlog leaves that are never part of a backup (work in progress, locks, set-aside bytes)
 SKIP_SUFFIXES = (".deleted", ".cleaned", ".swap", ".tmp", ".quarantined", ".kvlog.lock", ".lock")
 _SCAN_CAP = 4096
+_WINDOW = 8 << 20
 
 
 @dataclass
@@ -117,64 +117,82 @@ def read_topic_id(directory: str) -> str | None:
 def scan_prefix(path: str, stop_offset: int) -> tuple[int, int, np.ndarray, str]:
     """The whole, CRC-valid batches at the start of the ``.log`` at ``path`` that end before
     ``stop_offset``: ``(bytes, next offset, headers, why it stopped)``; why is "" at the file's end or the
-    stop offset, else what was wrong at that position."""
+    stop offset, else what was wrong at that position. Read in windows: only the headers are kept."""
     parts: list[np.ndarray] = []
-    with open(path, "rb") as f:
-        data = f.read()  # the cut segment only: bounded by segment.bytes
-    pos, why = 0, ""
     out = np.empty(_SCAN_CAP, dtype=_k.BATCH_DTYPE)
-    while pos < len(data):
-        count, nxt, status, error = _k.scan(data, pos, len(data), out, True, True)
-        got = out[:count].copy()
-        bad = np.flatnonzero(got["crc_valid"] == 0) if count else np.empty(0, np.int64)
-        if len(bad):
-            why = f"CRC mismatch in the batch at position {int(got['position'][bad[0]])}"
-            got = got[:bad[0]]
-        over = np.flatnonzero(got["last_offset"] >= stop_offset) if len(got) else np.empty(0, np.int64)
-        if len(over):
-            got, why = got[:over[0]], ""
-            parts.append(got)
-            break
-        parts.append(got)
-        if len(bad):
-            break
-        if error is not None:
-            why = f"{error}"
-            break
-        if status != _k.FULL:
-            tail = (len(got) and int(got["position"][-1] + got["size"][-1])) or pos
-            if tail < len(data) and any(data[tail:]):
-                why = f"incomplete batch at position {tail}"
-            break
-        pos = nxt
+    why, base_pos, carry = "", 0, b""
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(_WINDOW)
+            data = carry + chunk if carry else chunk
+            if not data:
+                break
+            pos, stop = 0, False
+            while pos < len(data):
+                count, nxt, status, error = _k.scan(data, pos, len(data), out, True, True)
+                got = out[:count].copy()
+                got["position"] += base_pos
+                bad = np.flatnonzero(got["crc_valid"] == 0) if count else np.empty(0, np.int64)
+                if len(bad):
+                    why = f"CRC mismatch in the batch at position {int(got['position'][bad[0]])}"
+                    got, stop = got[:bad[0]], True
+                over = np.flatnonzero(got["last_offset"] >= stop_offset) if len(got) else np.empty(0, np.int64)
+                if len(over):
+                    got, why, stop = got[:over[0]], "", True
+                parts.append(got)
+                if error is not None and not stop:
+                    why, stop = f"{error}", True
+                if stop:
+                    break
+                pos = nxt
+                if status != _k.FULL:
+                    break
+            if stop:
+                break
+            carry = bytes(data[pos:])
+            base_pos += pos
+            if not chunk:  # the file's end: what is left is no whole batch
+                if carry and any(carry):
+                    why = f"incomplete batch at position {base_pos}"
+                break
     heads = np.concatenate(parts) if parts else np.empty(0, _k.BATCH_DTYPE)
     size = int(heads["position"][-1] + heads["size"][-1]) if len(heads) else 0
     return size, (int(heads["last_offset"][-1]) + 1 if len(heads) else -1), heads, why
 
 
-def rebuilt_indexes(data_path: str, size: int, base: int, interval: int) -> tuple[bytes, bytes]:
-    """``.index`` and ``.timeindex`` of the first ``size`` bytes of a ``.log``, as recovery builds them."""
-    with tempfile.TemporaryDirectory(prefix="kvlog-backup-") as scratch:
-        log = _files.segment_path(scratch, base, _files.LOG)
-        with open(data_path, "rb") as src, open(log, "wb") as dst:
-            left = size
-            while left:
-                chunk = src.read(min(left, 8 << 20))
-                if not chunk:
-                    raise BackupError(f"{data_path} shrank below {size} bytes while it was read")
-                dst.write(chunk)
-                left -= len(chunk)
-        seg = LogSegment(scratch, base, index_interval_bytes=interval)
-        try:
-            cut = seg.recover(dense=False)
-        finally:
-            seg.close()
-        if cut:
-            raise BackupError(f"{data_path}: rebuilding the indexes of its first {size} bytes cut {cut} bytes")
-        with open(_files.segment_path(scratch, base, _files.INDEX), "rb") as f:
-            index = f.read()
-        with open(_files.segment_path(scratch, base, _files.TIME_INDEX), "rb") as f:
-            time_index = f.read()
+def recovered_indexes(heads: np.ndarray, base: int, interval: int) -> tuple[bytes, bytes]:
+    """The ``.index`` and ``.timeindex`` that recovery (:meth:`kvlog.segment.LogSegment.recover`, Kafka's
+    ``LogSegment.recover``) builds for a segment whose batches are ``heads``, without reading the segment
+    again: an offset entry (the batch's last offset, its position) at the first batch more than
+    ``interval`` bytes past the previous entry, with a time entry (the largest timestamp so far, the last
+    offset of the batch that first carried it) where that timestamp grew, and a last time entry for the
+    segment's largest timestamp."""
+    n = len(heads)
+    if not n:
+        return b"", b""
+    pos = heads["position"].astype(np.int64)
+    last = heads["last_offset"].astype(np.int64)
+    stamps = np.maximum(heads["max_timestamp"].astype(np.int64), -1)
+    run = np.maximum.accumulate(stamps)
+    grew = np.empty(n, dtype=bool)
+    grew[0] = stamps[0] > -1
+    grew[1:] = stamps[1:] > run[:-1]
+    at = np.maximum.accumulate(np.where(grew, np.arange(n), -1))
+    shallow = np.where(at >= 0, last[np.maximum(at, 0)], base)
+    offsets, times = [], []
+    last_time, indexed = -1, 0
+    i = int(np.searchsorted(pos, interval, side="right"))
+    while i < n:
+        offsets.append((int(last[i]) - base, int(pos[i])))
+        if run[i] > last_time:
+            last_time = int(run[i])
+            times.append((last_time, int(shallow[i]) - base))
+        indexed = int(pos[i])
+        i = int(np.searchsorted(pos, indexed + interval, side="right"))
+    if run[-1] > last_time:
+        times.append((int(run[-1]), int(shallow[-1]) - base))
+    index = np.array(offsets, dtype=[("o", ">i4"), ("p", ">i4")]).tobytes()
+    time_index = np.array(times, dtype=[("t", ">i8"), ("o", ">i4")]).tobytes()
     return index, time_index
 
 
@@ -251,7 +269,7 @@ def plan_partition(root: str, topic: str, partition: int, state: RootState, inde
         plan.jobs.append(FileJob(pre + _files.LOG, "prefix", log_path, before, size=size,
                                  derived=f"prefix:{size}"))
         if size:
-            index, time_index = rebuilt_indexes(log_path, size, last, index_interval)
+            index, time_index = recovered_indexes(heads, last, index_interval)
             plan.jobs.append(FileJob(pre + _files.INDEX, "bytes", data=index, derived="rebuilt"))
             plan.jobs.append(FileJob(pre + _files.TIME_INDEX, "bytes", data=time_index, derived="rebuilt"))
         else:
