@@ -713,3 +713,19 @@ def test_indexes_built_from_headers_equal_what_recovery_builds(tmp_path, seed, m
     cut = int(heads["base_offset"][len(heads) // 2])  # stopping at an offset: the batches before it
     size2, end2, heads2, why2 = scan_prefix(path, cut)
     assert (end2, why2) == (cut if len(heads) > 1 else -1, "") and len(heads2) == len(heads) // 2
+
+
+def test_an_active_segment_growing_above_an_unmoved_high_watermark_is_not_copied_again(tmp_path):
+    src = tmp_path / "src"
+    with LogManager(str(src)) as m:
+        m.create_topic("t", 1, LogConfig(segment_bytes=1 << 20))
+        _fill(m.log("t", 0), 100)
+    checkpoint.write_offsets(str(src / checkpoint.REPLICATION_OFFSET), {("t", 0): 60})
+    assert backup(src, tmp_path / "bak").run == 1
+    with LogManager(str(src)) as m:  # the broker appends; its high watermark has not moved
+        _fill(m.log("t", 0), 50, start_ts=7_000)
+    again = backup(src, tmp_path / "bak")
+    assert again.run is None and again.files_copied == 0
+    checkpoint.write_offsets(str(src / checkpoint.REPLICATION_OFFSET), {("t", 0): 150})
+    moved = backup(src, tmp_path / "bak")
+    assert moved.run == 2 and ranges(str(tmp_path / "bak")) == {("t", 0): (0, 150)}

@@ -396,7 +396,15 @@ def _reusable(entry: FileEntry | None, fj: src_mod.FileJob) -> FileEntry | None:
     if fj.kind == "bytes":
         return entry if entry.size == len(fj.data) and entry.crc32c == crc32c(fj.data) and \
             entry.derived == fj.derived else None
-    return entry if entry.source == fj.stat and entry.derived == fj.derived else None
+    if entry.derived != fj.derived:
+        return None
+    if entry.source == fj.stat:
+        return entry
+    if fj.kind == "prefix" and entry.source is not None and fj.stat is not None and entry.source[2] == fj.stat[2]:
+        # the active segment grew past a cut that did not move (the broker appends above its high watermark):
+        # the same prefix of the same file, if its bytes still say so (read here, not uploaded again)
+        return entry if _prefix_crc(fj.path, entry.size) == entry.crc32c else None
+    return None
 
 
 def _keep_previous(prev: Manifest | None, manifest: Manifest, label: str) -> None:
