@@ -72,6 +72,8 @@ def test_backup_and_restore_processes_killed_at_random_moments(tmp_path):
             done = subprocess.run(_cli("restore", str(bak), str(out), *ids), capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
         assert_restored_equal(str(src), str(out), after)
-        assert not [n for n in os.listdir(out) if n.endswith("-delete") or n.startswith(".kvlog-restore")]
+        assert not [n for n in os.listdir(out) if n.endswith("-delete")]
+        again = subprocess.run(_cli("restore", str(bak), str(out), *ids), capture_output=True, text=True)
+        assert again.returncode == 0 and "finished already" in again.stderr, again.stderr
         shutil.rmtree(bak)
         shutil.rmtree(out)

@@ -18,7 +18,8 @@ rebuilds indexes, producer state and epochs itself); their log start offsets are
 progress is dropped. ``meta.properties`` is never written: it is the target broker's identity.
 
 A journal (``DST/.kvlog-restore-journal``, a file: a broker loads only directories) names the finished
-partitions, so a killed restore run again with the same arguments finishes the rest.
+partitions, so a killed restore run again with the same arguments finishes the rest; it stays, marked
+complete, when the restore ends (running the same command again then does nothing).
 """
 
 from __future__ import annotations
@@ -389,6 +390,14 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     params = {"backup": target.uri, "run": manifest.run, "as_of": as_of, "topics": labels, "ids": ids,
               "keep_leader_epochs": keep_leader_epochs}
     journal = _read_journal(dst)
+    if journal is not None and journal.get("complete"):
+        if journal.get("params") == params:  # finished already (its process may have died right after)
+            again = RestoreResult(target.uri, dst, manifest.run, as_of)
+            again.partitions = {k: PartitionRestore(**v) for k, v in journal.get("partitions", {}).items()}
+            again.resumed = list(again.partitions)
+            again.warnings.append(f"this restore finished already ({os.path.join(dst, JOURNAL)}): nothing to do")
+            return again
+        journal = None  # an earlier restore's record: it finished, so it binds nothing
     done: list[str] = []
     if journal is not None:
         if journal.get("params") != params:
@@ -456,8 +465,11 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     _checkpoints(dst, [(manifest.partitions[k], result.partitions[k]) for k in labels], cleaned)
     if groups_csv is not None or groups_partitions is not None:
         _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, topic_ids or {}, dst)
-    _sync(dst)  # the checkpoints, before the journal goes
-    os.unlink(os.path.join(dst, JOURNAL))
+    _sync(dst)  # the checkpoints, before the journal says the restore is complete
+    # kept, marked complete: a run of the same command after a kill that came just after this does nothing
+    # (a broker ignores regular files at a log directory's root)
+    _write_journal(dst, {"params": params, "done": done, "partitions": finished, "checked": labels,
+                         "complete": True})
     _fsync_dir(dst)
     result.elapsed_s = time.monotonic() - t0
     return result
