@@ -255,7 +255,8 @@ class InconsistentTopicIdError(KvlogError, ValueError):
 
 class CorruptInternalRecordError(KvlogError, ValueError):
     """A key or value of an internal topic (``__consumer_offsets``, ``__cluster_metadata``,
-    ``__transaction_state``, ``__share_group_state``) that does not decode with its schema.
+    ``__transaction_state``, ``__share_group_state``, ``__remote_log_metadata``) that does not decode with
+    its schema.
 
     ``field`` is the dotted path of the field being read (``value.members[2].clientId``); ``partition``
     (``topic-N``) and ``offset`` say which record, when known. ``reason`` is the bare message.

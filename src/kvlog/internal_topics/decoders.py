@@ -2,7 +2,9 @@
 
 ``decode_coordinator_record`` reads a record of ``__consumer_offsets``, ``__transaction_state`` or
 ``__share_group_state`` (an int16 record type + key fields; an int16 version + value fields, or a null
-value for a tombstone); ``decode_metadata_record`` reads a KRaft ``__cluster_metadata`` value. Both
+value for a tombstone); ``decode_metadata_record`` reads a KRaft ``__cluster_metadata`` value and
+``decode_remote_log_metadata_record`` a tiered-storage ``__remote_log_metadata`` value (the same
+frame: varints frame version 1, api key, version, then the record). All
 raise :class:`~kvlog.errors.CorruptInternalRecordError` naming the partition, offset and field when the
 bytes do not fit; a record type the tables do not know comes back with ``known=False`` (reported, not
 fatal), as Kafka's own decoders report it.
@@ -24,16 +26,20 @@ from kvlog.internal_topics.schemas_coordinator import (
     RecordType,
 )
 from kvlog.internal_topics.schemas_metadata import METADATA_RECORDS, metadata_type_name
+from kvlog.internal_topics.schemas_remote import REMOTE_LOG_METADATA_RECORDS, remote_type_name
 
 __all__ = [
     "CoordinatorRecord",
     "InternalTopic",
     "MetadataRecord",
+    "RemoteLogMetadataRecord",
     "UnknownSchemaError",
     "decode_coordinator_record",
     "decode_metadata_record",
+    "decode_remote_log_metadata_record",
     "encode_coordinator_record",
     "encode_metadata_record",
+    "encode_remote_log_metadata_record",
     "topic_kind",
 ]
 
@@ -52,6 +58,7 @@ class InternalTopic(str, Enum):
     TRANSACTION_STATE = "__transaction_state"
     SHARE_GROUP_STATE = "__share_group_state"
     CLUSTER_METADATA = "__cluster_metadata"
+    REMOTE_LOG_METADATA = "__remote_log_metadata"
 
     @property
     def record_types(self) -> dict[int, RecordType]:
@@ -61,7 +68,8 @@ class InternalTopic(str, Enum):
             return TRANSACTION_RECORDS
         if self is InternalTopic.SHARE_GROUP_STATE:
             return SHARE_STATE_RECORDS
-        raise ValueError(f"{self.value} records have no key types (use decode_metadata_record)")
+        raise ValueError(f"{self.value} records have no key types (use decode_metadata_record or "
+                         "decode_remote_log_metadata_record)")
 
 
 def topic_kind(topic: str) -> InternalTopic | None:
@@ -92,6 +100,17 @@ class CoordinatorRecord:
 @dataclass(frozen=True)
 class MetadataRecord:
     """One decoded ``__cluster_metadata`` record: api key, Kafka's type name, version and fields."""
+
+    api_key: int
+    type_name: str
+    version: int
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RemoteLogMetadataRecord:
+    """One decoded ``__remote_log_metadata`` record: api key (0 segment metadata, 1 segment update,
+    2 partition delete, 3 segment snapshot), Kafka's type name, version and fields."""
 
     api_key: int
     type_name: str
@@ -176,8 +195,23 @@ def decode_metadata_record(value: bytes | memoryview | None, *, partition: str |
     An unknown api key or version, or bytes left over after the record, raise
     :class:`~kvlog.errors.CorruptInternalRecordError` (Kafka's MetadataRecordSerde refuses them too).
     """
+    api_key, version, data = _decode_framed(value, METADATA_RECORDS, "metadata", partition, offset)
+    return MetadataRecord(api_key, metadata_type_name(api_key), version, data)
+
+
+def decode_remote_log_metadata_record(value: bytes | memoryview | None, *, partition: str | None = None,
+                                      offset: int | None = None) -> RemoteLogMetadataRecord:
+    """One ``__remote_log_metadata`` record value, framed as a KRaft metadata record (Kafka's
+    ``RemoteLogMetadataSerde`` reads it with the same ``AbstractApiMessageSerde``); the same errors."""
+    api_key, version, data = _decode_framed(value, REMOTE_LOG_METADATA_RECORDS, "remote log metadata",
+                                            partition, offset)
+    return RemoteLogMetadataRecord(api_key, remote_type_name(api_key), version, data)
+
+
+def _decode_framed(value: bytes | memoryview | None, table: dict[int, codec.Message], what: str,
+                   partition: str | None, offset: int | None) -> tuple[int, int, dict[str, Any]]:
     if value is None:
-        raise CorruptInternalRecordError("a metadata record without a value", field="value",
+        raise CorruptInternalRecordError(f"a {what} record without a value", field="value",
                                          partition=partition, offset=offset)
     frame, pos = _uvarint(value, 0, "frameVersion", partition, offset)
     if frame != METADATA_FRAME_VERSION:
@@ -185,9 +219,9 @@ def decode_metadata_record(value: bytes | memoryview | None, *, partition: str |
                                          partition=partition, offset=offset)
     api_key, pos = _uvarint(value, pos, "apiKey", partition, offset)
     version, pos = _uvarint(value, pos, "version", partition, offset)
-    msg = METADATA_RECORDS.get(api_key)
+    msg = table.get(api_key)
     if msg is None:
-        raise UnknownSchemaError(f"unknown metadata record type {api_key}", field="apiKey",
+        raise UnknownSchemaError(f"unknown {what} record type {api_key}", field="apiKey",
                                  partition=partition, offset=offset)
     if version not in msg.valid:
         raise UnknownSchemaError(f"unknown version {version} of {msg.name} (known: {msg.valid})",
@@ -199,14 +233,24 @@ def decode_metadata_record(value: bytes | memoryview | None, *, partition: str |
     if end != len(value):
         raise CorruptInternalRecordError(f"{len(value) - end} bytes left after the {msg.name}", field="data",
                                          partition=partition, offset=offset)
-    return MetadataRecord(api_key, metadata_type_name(api_key), version, data)
+    return api_key, version, data
 
 
 def encode_metadata_record(api_key: int, version: int, data: dict[str, Any]) -> bytes:
     """The value bytes of one KRaft metadata record."""
-    msg = METADATA_RECORDS.get(api_key)
+    return _encode_framed(METADATA_RECORDS, "metadata", api_key, version, data)
+
+
+def encode_remote_log_metadata_record(api_key: int, version: int, data: dict[str, Any]) -> bytes:
+    """The value bytes of one ``__remote_log_metadata`` record (its key is null)."""
+    return _encode_framed(REMOTE_LOG_METADATA_RECORDS, "remote log metadata", api_key, version, data)
+
+
+def _encode_framed(table: dict[int, codec.Message], what: str, api_key: int, version: int,
+                   data: dict[str, Any]) -> bytes:
+    msg = table.get(api_key)
     if msg is None:
-        raise CorruptInternalRecordError(f"unknown metadata record type {api_key}", field="apiKey")
+        raise CorruptInternalRecordError(f"unknown {what} record type {api_key}", field="apiKey")
     try:
         head = b"".join(codec.uvarint_bytes(n) for n in (METADATA_FRAME_VERSION, api_key, version))
         return head + codec.encode(msg, version, data)
