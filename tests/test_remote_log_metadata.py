@@ -14,15 +14,20 @@ import pathlib
 import struct
 import uuid
 
+import pyarrow as pa
 import pytest
 
-from kvlog.errors import CorruptInternalRecordError
+import kvlog
+from kvlog import Log, Record
+from kvlog.errors import CorruptInternalRecordError, DirectoryNotFoundError
+from kvlog.internal_topics.cluster_metadata import topic_id_text
 from kvlog.internal_topics.decoders import (
     InternalTopic,
     UnknownSchemaError,
     decode_remote_log_metadata_record,
     encode_remote_log_metadata_record,
 )
+from kvlog.internal_topics.remote_log_metadata import replay_remote_log_metadata
 from kvlog.internal_topics.schemas_remote import REMOTE_LOG_METADATA_RECORDS
 
 SPECS = json.loads((pathlib.Path(__file__).parent / "data" / "remote_log_metadata_specs.json").read_text())["specs"]
@@ -219,3 +224,127 @@ def test_damaged_bytes_are_typed_errors_naming_partition_offset_and_field():
         decode_remote_log_metadata_record(b"\x01\x00\x02" + raw[3:])
     with pytest.raises(CorruptInternalRecordError, match="without a value"):
         decode_remote_log_metadata_record(None, partition="p", offset=0)
+
+
+# ---------------------------------------------------------------------------------------- replay
+def write_partition(root, n, records):
+    log = Log.open(root / f"__remote_log_metadata-{n}")
+    log.append([Record(None, spec_encode(*r), T0) for r in records])
+    log.close()
+
+
+def replay(tmp_path, records, **kw):
+    write_partition(tmp_path, 0, records)
+    return [{k: row[k] for k in ("segment_id", "start_offset", "end_offset", "state", "in_log", "reason")}
+            for row in kvlog.remote_log_metadata(tmp_path, **kw).to_pylist()]
+
+
+def sid(i):
+    return topic_id_text(SEG[i])
+
+
+def test_copy_started_only_is_not_part_of_the_log(tmp_path):
+    assert replay(tmp_path, [segment(0, 0, 99)]) == [
+        {"segment_id": sid(0), "start_offset": 0, "end_offset": 99, "state": "COPY_SEGMENT_STARTED",
+         "in_log": False, "reason": "copy not finished"}]
+
+
+def test_finished_copy_is_part_of_the_log_with_every_column(tmp_path):
+    write_partition(tmp_path, 0, [segment(0, 0, 99, epochs=((0, None), (2, 40)), txn_empty=True),
+                                  update(0, 1, custom=b"cm")])
+    t = kvlog.remote_log_metadata(tmp_path)
+    assert t.schema.field("leader_epochs").type == pa.map_(pa.int32(), pa.int64())
+    assert t.to_pylist() == [{
+        "topic_id": topic_id_text(TOPIC_ID), "topic": "orders", "partition": 0, "segment_id": sid(0),
+        "start_offset": 0, "end_offset": 99, "state": "COPY_SEGMENT_FINISHED", "leader_epochs": [(0, 0), (2, 40)],
+        "broker_id": 2, "event_timestamp": T0 + 100, "max_timestamp": T0 + 99, "segment_size": 1000,
+        "custom_metadata": b"cm", "txn_index_empty": True, "in_log": True, "reason": None,
+        "metadata_partition": 0, "metadata_offset": 1}]
+
+
+def test_delete_started_and_finished_leave_the_log(tmp_path):
+    rows = replay(tmp_path, [segment(0, 0, 99), update(0, 1), segment(1, 100, 199), update(1, 1), update(0, 2),
+                             segment(2, 200, 299), update(2, 1), update(2, 2), update(2, 3)])
+    assert [(r["segment_id"], r["state"], r["in_log"], r["reason"]) for r in rows] == [
+        (sid(0), "DELETE_SEGMENT_STARTED", False, "delete started"),
+        (sid(1), "COPY_SEGMENT_FINISHED", True, None),
+        (sid(2), "DELETE_SEGMENT_FINISHED", False, "deleted")]
+
+
+def test_a_deleted_partition_leaves_the_log_and_drops_later_records(tmp_path):
+    write_partition(tmp_path, 0, [segment(0, 0, 99), update(0, 1), segment(1, 0, 9, partition=1),
+                                  update(1, 1, partition=1), partition_delete(0), partition_delete(1),
+                                  segment(2, 100, 199, partition=1)])
+    write_partition(tmp_path, 1, [partition_delete(2, partition=1), segment(3, 100, 199, partition=1)])
+    state = replay_remote_log_metadata(tmp_path)
+    rows = state.segments().to_pylist()
+    assert [(r["partition"], r["segment_id"], r["in_log"], r["reason"]) for r in rows] == [
+        (0, sid(0), False, "partition deletion: DELETE_PARTITION_STARTED"),
+        (1, sid(1), False, "partition deletion: DELETE_PARTITION_FINISHED"),
+        (1, sid(2), False, "partition deletion: DELETE_PARTITION_FINISHED")]
+    assert len(state.problems) == 1 and "__remote_log_metadata-1 offset 1" in state.problems[0]
+    assert "DELETE_PARTITION_FINISHED" in state.problems[0]
+
+
+def test_illegal_transitions_are_dropped_as_the_broker_drops_them(tmp_path):
+    write_partition(tmp_path, 0, [segment(0, 0, 99), update(0, 3), update(0, 1), update(0, 1),
+                                  update(5, 1), segment(0, 0, 99)])
+    state = replay_remote_log_metadata(tmp_path)
+    rows = state.segments().to_pylist()
+    assert [(r["state"], r["in_log"], r["metadata_offset"]) for r in rows] == [("COPY_SEGMENT_FINISHED", True, 3)]
+    assert [p.split(": ", 1)[1] for p in state.problems] == [
+        f"dropped the transition of segment {sid(0)} from COPY_SEGMENT_STARTED to DELETE_SEGMENT_FINISHED "
+        "(not allowed)",
+        f"dropped the update of segment {sid(5)} to COPY_SEGMENT_FINISHED: no metadata for it in the cache",
+        f"dropped the transition of segment {sid(0)} from COPY_SEGMENT_FINISHED to COPY_SEGMENT_STARTED "
+        "(not allowed)"]
+
+
+def test_a_repeated_copy_started_replaces_the_metadata_and_a_later_one_is_dropped(tmp_path):
+    rows = replay(tmp_path, [segment(0, 0, 50), segment(0, 0, 99), update(0, 1)])
+    assert [(r["end_offset"], r["in_log"]) for r in rows] == [(99, True)]
+
+
+def test_duplicate_uploads_of_one_epoch_supersede_the_earlier_segment(tmp_path):
+    # RemoteLogLeaderEpochState's cases: a new leader re-uploads 0-200 over a lagging leader's 0-100 (S0
+    # superseded); an overlapping upload 5-100 takes 10-90's slot; a segment of a later epoch beside them
+    rows = replay(tmp_path, [segment(0, 0, 100), update(0, 1), segment(1, 0, 200), update(1, 1),
+                             segment(2, 201, 300, epochs=((1, None),)), update(2, 1)])
+    assert [(r["segment_id"], r["in_log"], r["reason"]) for r in rows] == [
+        (sid(0), False, f"superseded by {sid(1)}"), (sid(1), True, None), (sid(2), True, None)]
+
+
+def test_a_segment_is_kept_for_an_epoch_it_still_holds(tmp_path):
+    # S0 holds epochs 0 (0-49) and 1 (50-99); S1 re-uploads epoch 1 only from 50: S0 keeps epoch 0
+    rows = replay(tmp_path, [segment(0, 0, 99, epochs=((0, 0), (1, 50))), update(0, 1),
+                             segment(1, 50, 150, epochs=((1, 50),)), update(1, 1)])
+    assert [(r["segment_id"], r["in_log"]) for r in rows] == [(sid(0), True), (sid(1), True)]
+
+
+def test_records_the_broker_refuses_raise_or_are_skipped(tmp_path):
+    write_partition(tmp_path, 0, [segment(0, 0, 99), segment(1, 0, 9, state=1), snapshot(2), update(0, 7)])
+    with pytest.raises(CorruptInternalRecordError) as e:
+        kvlog.remote_log_metadata(tmp_path)
+    assert (e.value.partition, e.value.offset, e.value.field) == ("__remote_log_metadata-0", 1,
+                                                                  "data.remoteLogSegmentState")
+    state = replay_remote_log_metadata(tmp_path, errors="skip")
+    assert [r["segment_id"] for r in state.segments().to_pylist()] == [sid(0)]
+    assert len(state.problems) == 3 and "offset 2" in state.problems[1] and "offset 3" in state.problems[2]
+
+
+def test_damaged_record_bytes_in_a_partition_name_partition_and_offset(tmp_path):
+    good = spec_encode(*segment(0, 0, 99))
+    log = Log.open(tmp_path / "__remote_log_metadata-4")
+    log.append([Record(None, good, T0), Record(None, good[:20], T0)])
+    log.close()
+    with pytest.raises(CorruptInternalRecordError) as e:
+        kvlog.remote_log_metadata(tmp_path)
+    assert (e.value.partition, e.value.offset) == ("__remote_log_metadata-4", 1)
+    assert "partition __remote_log_metadata-4, offset 1, field data." in str(e.value)
+    state = replay_remote_log_metadata(tmp_path, errors="skip")
+    assert len(state.problems) == 1 and state.segments().num_rows == 1
+
+
+def test_no_partition_directory_is_a_typed_error(tmp_path):
+    with pytest.raises(DirectoryNotFoundError):
+        kvlog.remote_log_metadata(tmp_path)

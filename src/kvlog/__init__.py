@@ -49,6 +49,7 @@ from kvlog.errors import (
 from kvlog.internal_topics.cluster_metadata import ClusterMetadata, cluster_metadata
 from kvlog.internal_topics.consumer_offsets import consumer_offsets
 from kvlog.internal_topics.failover import ResumeOffset, failover_offsets
+from kvlog.internal_topics.remote_log_metadata import remote_log_metadata
 from kvlog.internal_topics.transaction_state import transaction_state
 from kvlog.records import (
     ControlRecordType,
@@ -121,6 +122,7 @@ __all__ = [
     "cluster_metadata",
     "ClusterMetadata",
     "failover_offsets",
+    "remote_log_metadata",
     "ResumeOffset",
     "transaction_state",
     "max_open_files",
