@@ -19,6 +19,7 @@ import pytest
 
 import kvlog
 from kvlog import Log, Record
+from kvlog.cli import main
 from kvlog.errors import CorruptInternalRecordError, DirectoryNotFoundError
 from kvlog.internal_topics.cluster_metadata import topic_id_text
 from kvlog.internal_topics.decoders import (
@@ -348,3 +349,76 @@ def test_damaged_record_bytes_in_a_partition_name_partition_and_offset(tmp_path)
 def test_no_partition_directory_is_a_typed_error(tmp_path):
     with pytest.raises(DirectoryNotFoundError):
         kvlog.remote_log_metadata(tmp_path)
+
+
+# ------------------------------------------------------------------------------------------ dump
+def dump_payloads(tmp_path, capfd, records, *extra):
+    d = tmp_path / "__remote_log_metadata-0"
+    log = Log.open(d)
+    log.append([Record(None, v, T0) for v in records])
+    log.close()
+    rc = main(["dump", "--remote-log-metadata-decoder", *extra, "--files", str(d / "00000000000000000000.log")])
+    out, err = capfd.readouterr()
+    assert rc == 0, err
+    return [ln for ln in out.splitlines() if "payload:" in ln]
+
+
+TIP_TEXT = "AAAAAAAAQACAAAAAAAAAoQ:orders-0"
+
+
+def test_dump_prints_the_java_objects_to_string(tmp_path, capfd):
+    lines = dump_payloads(tmp_path, capfd, [spec_encode(*r) for r in (
+        segment(1, 100, 199, epochs=((3, 150), (1, 100)), custom=b"\x01\x02", txn_empty=True),
+        segment(2, 0, 99, version=1, brokerLeaderEpoch=7),
+        update(0, 1), update(0, 2, custom=b"xyz", version=1, brokerLeaderEpoch=4, endOffset=99),
+        partition_delete(0), partition_delete(2, version=1, brokerLeaderEpoch=5, endOffset=1234),
+        snapshot(3))])
+    payloads = [ln.split(" payload: ", 1)[1] for ln in lines]
+    assert payloads == [
+        "RemoteLogSegmentMetadata{remoteLogSegmentId=RemoteLogSegmentId{topicIdPartition="
+        "AAAAAAAAQACAAAAAAAAAoQ:orders-0, id=AAAAAAAAAAcAAAAAAAAAAQ}, startOffset=100, endOffset=199, brokerId=1, "
+        "maxTimestampMs=1700000000199, eventTimestampMs=1700000000010, segmentLeaderEpochs={1=100, 3=150}, "
+        "segmentSizeInBytes=1000, customMetadata=Optional[CustomMetadata{2 bytes}], state=COPY_SEGMENT_STARTED, "
+        "txnIdxEmpty=true}",
+        "RemoteLogSegmentMetadata{remoteLogSegmentId=RemoteLogSegmentId{topicIdPartition="
+        "AAAAAAAAQACAAAAAAAAAoQ:orders-0, id=AAAAAAAAAAcAAAAAAAAAAg}, startOffset=0, endOffset=99, brokerId=1, "
+        "maxTimestampMs=1700000000099, eventTimestampMs=1700000000020, segmentLeaderEpochs={0=0}, "
+        "segmentSizeInBytes=1000, customMetadata=Optional.empty, state=COPY_SEGMENT_STARTED, txnIdxEmpty=false}",
+        "RemoteLogSegmentMetadataUpdate{remoteLogSegmentId=RemoteLogSegmentId{topicIdPartition="
+        "AAAAAAAAQACAAAAAAAAAoQ:orders-0, id=AAAAAAAAAAcAAAAAAAAAAA}, customMetadata=Optional.empty, "
+        "state=COPY_SEGMENT_FINISHED, eventTimestampMs=1700000000100, brokerId=2}",
+        "RemoteLogSegmentMetadataUpdate{remoteLogSegmentId=RemoteLogSegmentId{topicIdPartition="
+        "AAAAAAAAQACAAAAAAAAAoQ:orders-0, id=AAAAAAAAAAcAAAAAAAAAAA}, customMetadata=Optional[CustomMetadata{3 bytes}], "
+        "state=DELETE_SEGMENT_STARTED, eventTimestampMs=1700000000100, brokerId=2}",
+        "RemotePartitionDeleteMetadata{topicPartition=AAAAAAAAQACAAAAAAAAAoQ:orders-0, state=DELETE_PARTITION_MARKED, "
+        "eventTimestampMs=1700000000500, brokerId=3}",
+        "RemotePartitionDeleteMetadata{topicPartition=AAAAAAAAQACAAAAAAAAAoQ:orders-0, "
+        "state=DELETE_PARTITION_FINISHED, eventTimestampMs=1700000000500, brokerId=3}",
+        "RemoteLogSegmentMetadataSnapshot{segmentId=AAAAAAAAAAcAAAAAAAAAAw, startOffset=0, endOffset=99, "
+        "maxTimestampMs=1700000000000, segmentLeaderEpochs={0=0, 2=50}, segmentSizeInBytes=4096, "
+        "customMetadata=Optional[CustomMetadata{3 bytes}], state=COPY_SEGMENT_FINISHED}",
+    ]
+    assert lines[0].startswith("| offset: 0 CreateTime: 1700000000000 keySize: -1 valueSize: ")
+    assert TIP_TEXT in payloads[0]
+
+
+def test_dump_prints_kafkas_skip_line_for_records_it_cannot_read(tmp_path, capfd):
+    good = spec_encode(*segment(0, 0, 99))
+    lines = dump_payloads(tmp_path, capfd, [
+        good[:20], spec_encode(*segment(0, 5, 4)), spec_encode(*segment(0, 0, 9, epochs=())),
+        spec_encode(*update(0, 9)), spec_encode(*partition_delete(7)), good], "--skip-record-metadata")
+    assert lines[0].startswith(" payload: Error at offset 0, skipping. ") and "offset 0" in lines[0]
+    assert lines[1:5] == [
+        " payload: Error at offset 1, skipping. Unexpected end offset = 4. EndOffset for a remote segment cannot "
+        "be less than startOffset = 5",
+        " payload: Error at offset 2, skipping. segmentLeaderEpochs can not be null or empty",
+        " payload: Error at offset 3, skipping. state can not be null",
+        " payload: Error at offset 4, skipping. null"]
+    assert lines[5].startswith(" payload: RemoteLogSegmentMetadata{")
+
+
+def test_a_refused_record_stops_the_replay_like_the_broker(tmp_path):
+    write_partition(tmp_path, 0, [segment(0, 0, 99), update(0, 9)])
+    with pytest.raises(CorruptInternalRecordError, match="state can not be null") as e:
+        kvlog.remote_log_metadata(tmp_path)
+    assert (e.value.offset, e.value.field) == (1, "data.remoteLogSegmentState")

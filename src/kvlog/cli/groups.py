@@ -67,6 +67,8 @@ def add_decoder_options(d: argparse.ArgumentParser) -> None:
                    help="decode KRaft __cluster_metadata records")
     g.add_argument("--share-group-state-decoder", action="store_true",
                    help="decode __share_group_state records")
+    g.add_argument("--remote-log-metadata-decoder", action="store_true",
+                   help="decode tiered storage's __remote_log_metadata records")
 
 
 def dump_parser(args: argparse.Namespace) -> Parser | None:

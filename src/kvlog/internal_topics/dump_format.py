@@ -4,7 +4,8 @@
 coordinator record as ``key: {"type":"<id>","data":{...}}`` and ``payload: {"version":"<v>","data":{...}}``
 (``<DELETE>`` for a tombstone); a classic consumer group's member subscription and assignment bytes
 are expanded into their consumer-protocol JSON. ``--cluster-metadata-decoder`` prints no key and
-``payload: {"type":"TOPIC_RECORD","version":0,"data":{...}}``. Records that do not decode print Kafka's
+``payload: {"type":"TOPIC_RECORD","version":0,"data":{...}}``; ``--remote-log-metadata-decoder`` prints no
+key and the ``toString`` of the Java object a ``__remote_log_metadata`` record deserializes into. Records that do not decode print Kafka's
 "Unknown record type ..." / "Error at offset ..." texts in their place, so one bad record never stops a
 dump. The JSON is compact, fields in spec order, tagged fields only when not at their default, bytes as
 base64 and uuids in Kafka's base64url form, as Kafka's generated JSON converters write them.
@@ -23,12 +24,14 @@ from kvlog.internal_topics.decoders import (
     InternalTopic,
     decode_coordinator_record,
     decode_metadata_record,
+    decode_remote_log_metadata_record,
 )
+from kvlog.internal_topics.remote_log_text import java_text, refusal
 from kvlog.internal_topics.schemas_coordinator import CONSUMER_ASSIGNMENT, CONSUMER_SUBSCRIPTION
 from kvlog.internal_topics.schemas_metadata import METADATA_RECORDS
 from kvlog.records import Record
 
-__all__ = ["DECODER_OPTIONS", "coordinator_texts", "metadata_text", "parser_for"]
+__all__ = ["DECODER_OPTIONS", "coordinator_texts", "metadata_text", "parser_for", "remote_log_metadata_text"]
 
 Parser = Callable[[Record], tuple[str | None, str | None]]
 
@@ -38,6 +41,7 @@ DECODER_OPTIONS: dict[str, InternalTopic] = {
     "transaction_log_decoder": InternalTopic.TRANSACTION_STATE,
     "share_group_state_decoder": InternalTopic.SHARE_GROUP_STATE,
     "cluster_metadata_decoder": InternalTopic.CLUSTER_METADATA,
+    "remote_log_metadata_decoder": InternalTopic.REMOTE_LOG_METADATA,
 }
 
 
@@ -100,8 +104,22 @@ def metadata_text(rec: Record) -> str:
     return codec.dumps({"type": m.type_name, "version": m.version, "data": data})
 
 
+def remote_log_metadata_text(rec: Record) -> str:
+    """The payload text of one ``__remote_log_metadata`` record: the Java object's ``toString``."""
+    try:
+        r = decode_remote_log_metadata_record(rec.value, offset=rec.offset)
+    except CorruptInternalRecordError as exc:
+        return f"Error at offset {rec.offset}, skipping. {exc}"
+    refused = refusal(r)
+    if refused is not None:
+        return f"Error at offset {rec.offset}, skipping. {refused[0]}"
+    return java_text(r)
+
+
 def parser_for(topic: InternalTopic) -> Parser:
     """The record → ``(key text, payload text)`` function of one decoder option."""
     if topic is InternalTopic.CLUSTER_METADATA:
         return lambda rec: (None, metadata_text(rec))
+    if topic is InternalTopic.REMOTE_LOG_METADATA:
+        return lambda rec: (None, remote_log_metadata_text(rec))
     return lambda rec: coordinator_texts(topic, rec)

@@ -23,8 +23,9 @@ record, and applied with the rules of Kafka's ``RemotePartitionMetadataStore``,
   find no cache (the broker's store throws on them); here they are dropped and listed in ``problems``.
 
 Records the broker's metadata consumer refuses outright (a segment record not in COPY_SEGMENT_STARTED,
-an update to COPY_SEGMENT_STARTED, a state id Kafka does not define, a snapshot record, which no broker
-writes to this topic) stop its consumer; here they raise
+an update to COPY_SEGMENT_STARTED, a snapshot record, which no broker writes to this topic, and what
+the Java constructors refuse: a state id Kafka does not define, no leader epochs, a negative start
+offset or an end before the start) stop its consumer; here they raise
 :class:`~kvlog.errors.CorruptInternalRecordError` naming the partition, offset and field, or with
 ``errors="skip"`` are listed in ``problems`` and skipped. Unknown record types and versions (a newer
 broker) are always listed and skipped.
@@ -53,6 +54,7 @@ from kvlog.internal_topics.decoders import (
     decode_remote_log_metadata_record,
 )
 from kvlog.internal_topics.layout import partition_dirs, read_batches
+from kvlog.internal_topics.remote_log_text import refusal
 from kvlog.internal_topics.schemas_remote import (
     COPY_SEGMENT_FINISHED,
     COPY_SEGMENT_STARTED,
@@ -175,6 +177,10 @@ class RemoteLogMetadata:
         :class:`CorruptInternalRecordError` for a record the broker's consumer would stop on."""
         d = r.data
         self.records += 1
+        refused = refusal(r)
+        if refused is not None:
+            raise CorruptInternalRecordError(f"Kafka refuses this {r.type_name}: {refused[0]}", field=refused[1],
+                                             partition=label, offset=where[1])
         if r.api_key == 3:
             raise CorruptInternalRecordError(
                 "a RemoteLogSegmentMetadataSnapshotRecord in the topic (brokers only write them to snapshot "
@@ -185,10 +191,6 @@ class RemoteLogMetadata:
         sid_entry = d["remoteLogSegmentId"]
         tp = _tp(sid_entry["topicIdPartition"])
         sid = sid_entry["id"]
-        state = d["remoteLogSegmentState"]
-        if state not in SEGMENT_STATES:
-            raise CorruptInternalRecordError(f"unknown remote log segment state {state}",
-                                             field="data.remoteLogSegmentState", partition=label, offset=where[1])
         if tp in self.dropped:
             self.problems.append(f"{_where(label, where)}: dropped {r.type_name} for {_tp_text(tp)}: the "
                                  "partition's remote log was deleted (DELETE_PARTITION_FINISHED)")
@@ -260,10 +262,6 @@ class RemoteLogMetadata:
 
     def _partition_delete(self, d: dict[str, Any], where: tuple[int, int], label: str) -> None:
         state = d["remotePartitionDeleteState"]
-        if state not in PARTITION_DELETE_STATES:
-            raise CorruptInternalRecordError(f"unknown remote partition delete state {state}",
-                                             field="data.remotePartitionDeleteState", partition=label,
-                                             offset=where[1])
         tp = _tp(d["topicIdPartition"])
         self.deleted[tp] = (state, where)  # the broker checks no transition here: the last state wins
         if state == _DELETE_PARTITION_FINISHED and tp not in self.dropped:
