@@ -16,6 +16,8 @@ import uuid
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kvlog
 from kvlog import Log, Record
@@ -28,7 +30,8 @@ from kvlog.internal_topics.decoders import (
     decode_remote_log_metadata_record,
     encode_remote_log_metadata_record,
 )
-from kvlog.internal_topics.remote_log_metadata import replay_remote_log_metadata
+from kvlog.internal_topics.dump_format import remote_log_metadata_text
+from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
 from kvlog.internal_topics.schemas_remote import REMOTE_LOG_METADATA_RECORDS
 
 SPECS = json.loads((pathlib.Path(__file__).parent / "data" / "remote_log_metadata_specs.json").read_text())["specs"]
@@ -422,3 +425,64 @@ def test_a_refused_record_stops_the_replay_like_the_broker(tmp_path):
     with pytest.raises(CorruptInternalRecordError, match="state can not be null") as e:
         kvlog.remote_log_metadata(tmp_path)
     assert (e.value.offset, e.value.field) == (1, "data.remoteLogSegmentState")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=120), st.sampled_from([b"", b"\x01\x00\x00", b"\x01\x01\x00", b"\x01\x02\x01",
+                                                 b"\x01\x03\x01"]))
+def test_arbitrary_bytes_give_only_typed_errors(data, head):
+    try:
+        r = decode_remote_log_metadata_record(head + data, partition="p", offset=3)
+    except CorruptInternalRecordError as exc:
+        assert exc.offset == 3
+        return
+    assert remote_log_metadata_text(Record(None, head + data, T0, offset=3))
+    state = RemoteLogMetadata()
+    try:  # the replay, too, ends only in typed errors, whatever the field values
+        state.apply(r, (0, 3), "p")
+        state.apply(r, (0, 4), "p")
+    except CorruptInternalRecordError:
+        pass
+    state.segments()
+
+
+@st.composite
+def record_sequences(draw):
+    out = []
+    for _ in range(draw(st.integers(1, 25))):
+        i = draw(st.integers(0, 4))
+        kind = draw(st.sampled_from(["segment", "update", "update", "delete"]))
+        if kind == "segment":
+            start = draw(st.integers(0, 300))
+            epochs = draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 50)), min_size=1, max_size=3))
+            out.append(segment(i, start, start + draw(st.integers(0, 200)), state=draw(st.sampled_from([0, 0, 0, 1])),
+                               epochs=[(e, start + o) for e, o in epochs]))
+        elif kind == "update":
+            out.append(update(i, draw(st.integers(0, 4))))
+        else:
+            out.append(partition_delete(draw(st.integers(0, 2)), partition=draw(st.integers(0, 1))))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(record_sequences())
+def test_replays_of_random_sequences_keep_the_caches_invariants(records):
+    state = RemoteLogMetadata()
+    for n, rec in enumerate(records):
+        r = decode_remote_log_metadata_record(encode_remote_log_metadata_record(*rec))
+        try:
+            state.apply(r, (0, n), "__remote_log_metadata-0")
+        except CorruptInternalRecordError as exc:
+            assert exc.offset == n
+    rows = state.segments().to_pylist()
+    assert len({r["segment_id"] for r in rows}) == len(rows)
+    for row in rows:
+        assert row["in_log"] == (row["reason"] is None)
+        if row["in_log"]:
+            assert row["state"] == "COPY_SEGMENT_FINISHED"
+    for cache in state.partitions.values():  # every slot holds a finished segment of that epoch and start
+        for e, slots in cache.epochs.items():
+            assert slots.starts == sorted(slots.by_start)
+            for start, sid_ in slots.by_start.items():
+                seg = cache.segments[sid_]
+                assert seg.state == 1 and seg.epochs[e] == start
