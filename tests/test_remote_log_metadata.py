@@ -32,7 +32,7 @@ from kvlog.internal_topics.decoders import (
 )
 from kvlog.internal_topics.dump_format import remote_log_metadata_text
 from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
-from kvlog.internal_topics.schemas_remote import REMOTE_LOG_METADATA_RECORDS
+from kvlog.internal_topics.schemas_remote import REMOTE_LOG_METADATA_RECORDS, SEGMENT_STATES
 
 SPECS = json.loads((pathlib.Path(__file__).parent / "data" / "remote_log_metadata_specs.json").read_text())["specs"]
 TOPIC_ID = uuid.UUID("00000000-0000-4000-8000-0000000000a1")
@@ -486,3 +486,92 @@ def test_replays_of_random_sequences_keep_the_caches_invariants(records):
             for start, sid_ in slots.by_start.items():
                 seg = cache.segments[sid_]
                 assert seg.state == 1 and seg.epochs[e] == start
+
+
+class JavaCacheModel:
+    """A line-by-line model of Kafka's RemoteLogMetadataCache + RemoteLogLeaderEpochState for one
+    partition (plain dicts, the TreeMap's lastEntry as max()), to check the replay against."""
+
+    ALLOWED = {(None, 0), (0, 1), (0, 2), (1, 2), (2, 3)}
+
+    def __init__(self):
+        self.id_to_meta = {}  # segment id → dict(start, end, epochs, state)
+        self.offset_to_id = {}  # epoch → {start offset: segment id}
+        self.unreferenced = {}  # epoch → set
+        self.highest = {}  # epoch → highest log offset
+
+    def valid(self, src, dst):
+        return src == dst or (src, dst) in self.ALLOWED
+
+    def add(self, sid_, start, end, epochs):
+        existing = self.id_to_meta.get(sid_)
+        if not self.valid(existing and existing["state"], 0):
+            return
+        for e in epochs:
+            self.unreferenced.setdefault(e, set()).add(sid_)
+        self.id_to_meta[sid_] = {"start": start, "end": end, "epochs": dict(epochs), "state": 0}
+
+    def update(self, sid_, target):
+        meta = self.id_to_meta.get(sid_)
+        if meta is None or not self.valid(meta["state"], target):
+            return
+        meta["state"] = target
+        for e, start in sorted(meta["epochs"].items()):
+            later = [o for k, o in meta["epochs"].items() if k > e]
+            epoch_end = min(later) - 1 if later else meta["end"]
+            slots = self.offset_to_id.setdefault(e, {})
+            unref = self.unreferenced.setdefault(e, set())
+            if target == 1:
+                while slots and max(slots) >= start and self.highest[e] <= epoch_end:
+                    unref.add(slots.pop(max(slots)))
+                slots[start] = sid_
+                unref.discard(sid_)
+                if e not in self.highest or epoch_end > self.highest[e]:
+                    self.highest[e] = epoch_end
+            elif target == 2:
+                if slots.get(start) == sid_:
+                    del slots[start]
+                unref.add(sid_)
+            else:
+                unref.discard(sid_)
+        if target == 3:
+            del self.id_to_meta[sid_]
+
+    def in_log(self):
+        return {s for slots in self.offset_to_id.values() for s in slots.values()
+                if self.id_to_meta[s]["state"] == 1}
+
+
+@st.composite
+def one_partition_sequences(draw):
+    out = []
+    for _ in range(draw(st.integers(1, 30))):
+        i = draw(st.integers(0, 5))
+        if draw(st.booleans()):
+            start = draw(st.integers(0, 100))
+            firsts = draw(st.lists(st.integers(0, 40), min_size=1, max_size=3))
+            epochs = [(e, start + o) for e, o in enumerate(sorted(firsts))]
+            out.append(segment(i, start, start + 40 + draw(st.integers(0, 60)), epochs=epochs))
+        else:
+            out.append(update(i, draw(st.sampled_from([1, 1, 2, 3]))))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(one_partition_sequences())
+def test_the_replay_agrees_with_a_model_of_the_java_cache(records):
+    state, model = RemoteLogMetadata(), JavaCacheModel()
+    for n, (api_key, version, d) in enumerate(records):
+        state.apply(decode_remote_log_metadata_record(encode_remote_log_metadata_record(api_key, version, d)),
+                    (0, n), "p")
+        sid_ = d["remoteLogSegmentId"]["id"]
+        if api_key == 0:
+            model.add(sid_, d["startOffset"], d["endOffset"],
+                      [(x["leaderEpoch"], x["offset"]) for x in d["segmentLeaderEpochs"]])
+        else:
+            model.update(sid_, d["remoteLogSegmentState"])
+    rows = state.segments().to_pylist()
+    names = {topic_id_text(s): s for s in SEG}
+    assert {names[r["segment_id"]] for r in rows if r["in_log"]} == model.in_log()
+    live = {names[r["segment_id"]]: r["state"] for r in rows if r["state"] != "DELETE_SEGMENT_FINISHED"}
+    assert live == {s: SEGMENT_STATES[m["state"]] for s, m in model.id_to_meta.items()}
