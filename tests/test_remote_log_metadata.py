@@ -575,3 +575,18 @@ def test_the_replay_agrees_with_a_model_of_the_java_cache(records):
     assert {names[r["segment_id"]] for r in rows if r["in_log"]} == model.in_log()
     live = {names[r["segment_id"]]: r["state"] for r in rows if r["state"] != "DELETE_SEGMENT_FINISHED"}
     assert live == {s: SEGMENT_STATES[m["state"]] for s, m in model.id_to_meta.items()}
+
+
+def test_a_partition_directory_is_a_root_and_partitions_are_replayed_together(tmp_path):
+    write_partition(tmp_path, 0, [segment(0, 0, 99), update(0, 1)])
+    write_partition(tmp_path, 7, [segment(1, 0, 9, partition=1), update(1, 1, partition=1)])
+    both = kvlog.remote_log_metadata(tmp_path).to_pylist()
+    assert [(r["partition"], r["metadata_partition"], r["in_log"]) for r in both] == [(0, 0, True), (1, 7, True)]
+    one = kvlog.remote_log_metadata(tmp_path / "__remote_log_metadata-7").to_pylist()
+    assert [(r["partition"], r["metadata_partition"]) for r in one] == [(1, 7)]
+
+
+def test_dump_of_a_record_without_a_value(tmp_path, capfd):
+    lines = dump_payloads(tmp_path, capfd, [None], "--skip-record-metadata")
+    assert lines == [" payload: Error at offset 0, skipping. a remote log metadata record without a value "
+                     "(offset 0, field value)"]
