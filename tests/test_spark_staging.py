@@ -116,3 +116,18 @@ def test_an_unexpected_log_end_is_refused(tmp_path):
                 "files": [[f.topic, f.partition, os.path.relpath(f.path, root), f.records] for f in files]}
     with LogManager(root) as m, pytest.raises(KvlogError, match="refusing to guess"):
         _staging._apply(m, root, manifest)
+
+
+def test_an_aborted_jobs_leftovers_go_at_the_next_roll_forward(tmp_path):
+    """A task killed with its failed job leaves its staged files; the job's tombstone says they are garbage."""
+    root = str(tmp_path / "d")
+    with LogManager(root) as m:
+        m.create_topic("t", 1)
+    staging = os.path.join(root, _staging.STAGING)
+    os.makedirs(os.path.join(staging, "job1", "task-0"))
+    with open(os.path.join(staging, "job1", "task-0", "t-0.batches"), "wb") as f:
+        f.write(b"x" * 100)
+    open(os.path.join(staging, "job1.aborted"), "wb").close()
+    os.makedirs(os.path.join(staging, "job2", "task-0"))  # a job still running: no tombstone, left alone
+    assert _staging.recover(root) == 0
+    assert sorted(os.listdir(staging)) == ["job1.aborted", "job2"]

@@ -418,6 +418,10 @@ def _roll_forward(mgr: LogManager, root: str) -> int:
         if not os.path.exists(path):
             # no manifest: a job still running, an aborted one, or one whose driver died before its commit
             entry = os.path.join(staging, job)
+            if not job.endswith(".aborted") and os.path.exists(entry + ".aborted") and os.path.isdir(entry):
+                # an aborted job's files that a task killed with the job could not remove itself
+                shutil.rmtree(entry, ignore_errors=True)
+                continue
             try:
                 age = now - os.stat(entry).st_mtime
             except FileNotFoundError:
