@@ -40,7 +40,7 @@ from kvlog import _files, broker_files, checkpoint
 from kvlog._core import records as _k
 from kvlog.backup.manifest import OBJECTS, FileEntry, Manifest, PartitionEntry
 from kvlog.backup.run import latest_manifest, read_manifest
-from kvlog.backup.source import read_topic_id
+from kvlog.backup.source import epochs_below, read_topic_id
 from kvlog.backup.target import META_DIR, Target, open_target
 from kvlog.checksum import crc32c
 from kvlog.errors import BackupError, ConfigError, KvlogError
@@ -190,28 +190,11 @@ def _recut(target: Target, rel: str, entry: FileEntry, end: int) -> bytes:
         entries = parse_entries(data)
         out = np.ascontiguousarray(entries[entries["last_offset"] < end], dtype=ENTRY_DTYPE).tobytes()
     else:
-        out = _epochs_bytes([e for e in _epochs(data, rel) if e[1] < end])
+        out = epochs_below(data, rel, end)
     if crc32c(out) != entry.crc32c:
         raise BackupError(f"backup object {target.path(rel)}: cut at offset {end} it does not give the bytes its "
                           f"manifest names (CRC-32C {crc32c(out):08x}, expected {entry.crc32c:08x})")
     return out
-
-
-def _epochs(data: bytes, where: str) -> list[tuple[int, int]]:
-    lines = data.decode("utf-8", "replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    try:
-        entries = [(int(a), int(b)) for a, b in (line.split() for line in lines[2:])]
-        if int(lines[0]) != 0 or int(lines[1]) != len(entries):
-            raise ValueError
-    except (ValueError, IndexError):
-        raise BackupError(f"{where} is not a leader-epoch checkpoint") from None
-    return entries
-
-
-def _epochs_bytes(entries: list[tuple[int, int]]) -> bytes:
-    return ("\n".join(["0", str(len(entries))] + [f"{e} {o}" for e, o in entries]) + "\n").encode()
 
 
 def _write(path: str, data: bytes) -> None:
@@ -651,13 +634,13 @@ def _restore_partition(target: Target, manifest: Manifest, entry: PartitionEntry
     if keep_leader_epochs:
         if os.path.exists(epochs):
             with open(epochs, "rb") as f:
-                _write(epochs, _epochs_bytes([e for e in _epochs(f.read(), epochs) if e[1] < end]))
+                _write(epochs, epochs_below(f.read(), epochs, end))
     else:
         v2 = 0
         for b in kept:
             h = seg_heads_of[b]
             v2 += _reset_epochs(_files.segment_path(work, b, _files.LOG), h[h["base_offset"] < end])
-        _write(epochs, _epochs_bytes([(0, start)] if v2 and end > start else []))
+        _write(epochs, broker_files.format_leader_epochs([(0, start)] if v2 and end > start else []))
     _write(os.path.join(work, "partition.metadata"), _partition_metadata(topic_id))
     return PartitionRestore(entry.topic, entry.partition, topic_id, start, end, entry.end_offset, why, total)
 

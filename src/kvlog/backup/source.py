@@ -196,24 +196,22 @@ def recovered_indexes(heads: np.ndarray, base: int, interval: int) -> tuple[byte
     return index, time_index
 
 
-def _epochs_cut(path: str, end: int) -> bytes | None:
-    """The leader-epoch checkpoint without entries starting at or past ``end`` (Kafka's truncateFromEnd)."""
+def epochs_below(data: bytes, where: str, end: int) -> bytes:
+    """A leader-epoch checkpoint's bytes without the entries starting at or past ``end`` (Kafka's
+    ``truncateFromEnd``); ``BackupError`` naming ``where`` when the file breaks the format."""
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
+        entries = broker_files.parse_leader_epochs(data, where)
+    except KvlogError as exc:
+        raise BackupError(str(exc)) from None
+    return broker_files.format_leader_epochs(e for e in entries if e[1] < end)
+
+
+def _epochs_cut(path: str, end: int) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return epochs_below(f.read(), path, end)
     except FileNotFoundError:
         return None
-    if lines and lines[-1] == "":
-        lines.pop()
-    try:
-        entries = [tuple(int(x) for x in line.split()) for line in lines[2:]]
-        if int(lines[0]) != 0 or int(lines[1]) != len(entries) or any(len(e) != 2 for e in entries):
-            raise ValueError
-    except (ValueError, IndexError):
-        raise BackupError(f"{path} is not a leader-epoch checkpoint (version 0, a count, '<epoch> <offset>' "
-                          "lines)") from None
-    kept = [e for e in entries if e[1] < end]
-    return ("\n".join(["0", str(len(kept))] + [f"{e} {o}" for e, o in kept]) + "\n").encode()
 
 
 def _txn_cut(path: str, end: int) -> bytes:
