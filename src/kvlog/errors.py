@@ -37,6 +37,9 @@ __all__ = [
     "UnknownTopicOrPartitionError",
     "DirectoryNotFoundError",
     "BackupError",
+    "RemoteSegmentError",
+    "CorruptRemoteObjectError",
+    "RemoteDecryptionError",
 ]
 
 
@@ -183,6 +186,22 @@ class StorageAccessError(StorageError, PermissionError):
 
 class StorageUnavailableError(StorageError):
     """The object store kept failing (throttling, 5xx, timeouts) after every retry."""
+
+
+class RemoteSegmentError(StorageError):
+    """A remote (tiered-storage) segment's object is missing, damaged or disagrees with the segment's
+    ``__remote_log_metadata`` entry. ``path`` names the object, ``position`` the byte of it (-1: the
+    whole object)."""
+
+
+class CorruptRemoteObjectError(RemoteSegmentError, ValueError):
+    """A remote segment's object does not decode: a manifest that is not the plugin's JSON, a chunk
+    shorter than its index says, a compressed chunk that does not decompress, an index of the wrong size."""
+
+
+class RemoteDecryptionError(RemoteSegmentError, ValueError):
+    """An encrypted remote segment that the keys given do not open: an unknown key id, a data key the
+    private key does not unwrap, or a chunk whose AES-GCM tag does not verify (a wrong key or damaged bytes)."""
 
 
 class ReadOnlyStorageError(KvlogError, ValueError):

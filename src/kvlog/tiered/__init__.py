@@ -1,0 +1,6 @@
+"""Tiered storage (KIP-405) read without a broker: a partition's remote segments, wherever the broker's
+remote storage manager put them, joined with its local segments into one log."""
+
+from kvlog.tiered.base import INDEX_KINDS, RemoteSegment, RemoteSegmentFiles, RemoteStorage
+
+__all__ = ["INDEX_KINDS", "RemoteSegment", "RemoteSegmentFiles", "RemoteStorage"]
