@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from kvlog.object_store import ObjectStore
 
 __all__ = ["RangedFile", "Storage", "is_remote", "normalize", "join", "store_for", "register_filesystem",
+           "register_storage",
            "refuse_remote_writer", "redact", "REMOTE_FD"]
 
 #: descriptors of remote objects start here, far above any real file descriptor
@@ -130,6 +131,14 @@ def register_filesystem(prefix: str, filesystem: Any, **options: Any) -> "Object
     with _stores_lock:
         _stores[prefix.rstrip("/")] = store
     return store
+
+
+def register_storage(prefix: str, store: Any) -> None:
+    """Read URIs starting with ``prefix`` through ``store``, any object with the read side of
+    :class:`Storage` (plus ``read_all``, ``prefetch_small``, ``forget`` and ``stats``): the virtual
+    directories of a tiered view's remote segments (:mod:`kvlog.tiered.virtual`)."""
+    with _stores_lock:
+        _stores[prefix.rstrip("/")] = store
 
 
 def unregister_filesystem(prefix: str) -> None:

@@ -107,6 +107,10 @@ def load(log: Log, clean_shutdown: bool) -> None:
                              if n.endswith(_files.QUARANTINED) and _files.is_offset_name(n)
                              and n.split(".", 2)[1] == "log")
     segments = log._segments
+    if log.read_only and log._tiered is not None:  # the remote history below the first local segment
+        from kvlog.tiered.view import attach_remote
+
+        attach_remote(log, log._tiered, log_start)
     if log.read_only:
         log.log_start_offset = max(log_start, segments[0].base_offset if segments else 0)
         log._next_offset = segments[-1].read_next_offset() if segments else log.log_start_offset

@@ -65,6 +65,8 @@ from kvlog.producer_state import COORDINATOR, ProducerStateEntry, ProducerStateM
 from kvlog.records import Compression, ControlRecordType, MemoryRecords, Record, encode_batch, now_ms
 from kvlog.root_files import _RootCheckpoints
 from kvlog.segment import LogSegment
+from kvlog.tiered.base import RemoteStorage
+from kvlog.tiered.view import RemoteLogMetadataSource, TieredState
 from kvlog.txn_index import AbortedTxn, aborted_batch_mask, entries_array
 
 
@@ -96,6 +98,7 @@ class Log:
     _roll_probe: tuple[int, str]
     _governed: bool
     _backup_run: int | None = None  # a reader pinned to an older run of a backup (loader.committed_range)
+    _tiered: TieredState | None = None  # a reader's remote history (kvlog.tiered.view)
     _rules: _AppendRules | None
     _set_aside_now: bool
     _broker: PartitionFiles
@@ -128,6 +131,8 @@ class Log:
         on_damage: str = "raise",
         backup_run: int | None = None,
         topic_id: str | None = None,
+        remote_storage: RemoteStorage | None = None,
+        remote_log_metadata: RemoteLogMetadataSource | None = None,
         _clean_shutdown: bool = False,
         _checkpoints: _RootCheckpoints | None = None,
     ) -> "Log":
@@ -142,6 +147,11 @@ class Log:
         ``partition.metadata`` names another raises ``InconsistentTopicIdError``; a writer writes it where
         there is none (without one, it takes the data directory's or makes one: ``kvlog.log.broker``;
         ``kvlog.broker_files.NO_TOPIC_ID`` writes none).
+        ``remote_storage`` (read-only opens of a tiered topic's partition, KIP-405): where the broker's
+        remote storage manager put the partition's older segments (``kvlog.tiered.LocalTieredStorage``,
+        ``kvlog.tiered.AivenTieredStorage``); the log then starts at its remote history. The remote segments
+        come from ``__remote_log_metadata`` in the data directory, or in ``remote_log_metadata`` (a
+        directory, a replay, or a list of ``kvlog.tiered.RemoteSegment``).
         """
         check_on_damage(on_damage)
         if backup_run is not None and (not read_only or isinstance(backup_run, bool) or not isinstance(backup_run, int)
@@ -153,6 +163,12 @@ class Log:
             raise TypeError(f"config must be a kvlog.LogConfig, not {type(config).__name__}")
         if not read_only:
             storage.refuse_remote_writer(path, "Log.open without read_only=True")
+        if (remote_storage is not None or remote_log_metadata is not None) and not read_only:
+            raise ConfigError("remote_storage and remote_log_metadata take a read-only open (read_only=True): "
+                              "kvlog reads tiered storage, it does not copy segments to it")
+        if remote_log_metadata is not None and remote_storage is None:
+            raise ConfigError("remote_log_metadata says which remote segments there are; remote_storage, where "
+                              "they are, is needed too")
         self = object.__new__(cls)
         self.dir = storage.normalize(path)
         self.config = config if config is not None else LogConfig()
@@ -180,6 +196,8 @@ class Log:
         self._governed = False  # the data directory is governed by a sink's committed offsets (loader)
         if backup_run is not None:  # (an instance attribute only then: see the note on attributes above)
             self._backup_run = backup_run
+        if remote_storage is not None:
+            self._tiered = TieredState(remote_storage, remote_log_metadata)
         self._rules = None
         self._broker = PartitionFiles(self.dir, topic_id)
         if not _io.fs.isdir(self.dir):
@@ -723,6 +741,8 @@ class Log:
         finally:
             self._closed = True
             self.release_lock()
+            if self._tiered is not None:
+                self._tiered.close()
 
     def delete(self) -> None:
         """Close and remove the whole log directory and its checkpoint entries."""

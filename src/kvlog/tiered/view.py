@@ -1,0 +1,136 @@
+"""A read-only log's remote history: the remote segments below its local log start, as segments of the log.
+
+``Log.open(path, read_only=True, remote_storage=...)`` calls :func:`attach_remote` after the local
+segments are loaded. The partition's remote segments come from ``__remote_log_metadata`` (replayed from
+the data directory, or from the directory given as ``remote_log_metadata``), filtered to this topic's
+id when ``partition.metadata`` names one; :func:`kvlog.tiered.lineage.plan_remote_pieces` decides which
+segment serves which offsets; each piece becomes a read-only ``LogSegment`` over the layout's objects
+(:mod:`kvlog.tiered.virtual`), ending where its piece ends.
+
+The metadata's offsets are evidence from outside the segment's checksums: a segment whose first batch
+does not start at its metadata's start offset, or whose offset index does not belong to it, is refused
+with :class:`~kvlog.errors.RemoteSegmentError` naming the object when it is first read (see
+:func:`check_segment`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+from kvlog import _files, _io, broker_files
+from kvlog.errors import ConfigError, RemoteSegmentError
+from kvlog.tiered.base import RemoteSegment, RemoteStorage
+from kvlog.tiered.lineage import RemotePiece, plan_remote_pieces
+from kvlog.tiered.virtual import VirtualTier
+
+if TYPE_CHECKING:
+    from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata
+    from kvlog.log.log import Log
+    from kvlog.segment import LogSegment
+
+__all__ = ["RemoteLogMetadataSource", "remote_segments_of", "attach_remote", "TieredState"]
+
+#: where the remote segments come from: a directory holding ``__remote_log_metadata-N`` partitions (or one
+#: such partition), a replay already made, or the segments themselves
+RemoteLogMetadataSource = Union[str, os.PathLike, "RemoteLogMetadata", Sequence[RemoteSegment]]
+
+
+class TieredState:
+    """What a tiered view keeps: the layout, its virtual directories and the plan."""
+
+    __slots__ = ("remote", "tier", "pieces", "metadata")
+
+    def __init__(self, remote: RemoteStorage, metadata: RemoteLogMetadataSource | None) -> None:
+        self.remote = remote
+        self.tier = VirtualTier(remote)
+        self.pieces: list[RemotePiece] = []
+        self.metadata = metadata
+
+    def close(self) -> None:
+        self.tier.close()
+
+
+def _replayed_rows(source: Any) -> list[dict[str, Any]]:
+    from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
+
+    if isinstance(source, RemoteLogMetadata):
+        return source.segments().to_pylist()
+    return replay_remote_log_metadata(os.fspath(source)).segments().to_pylist()
+
+
+def remote_segments_of(source: RemoteLogMetadataSource, topic: str, partition: int,
+                       topic_id: str | None) -> list[RemoteSegment]:
+    """The remote segments of one partition that are part of its log (``in_log``), by start offset."""
+    if isinstance(source, (list, tuple)) and all(isinstance(s, RemoteSegment) for s in source):
+        segs = [s for s in source if s.topic == topic and s.partition == partition]
+    else:
+        rows = [r for r in _replayed_rows(source) if r["in_log"] and r["topic"] == topic
+                and r["partition"] == partition]
+        segs = [RemoteSegment.from_row(r) for r in rows]
+    if topic_id is not None:
+        segs = [s for s in segs if s.topic_id == topic_id]  # other ids: a deleted incarnation of the topic
+    else:
+        ids = sorted({s.topic_id for s in segs})
+        if len(ids) > 1:
+            raise ConfigError(f"{topic}-{partition}: __remote_log_metadata holds remote segments of {len(ids)} "
+                              f"topics of this name ({', '.join(ids)}: the topic was deleted and created again), and "
+                              "the partition directory has no partition.metadata to say which is this one; pass "
+                              "topic_id= to Log.open")
+    return sorted(segs, key=lambda s: (s.start_offset, s.end_offset))
+
+
+def _metadata_default(log: "Log") -> str:
+    return os.path.dirname(log.dir)
+
+
+def attach_remote(log: "Log", state: TieredState, log_start: int) -> None:
+    """Add the remote pieces below ``log``'s first local segment to its segments (read-only views)."""
+    from kvlog.segment import LogSegment
+
+    topic_id = log._broker.topic_id or broker_files.read_partition_metadata(log.dir)
+    source = state.metadata if state.metadata is not None else _metadata_default(log)
+    segs = remote_segments_of(source, log.topic, log.partition, topic_id)
+    epochs_path = os.path.join(log.dir, broker_files.LEADER_EPOCH_CHECKPOINT)
+    local_epochs = broker_files.read_leader_epochs(epochs_path) if _io.fs.exists(epochs_path) else []
+    local = log._segments
+    local_start = local[0].base_offset if local else None
+    pieces = plan_remote_pieces(segs, local_epochs=local_epochs, log_start_offset=log_start,
+                                local_log_start=local_start)
+    for prev, nxt in zip(pieces, pieces[1:]):
+        if nxt.start != nxt.segment.start_offset and nxt.segment is not prev.segment:
+            raise RemoteSegmentError(
+                f"{nxt.segment} overlaps {prev.segment} in the lineage and would be read from offset {nxt.start}, "
+                "past its first batch: kvlog reads a remote segment from its start only")
+    state.pieces = pieces
+    tier = state.tier
+    dirs = [tier.add(p.segment) for p in pieces]
+    _io.fs.prefetch_files([_files.segment_path(d, p.segment.start_offset, ext) for d, p in zip(dirs, pieces)
+                           for ext in (_files.INDEX, _files.TIME_INDEX)])
+    cfg = log.config
+    for d, piece in zip(dirs, pieces):
+        seg = LogSegment(d, piece.segment.start_offset, index_interval_bytes=cfg.index_interval_bytes,
+                         max_index_size=cfg.segment_index_bytes, read_only=True)
+        check_segment(seg, piece.segment)
+        if piece.end <= piece.segment.end_offset:
+            seg.limit_to_offset(piece.end)  # the lineage or the local log takes over from here
+        log._add_segment(seg)
+
+
+def check_segment(seg: "LogSegment", remote: RemoteSegment) -> None:
+    """The metadata's offsets against the segment's own index: an index entry outside the segment's
+    offsets means the object is not the segment the metadata describes."""
+    index = seg.offset_index
+    if index is not None and index.entries:
+        last = index.last_entry
+        if last.offset > remote.end_offset or last.offset < remote.start_offset:
+            raise RemoteSegmentError(
+                f"{remote}: its offset index ends at offset {last.offset}, outside the segment's offsets in "
+                "__remote_log_metadata (the object is not this segment, or the metadata is damaged)",
+                path=seg.log_path)
+
+
+def close_pieces(segments: Iterable["LogSegment"]) -> None:
+    for seg in segments:
+        seg.close_handlers()
