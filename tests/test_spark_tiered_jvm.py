@@ -146,3 +146,284 @@ def test_ids_print_as_kafka_uuids(hooks, tmp_path):
     write_partition(tmp_path, 0, [segment(3, 0, 9), update(3, 1)])
     lines, _ = java_lines(hooks, tmp_path)
     assert lines[0].split("\t")[3] == topic_id_text(SEG[3])
+
+
+# ------------------------------------------------------------------------- tiered partitions
+import base64  # noqa: E402
+import os  # noqa: E402
+import pathlib  # noqa: E402
+import uuid  # noqa: E402
+
+from kvlog import Log, LogConfig, Record  # noqa: E402
+from kvlog.broker_files import read_partition_metadata, write_leader_epochs  # noqa: E402
+from kvlog.tiered.local_tiered import LocalTieredStorage  # noqa: E402
+
+TOPIC = "orders"
+LAYOUT = "LocalTieredStorage"
+SUFFIXES = (".log", ".index", ".timeindex", ".txnindex")
+COLS = ["offset", "key", "value", "timestamp"]
+
+
+def _records(lo, hi, tag="v"):
+    return [Record(f"k{j}".encode(), f"{tag}{j}".encode(), T0 + j) for j in range(lo, hi)]
+
+
+def write_log(pdir, rolls, end, tag="v", fork=None, txn=None):
+    """A log of offsets [0, end) rolled at ``rolls``; values ``<tag><offset>`` (``fork``: (offset, tag) from
+    which values take another tag); ``txn``: (first, count) offsets of one aborted transaction."""
+    log = Log.open(pdir, config=LogConfig(segment_bytes=1 << 20))
+    at = 0
+    cuts = sorted(set(rolls) | {end})
+    for cut in cuts:
+        while at < cut:
+            hi = min(cut, at + 10)
+            if txn is not None and at == txn[0]:
+                log.append(_records(at, at + txn[1], "aborted"), producer_id=77, producer_epoch=0, base_sequence=0,
+                           is_transactional=True)
+                log.end_transaction(77, 0, commit=False, timestamp=T0 + at)
+                at += txn[1] + 1
+                continue
+            t = tag if fork is None or at < fork[0] else fork[1]
+            log.append(_records(at, hi, t))
+            at = hi
+        if at < end:
+            log.roll()
+    log.close()
+
+
+def local_bases(pdir):
+    return sorted(int(n[:20]) for n in os.listdir(pdir) if n.endswith(".log") and len(n) == 24)
+
+
+def topic_uuid(pdir):
+    text = read_partition_metadata(str(pdir))
+    return text, uuid.UUID(bytes=base64.urlsafe_b64decode(text + "=="))
+
+
+def copy_to_remote(pdir, remote, base, sid, old_name=False):
+    """Copies the local segment at ``base`` into a LocalTieredStorage directory as segment ``sid``."""
+    text, _ = topic_uuid(pdir)
+    target = pathlib.Path(remote) / f"{TOPIC}-0-{text}"
+    target.mkdir(parents=True, exist_ok=True)
+    stem = topic_id_text(sid) if old_name else f"{base}-{topic_id_text(sid)}"
+    for suffix in SUFFIXES:
+        src = pathlib.Path(pdir) / f"{base:020d}{suffix}"
+        if src.exists():
+            shutil.copyfile(src, target / f"{stem}{suffix}")
+    return target / f"{stem}.log"
+
+
+def rlmm_segment(pdir, sid, start, end, epochs=((0, None),), state=0):
+    _, tid = topic_uuid(pdir)
+    return (0, 0, {"remoteLogSegmentId": {"topicIdPartition": {"name": TOPIC, "id": tid, "partition": 0}, "id": sid},
+                   "startOffset": start, "endOffset": end, "brokerId": 1, "maxTimestampMs": T0 + end,
+                   "eventTimestampMs": T0, "segmentSizeInBytes": 1000,
+                   "segmentLeaderEpochs": [{"leaderEpoch": e, "offset": start if o is None else o} for e, o in epochs],
+                   "customMetadata": None, "remoteLogSegmentState": state, "txnIndexEmpty": False})
+
+
+def rlmm_update(pdir, sid, state):
+    _, tid = topic_uuid(pdir)
+    return (1, 0, {"remoteLogSegmentId": {"topicIdPartition": {"name": TOPIC, "id": tid, "partition": 0}, "id": sid},
+                   "brokerId": 1, "eventTimestampMs": T0 + 1, "customMetadata": None, "remoteLogSegmentState": state})
+
+
+def drop_local_below(pdir, offset):
+    for base in local_bases(pdir):
+        if base < offset:
+            for suffix in SUFFIXES + (".snapshot",):
+                p = pathlib.Path(pdir) / f"{base:020d}{suffix}"
+                if p.exists():
+                    p.unlink()
+
+
+def tiered_case(tmp_path, rolls, end, tier, drop_below, *, extra=(), txn=None, old_name=False):
+    """``data/`` a tiered partition whose segments at bases ``tier`` were copied (finished) and whose local
+    segments below ``drop_below`` were deleted; ``plain/`` the same log untiered. Returns (data, plain, remote)."""
+    data, plain, remote = tmp_path / "data", tmp_path / "plain", tmp_path / "remote"
+    pdir = data / f"{TOPIC}-0"
+    write_log(pdir, rolls, end, txn=txn)
+    shutil.copytree(data, plain)
+    bases = local_bases(pdir)
+    records = []
+    for i, base in enumerate(tier):
+        nxt = bases[bases.index(base) + 1]
+        sid = uuid.UUID(int=(9 << 64) + i)
+        copy_to_remote(pdir, remote, base, sid, old_name=old_name)
+        records += [rlmm_segment(pdir, sid, base, nxt - 1), rlmm_update(pdir, sid, 1)]
+    write_partition(data, 0, records + list(extra))
+    drop_local_below(pdir, drop_below)
+    return data, plain, remote
+
+
+def jvm_rows(spark, root, remote=None, **options):
+    reader = spark.read.format("kvlog_jvm").option("subscribe", TOPIC)
+    if remote is not None:
+        reader = reader.option("kvlog.remoteStorage.layout", LAYOUT).option("kvlog.remoteStorage.path", str(remote))
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    df = reader.load(str(root))
+    return [tuple(r) for r in df.select(*COLS).orderBy("offset").collect()], df.rdd.getNumPartitions()
+
+
+def python_tiered(data, remote, **kw):
+    with Log.open(data / f"{TOPIC}-0", read_only=True, remote_storage=LocalTieredStorage(str(remote))) as log:
+        t = log.to_arrow(**kw)
+    return list(zip(t.column("offset").to_pylist(), t.column("key").to_pylist(), t.column("value").to_pylist()))
+
+
+ROLLS = [100, 200, 300, 400]
+
+
+def test_remote_segments_below_the_local_tail_read_as_one_log(jvm, tmp_path):
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
+    assert local_bases(data / f"{TOPIC}-0") == [300, 400]
+    got, splits = jvm_rows(jvm, data, remote)
+    want, _ = jvm_rows(jvm, plain)
+    assert len(got) == 450 and got == want
+    assert splits == 4  # one split per remote piece, and the local segments as before
+    assert [(o, k, v) for o, k, v, _ in got] == python_tiered(data, remote)
+    local_only, _ = jvm_rows(jvm, data)
+    assert [r[0] for r in local_only] == list(range(300, 450))  # without the option: today's behaviour
+
+
+def test_offsets_across_tiers_and_old_file_names(jvm, tmp_path):
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300, old_name=True)
+    opts = {"startingOffsets": '{"orders": {"0": 150}}', "endingOffsets": '{"orders": {"0": 320}}'}
+    got, splits = jvm_rows(jvm, data, remote, **opts)
+    assert got == jvm_rows(jvm, plain, **opts)[0] and [r[0] for r in got] == list(range(150, 320))
+    assert splits == 3
+    got, _ = jvm_rows(jvm, data, remote, maxRecordsPerPartition="40")
+    assert got == jvm_rows(jvm, plain)[0]
+
+
+def test_a_remote_copy_still_local_and_an_unfinished_copy(jvm, tmp_path):
+    # segments 0 and 100 copied, only 0 deleted locally (the copy of 100 overlaps the local log); the copy of
+    # 200 never finished (COPY_SEGMENT_STARTED only): its offsets come from the local segment
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100], drop_below=100)
+    pdir = data / f"{TOPIC}-0"
+    sid = uuid.UUID(int=(9 << 64) + 50)
+    copy_to_remote(pdir, remote, 200, sid)
+    shutil.rmtree(data / "__remote_log_metadata-0")
+    records = []
+    for i, base in enumerate([0, 100]):
+        s = uuid.UUID(int=(9 << 64) + i)
+        records += [rlmm_segment(pdir, s, base, base + 99), rlmm_update(pdir, s, 1)]
+    write_partition(data, 0, records + [rlmm_segment(pdir, sid, 200, 299)])
+    got, splits = jvm_rows(jvm, data, remote)
+    assert got == jvm_rows(jvm, plain)[0] and len(got) == 450
+    assert splits == 2
+    assert [(o, k, v) for o, k, v, _ in got] == python_tiered(data, remote)
+
+
+def test_a_deleted_remote_segment_moves_the_log_start(jvm, tmp_path):
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
+    pdir = data / f"{TOPIC}-0"
+    first = uuid.UUID(int=9 << 64)
+    write_partition(data, 1, [rlmm_update(pdir, first, 2), rlmm_update(pdir, first, 3)])
+    for p in (remote / f"{TOPIC}-0-{topic_uuid(pdir)[0]}").glob(f"0-{topic_id_text(first)}.*"):
+        p.unlink()
+    got, _ = jvm_rows(jvm, data, remote)
+    assert [r[0] for r in got] == list(range(100, 450))
+    assert got == jvm_rows(jvm, plain, startingOffsets='{"orders": {"0": 100}}')[0]
+    with pytest.raises(Exception, match="were deleted"):
+        jvm_rows(jvm, data, remote, startingOffsets='{"orders": {"0": 50}}')
+
+
+def test_an_epoch_fork_follows_the_lineage(jvm, tmp_path):
+    # leader A (epoch 0) copied [0, 99] and [100, 199]; leader B (epoch 1) took over at 150 with other records
+    # and copied [150, 249]; B's local log holds 250 on and its checkpoint says epoch 1 starts at 150
+    a, b = tmp_path / "a" / f"{TOPIC}-0", tmp_path / "data" / f"{TOPIC}-0"
+    write_log(a, [100, 200], 200)
+    write_log(b, [100, 150, 250], 300, fork=(150, "b"))
+    shutil.copyfile(b / "partition.metadata", a / "partition.metadata")
+    plain = tmp_path / "plain"
+    shutil.copytree(b.parent, plain)
+    remote = tmp_path / "remote"
+    sids = [uuid.UUID(int=(9 << 64) + i) for i in range(3)]
+    copy_to_remote(a, remote, 0, sids[0])
+    copy_to_remote(a, remote, 100, sids[1])
+    copy_to_remote(b, remote, 150, sids[2])
+    write_partition(b.parent, 0, [rlmm_segment(a, sids[0], 0, 99), rlmm_update(a, sids[0], 1),
+                                  rlmm_segment(a, sids[1], 100, 199), rlmm_update(a, sids[1], 1),
+                                  rlmm_segment(b, sids[2], 150, 249, epochs=((1, None),)), rlmm_update(b, sids[2], 1)])
+    drop_local_below(b, 250)
+    write_leader_epochs(str(b / "leader-epoch-checkpoint"), [(0, 0), (1, 150)])
+    got, splits = jvm_rows(jvm, b.parent, remote)
+    want, _ = jvm_rows(jvm, plain)
+    assert got == want and got[160][2] == b"b160" and got[120][2] == b"v120"
+    assert splits == 4
+    assert [(o, k, v) for o, k, v, _ in got] == python_tiered(b.parent, remote)
+
+
+def test_a_missing_remote_log_file_is_a_typed_error_naming_it(jvm, tmp_path):
+    data, _, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
+    gone = next((remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob("100-*.log"))
+    gone.unlink()
+    with pytest.raises(Exception, match="RemoteSegmentException") as e:
+        jvm_rows(jvm, data, remote)
+    assert str(gone) in str(e.value) and "is not in the LocalTieredStorage directory" in str(e.value)
+    got, _ = jvm_rows(jvm, data, remote, startingOffsets='{"orders": {"0": 200}}')  # not needed: not opened
+    assert [r[0] for r in got] == list(range(200, 450))
+
+
+def test_a_hole_in_the_remote_history_is_an_error_naming_offsets(jvm, tmp_path):
+    data, _, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 200], drop_below=300)
+    with pytest.raises(Exception, match=r"offsets \[100, 200\)"):
+        jvm_rows(jvm, data, remote)
+
+
+def test_read_committed_with_an_aborted_transaction_in_a_remote_segment(jvm, tmp_path):
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300, txn=(120, 10))
+    assert (remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob("100-*.txnindex")
+    opts = {"kafka.isolation.level": "read_committed"}
+    got, _ = jvm_rows(jvm, data, remote, **opts)
+    want, _ = jvm_rows(jvm, plain, **opts)
+    assert got == want and not any(r[2].startswith(b"aborted") for r in got)
+    assert len(jvm_rows(jvm, data, remote)[0]) == len(got) + 10
+
+
+def test_starting_timestamp_lands_in_a_remote_segment(jvm, tmp_path):
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
+    for ts in (T0 + 123, T0 + 250, T0 + 420):
+        got, _ = jvm_rows(jvm, data, remote, startingTimestamp=str(ts))
+        assert got == jvm_rows(jvm, plain, startingTimestamp=str(ts))[0] and got[0][0] == ts - T0
+    got, _ = jvm_rows(jvm, data, remote, endingOffsetsByTimestamp='{"orders": {"0": %d}}' % (T0 + 150))
+    assert [r[0] for r in got] == list(range(0, 150))
+
+
+def test_a_streams_first_batch_holds_the_remote_history(jvm, tmp_path):
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
+    stream = (jvm.readStream.format("kvlog_jvm").option("subscribe", TOPIC).option("startingOffsets", "earliest")
+              .option("kvlog.remoteStorage.layout", "localtieredstorage").option("kvlog.remoteStorage.path", str(remote))
+              .load(str(data)))
+    q = (stream.select(*COLS).writeStream.format("memory").queryName("tiered_first").trigger(availableNow=True)
+         .option("checkpointLocation", str(tmp_path / "ckpt")).start())
+    q.awaitTermination(120)
+    got = [tuple(r) for r in jvm.sql("select * from tiered_first order by offset").collect()]
+    assert got == jvm_rows(jvm, plain)[0]
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"kvlog.remoteStorage.layout": "s3tiered", "kvlog.remoteStorage.path": "/x"}, "LocalTieredStorage or aiven"),
+    ({"kvlog.remoteStorage.layout": "LocalTieredStorage"}, "needs kvlog.remoteStorage.path"),
+    ({"kvlog.remoteStorage.path": "/x"}, "needs kvlog.remoteStorage.layout"),
+    ({"kvlog.remoteStorage.layuot": "LocalTieredStorage"}, "did you mean kvlog.remoteStorage.layout"),
+    ({"kvlog.remoteStorage.layout": "LocalTieredStorage", "kvlog.remoteStorage.path": "/x",
+      "kvlog.remoteStorage.keyPairs": "a=/k.pem"}, "aiven layout only"),
+])
+def test_remote_storage_options_are_checked(jvm, tmp_path, options, message):
+    write_log(tmp_path / f"{TOPIC}-0", [], 10)
+    reader = jvm.read.format("kvlog_jvm").option("subscribe", TOPIC)
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    with pytest.raises(Exception, match=message):
+        reader.load(str(tmp_path)).collect()
+
+
+def test_both_engines_know_the_remote_storage_options(jvm):
+    from kvlog.spark import _options
+
+    java = list(jvm._jvm.io.kvlog.spark.OptionNames.known())
+    names = [n for n in java if n.startswith("kvlog.remoteStorage.")]
+    assert len(names) == 5 and all(n in _options.KNOWN for n in names)

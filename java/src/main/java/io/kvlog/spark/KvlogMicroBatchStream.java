@@ -198,8 +198,11 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
             }
             long s = begin.getOrDefault(tp, log.logStartOffset);
             long[] se = planner.checkRange(log, s, e.getValue());
-            ranges.add(new LogRange(tp.topic(), tp.partition(), log.segments, se[0], se[1],
-                log.aborted.within(se[0], se[1]), !opts.failOnDataLoss, log.logEndOffset));
+            try {
+                ranges.addAll(log.ranges(se[0], se[1], !opts.failOnDataLoss));
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
         }
         return planner.split(ranges).toArray(new InputPartition[0]);
     }

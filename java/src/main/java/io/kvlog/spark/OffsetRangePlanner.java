@@ -41,6 +41,7 @@ final class OffsetRangePlanner {
         Map<Path, Map<TopicPartition, Long>> cleaned = new HashMap<>();
         Map<Path, CommittedOffsets> committed = new HashMap<>();
         Map<TopicPartition, PartitionLog> out = new java.util.TreeMap<>();
+        Map<Path, TieredSource> tiered = new HashMap<>();
         for (Map.Entry<TopicPartition, Path> en : chosen.entrySet()) {
             Path dir = en.getValue();
             FileSystem fs = LogFileSystems.of(dir, conf);
@@ -60,10 +61,41 @@ final class OffsetRangePlanner {
                 durable.get(dir.getParent()).getOrDefault(en.getKey(), -1L), !opts.failOnDataLoss,
                 cleanedHere != null && !cleanedHere.containsKey(en.getKey()), opts.chunkBytes,
                 opts.readCommitted,
-                !opts.verifyChecksums, governed.rangeFor(en.getKey(), dir)));
+                !opts.verifyChecksums, governed.rangeFor(en.getKey(), dir), tieredSource(tiered, dir.getParent())));
         }
         logs.putAll(out);
         return out;
+    }
+
+    /**
+     * The remote history of the partitions under data directory {@code root} when kvlog.remoteStorage.layout is
+     * set (null otherwise): {@code __remote_log_metadata} replayed once per metadata directory (the data directory,
+     * or kvlog.remoteStorage.metadataPath), over the layout at kvlog.remoteStorage.path.
+     */
+    private TieredSource tieredSource(Map<Path, TieredSource> cache, Path root) throws IOException {
+        if (opts.remoteLayout == null) {
+            return null;
+        }
+        Path metadataRoot = opts.remoteMetadataPath != null ? new Path(opts.remoteMetadataPath) : root;
+        TieredSource got = cache.get(metadataRoot);
+        if (got == null) {
+            for (TieredSource t : cache.values()) { // one layout (its listings) for every metadata directory
+                got = t;
+            }
+            FileSystem mfs = LogFileSystems.of(metadataRoot, conf);
+            RemoteLogMetadataReplay replay = RemoteLogMetadataReplay.read(mfs, mfs.makeQualified(metadataRoot), true);
+            LocalTieredLayout layout;
+            if (got != null) {
+                layout = got.layout;
+            } else {
+                Path remoteRoot = new Path(opts.remotePath);
+                FileSystem rfs = LogFileSystems.of(remoteRoot, conf);
+                layout = new LocalTieredLayout(rfs, rfs.makeQualified(remoteRoot));
+            }
+            got = new TieredSource(replay, layout);
+            cache.put(metadataRoot, got);
+        }
+        return got;
     }
 
     /** Where a stream starts, per partition (startingOffsets, default latest, or the timestamp options). */
@@ -93,8 +125,7 @@ final class OffsetRangePlanner {
             long start = resolveStart(log, starts.get(tp));
             long end = resolveEnd(log, ends.get(tp));
             long[] se = checkRange(log, start, end);
-            ranges.add(new LogRange(tp.topic(), tp.partition(), log.segments, se[0], se[1],
-                log.aborted.within(se[0], se[1]), !opts.failOnDataLoss, log.logEndOffset));
+            ranges.addAll(log.ranges(se[0], se[1], !opts.failOnDataLoss));
         }
         ranges = split(ranges);
         List<LogRange> out = new ArrayList<>();

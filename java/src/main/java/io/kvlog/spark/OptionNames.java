@@ -27,7 +27,9 @@ public final class OptionNames {
         "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay",
         "kafka.isolation.level", "includeInternalTopics", "kafka.exclude.internal.topics",
         "kvlog.chunkBytes", "kvlog.maxRowsPerBatch", "kvlog.verifyChecksums", "kvlog.aggregatePushdown",
-        "kvlog.completeAggregateBatches", "kvlog.backupRun");
+        "kvlog.completeAggregateBatches", "kvlog.backupRun",
+        "kvlog.remoteStorage.layout", "kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath",
+        "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs");
     /** Options Spark itself passes: load(path) and load([a, b]). */
     static final List<String> SPARK = List.of("path", "paths");
     /** Options of Spark's Kafka source that only concern a broker connection: accepted, without effect. */

@@ -1,6 +1,8 @@
 package io.kvlog.spark;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -13,21 +15,33 @@ final class PartitionLog {
     /** Where reads end: the log end offset, or the last stable offset for read_committed. */
     final long readableEnd;
     final AbortedTransactions aborted;
+    /** A tiered topic's remote history below its local segments ({@link TieredLineage}), in offset order; else empty. */
+    final List<TieredLineage.Piece> remote;
+    private final LocalTieredLayout layout;
     private final FileSystem fs;
     private final int chunkBytes;
     private final boolean headersOnly;
 
     private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
                          boolean headersOnly, TransactionScan txns) {
+        this(fs, tp, segments, start, end, chunkBytes, headersOnly, txns == null ? end : Math.min(end,
+            txns.lastStableOffset), txns == null ? AbortedTransactions.NONE : txns.aborted, List.of(), null);
+    }
+
+    private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
+                         boolean headersOnly, long readableEnd, AbortedTransactions aborted,
+                         List<TieredLineage.Piece> remote, LocalTieredLayout layout) {
         this.headersOnly = headersOnly;
         this.fs = fs;
-        this.readableEnd = txns == null ? end : Math.min(end, txns.lastStableOffset);
-        this.aborted = txns == null ? AbortedTransactions.NONE : txns.aborted;
+        this.readableEnd = readableEnd;
+        this.aborted = aborted;
         this.tp = tp;
         this.segments = segments;
         this.logStartOffset = start;
         this.logEndOffset = end;
         this.chunkBytes = chunkBytes;
+        this.remote = remote;
+        this.layout = layout;
     }
 
     /**
@@ -54,17 +68,53 @@ final class PartitionLog {
     static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
                              boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
                              boolean headersOnly, CommittedOffsets.Range committed) throws IOException {
+        return open(fs, dir, tp, checkpointedStart, durableEnd, skipDamage, mayBeDense, chunkBytes, readCommitted,
+            headersOnly, committed, null);
+    }
+
+    /**
+     * As above, for a tiered topic when {@code tiered} is not null (KIP-405): the remote pieces its
+     * {@code __remote_log_metadata} and {@code leader-epoch-checkpoint} give ({@link TieredLineage}) come before the
+     * local segments; the log starts at the first piece, and, without local segments, ends at the last. For
+     * read_committed, the aborted transactions of the remote history come from its segments' {@code .txnindex}
+     * (as a broker's remote fetch collects them), and a local ABORT marker of a transaction begun remotely takes its
+     * span from its local segment's {@code .txnindex}.
+     */
+    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
+                             boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
+                             boolean headersOnly, CommittedOffsets.Range committed, TieredSource tiered)
+            throws IOException {
         SegmentList segs = SegmentList.list(fs, dir, mayBeDense);
         if (committed != null) {
             segs = segs.below(committed.end());
             checkpointedStart = Math.max(checkpointedStart, committed.start());
             durableEnd = Math.max(durableEnd, committed.end());
         }
+        List<TieredLineage.Piece> pieces = List.of();
+        if (tiered != null) {
+            List<RemoteLogMetadataReplay.Segment> remoteSegs = tiered.segmentsOf(fs, dir, tp);
+            if (!remoteSegs.isEmpty()) {
+                List<long[]> epochs = BrokerFiles.readLeaderEpochs(fs, dir);
+                pieces = TieredLineage.plan(remoteSegs, epochs == null ? List.of() : epochs, checkpointedStart,
+                    segs.bases.length > 0 ? segs.bases[0] : null);
+            }
+        }
+        if (segs.bases.length == 0 && !pieces.isEmpty()) {
+            long start = pieces.get(0).start();
+            long end = pieces.get(pieces.size() - 1).end();
+            AbortedTransactions aborted = AbortedTransactions.NONE;
+            if (readCommitted) {
+                aborted = new AbortedTransactions();
+                remoteAborts(tiered.layout, pieces, aborted);
+            }
+            return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, end, aborted, pieces,
+                tiered.layout);
+        }
         if (segs.bases.length == 0) {
             long at = committed != null ? Math.max(checkpointedStart, committed.end()) : checkpointedStart;
             return new PartitionLog(fs, tp, segs, at, at, chunkBytes, headersOnly, null);
         }
-        long start = Math.max(checkpointedStart, segs.bases[0]);
+        long start = pieces.isEmpty() ? Math.max(checkpointedStart, segs.bases[0]) : pieces.get(0).start();
         int last = segs.bases.length - 1;
         long end;
         try {
@@ -81,7 +131,87 @@ final class PartitionLog {
             start = Math.min(start, end);
         }
         TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes, headersOnly) : null;
-        return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, txns);
+        if (pieces.isEmpty()) {
+            return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, txns);
+        }
+        AbortedTransactions aborted = AbortedTransactions.NONE;
+        long readable = end;
+        if (txns != null) {
+            aborted = txns.aborted;
+            readable = Math.min(end, txns.lastStableOffset);
+            remoteAborts(tiered.layout, pieces, aborted);
+            for (long[] orphan : txns.orphanAborts) { // begun in the remote history: the marker segment's index says where
+                for (long[] e : TxnIndexFile.entries(fs, segs.path(segs.segmentFor(orphan[1])))) {
+                    if (e[0] == orphan[0] && e[2] == orphan[1]) {
+                        aborted.add(e[0], e[1], e[2]);
+                    }
+                }
+            }
+        }
+        return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, readable, aborted, pieces,
+            tiered.layout);
+    }
+
+    /** The aborted transactions whose ABORT marker lies in a remote piece, from its segment's {@code .txnindex}. */
+    private static void remoteAborts(LocalTieredLayout layout, List<TieredLineage.Piece> pieces,
+                                     AbortedTransactions into) throws IOException {
+        for (TieredLineage.Piece p : pieces) {
+            if (p.segment().txnIndexEmpty) {
+                continue;
+            }
+            for (long[] e : TxnIndexFile.entries(layout.fs(), layout.logFile(p.segment()))) {
+                if (e[2] >= p.start() && e[2] < p.end()) {
+                    into.add(e[0], e[1], e[2]);
+                }
+            }
+        }
+    }
+
+    /** The first offset the local segments serve (the log end when there are none). */
+    long localStart() {
+        return segments.bases.length > 0 ? Math.max(segments.bases[0], logStartOffset) : logEndOffset;
+    }
+
+    /**
+     * The splits of offsets {@code [s, e)}: one per remote piece it overlaps (reading the remote segment's files,
+     * up to the piece's end), then the local segments' range, as before tiering.
+     */
+    List<LogRange> ranges(long s, long e, boolean skipDamage) throws IOException {
+        List<LogRange> out = new ArrayList<>();
+        for (TieredLineage.Piece p : remote) {
+            long lo = Math.max(s, p.start());
+            long hi = Math.min(e, p.end());
+            if (lo < hi) {
+                RemoteLogMetadataReplay.Segment seg = p.segment();
+                out.add(new LogRange(tp.topic(), tp.partition(), SegmentList.remote(layout.logFile(seg), seg.start),
+                    lo, hi, aborted.within(lo, hi), skipDamage, seg.end + 1));
+            }
+        }
+        long lo = remote.isEmpty() ? s : Math.max(s, localStart());
+        if (remote.isEmpty() || lo < e) {
+            out.add(new LogRange(tp.topic(), tp.partition(), segments, lo, Math.max(lo, e), aborted.within(lo, e),
+                skipDamage, logEndOffset));
+        }
+        return out;
+    }
+
+    /** A segment file to search, with the offsets {@code [lo, hi)} it serves. */
+    private record Span(FileSystem fs, Path file, long base, long lo, long hi) {
+    }
+
+    /** The remote pieces' segment files, then the local segments from the log start on. */
+    private List<Span> spans() throws IOException {
+        List<Span> out = new ArrayList<>();
+        for (TieredLineage.Piece p : remote) {
+            out.add(new Span(layout.fs(), layout.logFile(p.segment()), p.segment().start, p.start(), p.end()));
+        }
+        long lo = remote.isEmpty() ? logStartOffset : localStart();
+        if (lo < logEndOffset || remote.isEmpty()) {
+            for (int i = segments.segmentFor(lo); i < segments.bases.length; i++) {
+                out.add(new Span(fs, segments.path(i), segments.bases[i], lo, logEndOffset));
+            }
+        }
+        return out;
     }
 
     /**
@@ -115,14 +245,17 @@ final class PartitionLog {
      */
     private long maxTimestamp() throws IOException {
         long max = -1;
-        for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
-            try (SegmentStream s = new SegmentStream(fs, segments.path(i), 0, chunkBytes, headersOnly)) {
+        for (Span sp : spans()) {
+            try (SegmentStream s = new SegmentStream(sp.fs(), sp.file(), 0, chunkBytes, headersOnly)) {
                 while (s.next()) {
-                    if (BatchDecoder.lastOffset(s) < logStartOffset) {
+                    if (BatchDecoder.lastOffset(s) < sp.lo()) {
                         continue;
                     }
-                    if (BatchDecoder.lastOffset(s) >= logEndOffset) {
-                        return max; // past the end of the log: the segment grew beyond it
+                    if (BatchDecoder.lastOffset(s) >= sp.hi()) {
+                        if (sp.hi() == logEndOffset) {
+                            return max; // past the end of the log: the segment grew beyond it
+                        }
+                        break; // a remote piece ends inside this batch: the next piece or the local log serves the rest
                     }
                     if (BatchDecoder.magic(s) < 2) {
                         throw new UnsupportedOperationException("the largest-timestamp target (-3) needs record "
@@ -137,24 +270,27 @@ final class PartitionLog {
     }
 
     private long searchTimestamp(long ts) throws IOException {
-        TimestampSearch search = new TimestampSearch(ts, logStartOffset);
         try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
-            for (int i = segments.segmentFor(logStartOffset); i < segments.bases.length; i++) {
-                Path p = segments.path(i);
-                long from = TimeIndexLookup.positionFor(fs, p, segments.bases[i], ts, fs.getFileStatus(p).getLen());
-                try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes, headersOnly)) {
+            for (Span sp : spans()) {
+                TimestampSearch search = new TimestampSearch(ts, sp.lo());
+                long from = TimeIndexLookup.positionFor(sp.fs(), sp.file(), sp.base(), ts,
+                    sp.fs().getFileStatus(sp.file()).getLen());
+                try (SegmentStream s = new SegmentStream(sp.fs(), sp.file(), from, chunkBytes, headersOnly)) {
                     while (s.next()) {
-                        if (BatchDecoder.lastOffset(s) < logStartOffset) {
+                        if (BatchDecoder.lastOffset(s) < sp.lo()) {
                             continue;
                         }
-                        if (BatchDecoder.baseOffset(s) >= logEndOffset) {
-                            return -1; // past the end of the log: the segment grew beyond it
+                        if (BatchDecoder.baseOffset(s) >= sp.hi()) {
+                            if (sp.hi() == logEndOffset) {
+                                return -1; // past the end of the log: the segment grew beyond it
+                            }
+                            break;
                         }
                         if (BatchDecoder.magic(s) >= 2
                                 && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
                             continue;
                         }
-                        decoder.decode(s, logStartOffset, logEndOffset, search);
+                        decoder.decode(s, sp.lo(), sp.hi(), search);
                         if (search.found >= 0) {
                             return search.found;
                         }

@@ -49,6 +49,18 @@ final class ReadOptions {
     /** {@code kvlog.backupRun}: read every partition as that run of a kvlog backup holds it (null: the newest). */
     Long backupRun;
     List<String> paths = new ArrayList<>();
+    /**
+     * {@code kvlog.remoteStorage.layout} (KIP-405 tiered storage): {@link LocalTieredLayout#NAME} or {@code aiven};
+     * null: local segments only. With it, {@code kvlog.remoteStorage.path} (the remote storage's root) and
+     * optionally {@code kvlog.remoteStorage.metadataPath} (where the {@code __remote_log_metadata-N} directories
+     * are; default: the data directory), and for aiven {@code kvlog.remoteStorage.keyPrefix} and
+     * {@code kvlog.remoteStorage.keyPairs}.
+     */
+    String remoteLayout;
+    String remotePath;
+    String remoteMetadataPath;
+    String remoteKeyPrefix;
+    String remoteKeyPairs;
 
     private ReadOptions() {
     }
@@ -233,7 +245,53 @@ final class ReadOptions {
                 + r.maxOffsetsPerTrigger + ")");
         }
         r.paths = paths(o);
+        remoteStorage(o, r);
         return r;
+    }
+
+    static final String AIVEN = "aiven";
+
+    private static void remoteStorage(CaseInsensitiveStringMap o, ReadOptions r) {
+        String layout = o.get("kvlog.remoteStorage.layout");
+        r.remotePath = blankless(o.get("kvlog.remoteStorage.path"));
+        r.remoteMetadataPath = blankless(o.get("kvlog.remoteStorage.metadataPath"));
+        r.remoteKeyPrefix = o.get("kvlog.remoteStorage.keyPrefix");
+        r.remoteKeyPairs = blankless(o.get("kvlog.remoteStorage.keyPairs"));
+        if (layout == null) {
+            for (String k : new String[] {"kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath",
+                "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs"}) {
+                if (o.containsKey(k)) {
+                    throw bad("option " + k + " needs kvlog.remoteStorage.layout (LocalTieredStorage or aiven) "
+                        + "to say how the remote storage is laid out");
+                }
+            }
+            return;
+        }
+        String l = layout.trim().toLowerCase(Locale.ROOT);
+        if (l.equals(LocalTieredLayout.NAME.toLowerCase(Locale.ROOT))) {
+            r.remoteLayout = LocalTieredLayout.NAME;
+        } else if (l.equals(AIVEN)) {
+            r.remoteLayout = AIVEN;
+        } else {
+            throw bad("option kvlog.remoteStorage.layout must be LocalTieredStorage or aiven (the remote storage "
+                + "managers kvlog reads), got '" + layout + "'");
+        }
+        if (r.remotePath == null) {
+            throw bad("option kvlog.remoteStorage.layout=" + layout + " needs kvlog.remoteStorage.path, the root of "
+                + "the remote storage");
+        }
+        if (r.remoteLayout.equals(LocalTieredLayout.NAME) && (r.remoteKeyPrefix != null || r.remoteKeyPairs != null)) {
+            throw bad("options kvlog.remoteStorage.keyPrefix and kvlog.remoteStorage.keyPairs are for the aiven layout "
+                + "only");
+        }
+        if (r.remoteLayout.equals(AIVEN)) {
+            throw bad("kvlog.remoteStorage.layout=aiven is not read by the JVM source yet: read it with the Python "
+                + "source (format kvlog_python)");
+        }
+    }
+
+    private static String blankless(String v) {
+        return v == null || v.isBlank() ? null : v.trim();
     }
 
     private static List<String> paths(CaseInsensitiveStringMap o) {

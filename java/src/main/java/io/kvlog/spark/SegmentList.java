@@ -32,12 +32,29 @@ final class SegmentList implements Serializable {
      * whose base offset leaves a gap is then damage: the base offset lies outside the CRC.
      */
     final boolean dense;
+    /** File names of the segments when they are not {@code <20-digit base>.log} (a remote segment); else null. */
+    private final String[] names;
 
     private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense) {
+        this(dir, bases, swapped, dense, null);
+    }
+
+    private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense, String[] names) {
         this.dir = dir;
         this.bases = bases;
         this.swapped = swapped;
         this.dense = dense;
+        this.names = names;
+    }
+
+    /**
+     * One remote segment of a tiered topic (KIP-405): its {@code .log} file, named as the remote storage manager
+     * names it (its indexes beside it with the same stem), and its base offset. Never dense: a remote copy may be
+     * of a compacted topic.
+     */
+    static SegmentList remote(Path logFile, long base) {
+        return new SegmentList(logFile.getParent().toString(), new long[] {base}, new boolean[1], false,
+            new String[] {logFile.getName()});
     }
 
     static SegmentList list(FileSystem fs, Path dir) throws IOException {
@@ -84,7 +101,8 @@ final class SegmentList implements Serializable {
             n++;
         }
         return n == bases.length ? this
-            : new SegmentList(dir, Arrays.copyOf(bases, n), Arrays.copyOf(swapped, n), dense);
+            : new SegmentList(dir, Arrays.copyOf(bases, n), Arrays.copyOf(swapped, n), dense,
+                names == null ? null : Arrays.copyOf(names, n));
     }
 
     private static boolean isOffsetName(String n, String suffix) {
@@ -97,6 +115,9 @@ final class SegmentList implements Serializable {
     }
 
     Path path(int i) {
+        if (names != null) {
+            return new Path(dir, names[i]);
+        }
         return file(dir, bases[i], swapped[i]);
     }
 

@@ -16,6 +16,12 @@ final class TransactionScan {
 
     final AbortedTransactions aborted = new AbortedTransactions();
     long lastStableOffset;
+    /**
+     * ABORT markers of transactions whose first batch the scan did not see ({producer id, marker offset}): in a
+     * tiered topic, transactions that began in its remote history (their span is in the marker segment's
+     * {@code .txnindex}).
+     */
+    final java.util.List<long[]> orphanAborts = new java.util.ArrayList<>();
 
     private TransactionScan() {
     }
@@ -70,6 +76,8 @@ final class TransactionScan {
                     Long first = open.remove(pid);
                     if (type == ABORT && first != null) {
                         aborted.add(pid, first, base);
+                    } else if (type == ABORT) {
+                        orphanAborts.add(new long[] {pid, base});
                     }
                 }
             }

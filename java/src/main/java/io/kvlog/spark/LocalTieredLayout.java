@@ -1,0 +1,71 @@
+package io.kvlog.spark;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Kafka's {@code LocalTieredStorage} layout (the remote storage manager of Kafka's own tests and quick starts)
+ * under a root on any Hadoop filesystem: a partition's directory is {@code <topic>-<partition>-<topic id>}, a
+ * segment's files {@code <start offset>-<segment id><suffix>} (start offset in plain decimal), or
+ * {@code <segment id><suffix>} as releases before the offset was added wrote them. The files are Kafka's own
+ * segment files, unchanged: {@code .log}, {@code .index}, {@code .timeindex}, {@code .txnindex} (only with
+ * aborted transactions), {@code .snapshot}, {@code .leader_epoch_checkpoint}. A segment's {@code .log} and its
+ * indexes share a stem, so the segment readers find the indexes beside the {@code .log} as for a local segment.
+ * Each partition directory is listed once.
+ */
+final class LocalTieredLayout {
+    static final String NAME = "LocalTieredStorage";
+    private final FileSystem fs;
+    private final Path root;
+    private final Map<Path, Set<String>> listings = new HashMap<>();
+
+    LocalTieredLayout(FileSystem fs, Path root) {
+        this.fs = fs;
+        this.root = root;
+    }
+
+    FileSystem fs() {
+        return fs;
+    }
+
+    Path partitionDir(RemoteLogMetadataReplay.Segment s) {
+        return new Path(root, s.tp.topic() + "-" + s.tp.partition() + "-" + s.tp.topicId());
+    }
+
+    private Set<String> listing(Path dir) throws IOException {
+        Set<String> names = listings.get(dir);
+        if (names == null) {
+            names = new HashSet<>();
+            try {
+                for (FileStatus st : fs.listStatus(dir)) {
+                    names.add(st.getPath().getName());
+                }
+            } catch (FileNotFoundException e) {
+                // no directory: every file of it is missing
+            }
+            listings.put(dir, names);
+        }
+        return names;
+    }
+
+    /** The segment's {@code .log}; a {@link RemoteSegmentException} naming the file when it is not there. */
+    Path logFile(RemoteLogMetadataReplay.Segment s) throws IOException {
+        Path dir = partitionDir(s);
+        Set<String> names = listing(dir);
+        for (String stem : new String[] {s.start + "-" + s.id, s.id}) {
+            if (names.contains(stem + ".log")) {
+                return new Path(dir, stem + ".log");
+            }
+        }
+        throw new RemoteSegmentException(TieredLineage.describe(s) + ": its file "
+            + LogDiscovery.shown(new Path(dir, s.start + "-" + s.id + ".log").toString())
+            + " is not in the LocalTieredStorage directory " + LogDiscovery.shown(dir.toString()));
+    }
+}
