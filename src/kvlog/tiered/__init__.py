@@ -2,5 +2,6 @@
 remote storage manager put them, joined with its local segments into one log."""
 
 from kvlog.tiered.base import INDEX_KINDS, RemoteSegment, RemoteSegmentFiles, RemoteStorage
+from kvlog.tiered.local_tiered import LocalTieredStorage
 
-__all__ = ["INDEX_KINDS", "RemoteSegment", "RemoteSegmentFiles", "RemoteStorage"]
+__all__ = ["INDEX_KINDS", "LocalTieredStorage", "RemoteSegment", "RemoteSegmentFiles", "RemoteStorage"]

@@ -16,6 +16,7 @@ with :class:`~kvlog.errors.RemoteSegmentError` naming the object when it is firs
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
@@ -109,25 +110,46 @@ def attach_remote(log: "Log", state: TieredState, log_start: int) -> None:
     _io.fs.prefetch_files([_files.segment_path(d, p.segment.start_offset, ext) for d, p in zip(dirs, pieces)
                            for ext in (_files.INDEX, _files.TIME_INDEX)])
     cfg = log.config
-    for d, piece in zip(dirs, pieces):
-        seg = LogSegment(d, piece.segment.start_offset, index_interval_bytes=cfg.index_interval_bytes,
-                         max_index_size=cfg.segment_index_bytes, read_only=True)
-        check_segment(seg, piece.segment)
-        if piece.end <= piece.segment.end_offset:
-            seg.limit_to_offset(piece.end)  # the lineage or the local log takes over from here
+    opened = []
+    try:
+        for d, piece in zip(dirs, pieces):
+            opened.append(LogSegment(d, piece.segment.start_offset, index_interval_bytes=cfg.index_interval_bytes,
+                                     max_index_size=cfg.segment_index_bytes, read_only=True))
+        if len(opened) > 1:  # one small read each: together, not one round trip after another
+            with ThreadPoolExecutor(max_workers=min(8, len(opened)), thread_name_prefix="kvlog-tiered") as pool:
+                list(pool.map(check_segment, opened, [p.segment for p in pieces]))
+        elif opened:
+            check_segment(opened[0], pieces[0].segment)
+        for seg, piece in zip(opened, pieces):
+            if piece.end <= piece.segment.end_offset:
+                seg.limit_to_offset(piece.end)  # the lineage or the local log takes over from here
+    except BaseException:
+        close_pieces(opened)
+        raise
+    for seg in opened:
         log._add_segment(seg)
 
 
 def check_segment(seg: "LogSegment", remote: RemoteSegment) -> None:
-    """The metadata's offsets against the segment's own index: an index entry outside the segment's
-    offsets means the object is not the segment the metadata describes."""
+    """The metadata's offsets against the segment's own bytes: its first batch's base offset (one small
+    read, kept for the scan that follows) and its offset index's last entry must lie within the
+    segment's offsets, or the object is not the segment the metadata describes."""
+    where = f"{remote} ({seg.log_path})"
+    if seg.size_in_bytes >= 12:
+        head = seg.pread(0, 12)
+        first = int.from_bytes(head[:8], "big", signed=True)
+        if not remote.start_offset <= first <= remote.end_offset:
+            raise RemoteSegmentError(
+                f"{where}: its first batch starts at offset {first}, outside the segment's offsets in "
+                "__remote_log_metadata (the object is not this segment, or the metadata is damaged)",
+                path=seg.log_path, position=0)
     index = seg.offset_index
     if index is not None and index.entries:
         last = index.last_entry
-        if last.offset > remote.end_offset or last.offset < remote.start_offset:
+        if not remote.start_offset <= last.offset <= remote.end_offset or last.position >= seg.size_in_bytes:
             raise RemoteSegmentError(
-                f"{remote}: its offset index ends at offset {last.offset}, outside the segment's offsets in "
-                "__remote_log_metadata (the object is not this segment, or the metadata is damaged)",
+                f"{where}: its offset index's last entry (offset {last.offset}, position {last.position}) is "
+                "not within the segment (the index is not this segment's, or the metadata is damaged)",
                 path=seg.log_path)
 
 

@@ -1,0 +1,260 @@
+"""A tiered partition (KIP-405) read as one log: remote segments in Kafka's LocalTieredStorage layout below
+the local ones, against the same partition read as one local log before it was tiered
+(``tests/tiered_support.py`` builds them as a broker leaves them)."""
+
+import os
+import pathlib
+import shutil
+
+import pytest
+from tiered_support import (
+    COPY_FINISHED,
+    DELETE_FINISHED,
+    DELETE_STARTED,
+    T0,
+    copy_segment,
+    segment_record,
+    tier_log,
+    update_record,
+    write_log,
+)
+
+from kvlog import Log, broker_files, checkpoint
+from kvlog.errors import CorruptRecordError, ObjectNotFoundError, RemoteSegmentError
+from kvlog.tiered import LocalTieredStorage, RemoteSegment
+from kvlog.tiered.lineage import plan_remote_pieces
+
+
+def open_tiered(t, **kw):
+    return Log.open(t.dir, read_only=True, remote_storage=LocalTieredStorage(t.remote_root), **kw)
+
+
+def open_whole(t):
+    return Log.open(t.whole_dir, read_only=True)
+
+
+def same_rows(a, b):
+    ta, tb = a.to_arrow(), b.to_arrow()
+    assert ta.num_rows == tb.num_rows
+    assert ta.equals(tb)
+    return ta.num_rows
+
+
+@pytest.fixture
+def tiered(tmp_path):
+    write_log(tmp_path / "data", segments=5)
+    return tier_log(tmp_path / "data", remote=3)
+
+
+def test_the_view_reads_the_whole_history_as_one_log(tiered):
+    with open_tiered(tiered) as log, open_whole(tiered) as whole:
+        assert len(os.listdir(tiered.dir)) < len(os.listdir(tiered.whole_dir))  # the local copies are gone
+        assert log.log_start_offset == whole.log_start_offset == 0
+        assert log.log_end_offset == whole.log_end_offset
+        assert same_rows(log, whole) == 500
+        assert [r.offset for r in log.records(90, 130)] == list(range(90, 130))
+        for off in (0, 99, 100, 250, 299, 300, 499):
+            assert log.read(off, 200).buffer.tobytes() == whole.read(off, 200).buffer.tobytes()
+        for ts in (T0 - 5, T0, T0 + 150, T0 + 299, T0 + 300, T0 + 499, T0 + 500):
+            assert log.offset_for_timestamp(ts) == whole.offset_for_timestamp(ts)
+        assert log.to_arrow(120, 340).equals(whole.to_arrow(120, 340))
+
+
+def test_without_remote_storage_only_the_local_tail_is_read(tiered):
+    with Log.open(tiered.dir, read_only=True) as log:
+        assert log.log_start_offset == 300
+        assert log.to_arrow().num_rows == 200
+
+
+def test_a_segment_still_local_after_its_copy_is_read_once(tmp_path):
+    write_log(tmp_path / "data", segments=5)
+    t = tier_log(tmp_path / "data", remote=3, overlap=1)
+    assert os.path.exists(os.path.join(t.dir, f"{200:020d}.log"))
+    with open_tiered(t) as log, open_whole(t) as whole:
+        assert same_rows(log, whole) == 500
+        assert len(log._segments) == 5
+
+
+def test_an_unfinished_copy_is_not_the_log_its_local_segment_is(tmp_path):
+    write_log(tmp_path / "data", segments=5)
+    t = tier_log(tmp_path / "data", remote=3, unfinished=(2,))
+    with open_tiered(t) as log, open_whole(t) as whole:
+        assert same_rows(log, whole) == 500
+        assert [s.base_offset for s in log._segments][:3] == [0, 100, 200]
+        assert "kvlog-tiered://" not in log._segments[2].log_path
+
+
+def test_deleted_remote_segments_move_the_log_start(tiered):
+    t = tiered
+    first = t.segments[0]
+    t.records += [update_record(first, DELETE_STARTED), update_record(first, DELETE_FINISHED)]
+    t.write_metadata()
+    os.unlink(t.remote_file(first, ".log"))
+    checkpoint.write_offsets(os.path.join(t.root, checkpoint.LOG_START_OFFSET), {(t.topic, t.partition): 100})
+    with open_tiered(t) as log, open_whole(t) as whole:
+        assert log.log_start_offset == 100
+        assert log.to_arrow().equals(whole.to_arrow(100))
+
+
+def test_a_stale_log_start_below_the_remote_history_is_not_a_hole(tiered):
+    t = tiered
+    first = t.segments[0]
+    t.records += [update_record(first, DELETE_STARTED), update_record(first, DELETE_FINISHED)]
+    t.write_metadata()
+    with open_tiered(t) as log:
+        assert log.log_start_offset == 100
+
+
+def test_a_hole_in_the_remote_history_is_an_error(tiered):
+    t = tiered
+    mid = t.segments[1]
+    t.records += [update_record(mid, DELETE_STARTED), update_record(mid, DELETE_FINISHED)]
+    t.write_metadata()
+    with pytest.raises(RemoteSegmentError, match=r"offsets \[100, 200\)"):
+        open_tiered(t)
+
+
+def test_a_missing_remote_log_file_names_it(tiered):
+    t = tiered
+    gone = t.remote_file(t.segments[1], ".log")
+    os.unlink(gone)
+    with pytest.raises(ObjectNotFoundError) as e:
+        open_tiered(t)
+    assert os.path.basename(gone) in str(e.value)
+
+
+def test_damaged_bytes_in_a_remote_segment_are_a_corrupt_record_error(tiered):
+    t = tiered
+    path = t.remote_file(t.segments[1], ".log")
+    data = bytearray(pathlib.Path(path).read_bytes())
+    data[200] ^= 0xFF
+    pathlib.Path(path).write_bytes(bytes(data))
+    with open_tiered(t) as log:
+        with pytest.raises(CorruptRecordError) as e:
+            log.to_arrow()
+        assert t.segments[1].segment_id in str(e.value)
+
+
+def test_a_remote_object_of_another_segment_is_refused(tiered):
+    t = tiered
+    shutil.copyfile(t.remote_file(t.segments[2], ".log"), t.remote_file(t.segments[0], ".log"))
+    with pytest.raises(RemoteSegmentError, match="first batch starts at offset 200") as e:
+        open_tiered(t)
+    assert t.segments[0].segment_id in str(e.value)
+
+
+def test_remote_log_metadata_elsewhere(tiered, tmp_path):
+    t = tiered
+    moved = tmp_path / "metadata"
+    moved.mkdir()
+    shutil.move(os.path.join(t.root, "__remote_log_metadata-0"), moved / "__remote_log_metadata-0")
+    with Log.open(t.dir, read_only=True, remote_storage=LocalTieredStorage(t.remote_root),
+                  remote_log_metadata=str(moved)) as log:
+        assert log.to_arrow().num_rows == 500
+    with Log.open(t.dir, read_only=True, remote_storage=LocalTieredStorage(t.remote_root),
+                  remote_log_metadata=t.segments) as log:
+        assert log.to_arrow().num_rows == 500
+
+
+def test_remote_storage_needs_a_read_only_open(tiered):
+    from kvlog.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="read-only"):
+        Log.open(tiered.dir, remote_storage=LocalTieredStorage(tiered.remote_root))
+
+
+def test_the_older_layout_without_the_offset_in_names(tiered):
+    t = tiered
+    for seg in t.segments:
+        for suffix in (".log", ".index", ".timeindex", ".snapshot", ".leader_epoch_checkpoint"):
+            os.rename(t.remote_file(seg, suffix), os.path.join(t.remote_dir(), seg.segment_id + suffix))
+    with open_tiered(t) as log, open_whole(t) as whole:
+        assert same_rows(log, whole) == 500
+
+
+def test_read_committed_uses_the_remote_transaction_index(tmp_path):
+    from kvlog import Record, encode_batch
+
+    d = tmp_path / "data" / "orders-0"
+    log = Log.open(d)
+    pid = 7
+    for i in range(3):
+        recs = [Record(b"k", b"v%d-%d" % (i, j), T0 + j) for j in range(10)]
+        log.append(encode_batch(recs, producer_id=pid, producer_epoch=0, base_sequence=i * 10, is_transactional=True,
+                                partition_leader_epoch=0))
+        log.end_transaction(pid, 0, commit=i != 1, timestamp=T0 + 50)
+        log.roll()
+    log.append([Record(b"x", b"tail", T0)])
+    log.close()
+    t = tier_log(tmp_path / "data", remote=3)
+    assert not t.segments[1].txn_index_empty
+    with open_tiered(t) as tl, open_whole(t) as whole:
+        a = tl.to_arrow(isolation_level="read_committed")
+        b = whole.to_arrow(isolation_level="read_committed")
+        assert a.equals(b) and a.num_rows == 21
+        assert tl.to_arrow().num_rows == 31
+
+
+# ------------------------------------------------------------------------------------- epoch forks
+def test_an_epoch_fork_reads_the_lineage_of_the_epoch_cache(tmp_path):
+    """Leader A (epoch 0) copied [0, 199]; leader B (epoch 1) took over at 150 — A's 150..199 were never
+    committed — and copied its own [150, 249]. The partition's epoch cache says epoch 1 starts at 150."""
+    write_log(tmp_path / "a", segments=2, epochs=[0, 0])  # A: 200 records in epoch 0
+    # B's history: 0..149 as A's, then its own records from 150 in epoch 1
+    b = tmp_path / "b" / "orders-0"
+    whole = Log.open(b)
+    with Log.open(tmp_path / "a" / "orders-0", read_only=True) as a:
+        for start in (0, 100):  # (a read stops at a segment's end)
+            whole.append(a.read(start, 1 << 20, max_offset=150).buffer.tobytes(), assign_offsets=False)
+    from kvlog import Record, encode_batch
+
+    for k in range(4):
+        whole.append(encode_batch([Record(b"b", b"B%d-%d" % (k, i), T0 + 1000 + i) for i in range(25)],
+                                  partition_leader_epoch=1))
+    whole.roll()
+    whole.append(encode_batch([Record(b"b", b"tail", T0 + 2000)], partition_leader_epoch=1))
+    whole.close()
+    assert broker_files.read_leader_epochs(os.path.join(b, broker_files.LEADER_EPOCH_CHECKPOINT)) == [(0, 0), (1, 150)]
+    # the data directory: B's local tail from 250; remote: A's segment [0, 199] (epoch 0) and B's [150, 249]
+    from tiered_support import Tiered
+
+    root = tmp_path / "data"
+    shutil.copytree(tmp_path / "b", root)
+    topic_id = broker_files.read_partition_metadata(str(root / "orders-0"))
+    t = Tiered(root=str(root), remote_root=str(tmp_path / "remote"), whole=str(tmp_path / "b"), topic="orders",
+               partition=0, topic_id=topic_id)
+    a_dir = str(tmp_path / "a" / "orders-0")
+    seg_a = copy_segment(t, a_dir, 0, 199, [(0, 0)])
+    # A's two local segments are one remote segment here: concatenate its second into the copy
+    with open(t.remote_file(seg_a, ".log"), "ab") as f, open(os.path.join(a_dir, f"{100:020d}.log"), "rb") as g:
+        f.write(g.read())
+    os.unlink(t.remote_file(seg_a, ".index"))  # (an index of the first half only would be wrong)
+    open(t.remote_file(seg_a, ".index"), "wb").close()
+    open(t.remote_file(seg_a, ".timeindex"), "wb").close()
+    b_dir = str(root / "orders-0")
+    bases = sorted(int(n[:20]) for n in os.listdir(b_dir) if n.endswith(".log"))
+    assert bases == [0, 250]
+    seg_b = copy_segment(t, b_dir, 0, 249, [(0, 0), (1, 150)])
+    t.records = [segment_record(seg_a), update_record(seg_a, COPY_FINISHED),
+                 segment_record(seg_b), update_record(seg_b, COPY_FINISHED)]
+    t.write_metadata()
+    os.unlink(os.path.join(b_dir, f"{0:020d}.log"))
+    with open_tiered(t) as log, Log.open(t.whole_dir, read_only=True) as whole_log:
+        assert same_rows(log, whole_log) == 251
+        values = log.to_arrow(140, 160).column("value").to_pylist()
+        assert values[9].startswith(b"v000149") and values[10] == b"B0-0"
+
+
+def test_plan_clips_pieces_to_the_lineage():
+    def seg(i, start, end, epochs):
+        return RemoteSegment("t", "id", 0, f"s{i}", start, end, leader_epochs=tuple(epochs))
+
+    a, b = seg(0, 0, 199, [(0, 0)]), seg(1, 150, 249, [(0, 150), (1, 170)])
+    pieces = plan_remote_pieces([a, b], local_epochs=[(0, 0), (1, 170)], local_log_start=250)
+    assert [(p.segment.segment_id, p.start, p.end) for p in pieces] == [("s0", 0, 170), ("s1", 170, 250)]
+    pieces = plan_remote_pieces([a, b], local_epochs=[(1, 170)], local_log_start=250)  # epoch 0 from the segments
+    assert [(p.segment.segment_id, p.start, p.end) for p in pieces] == [("s0", 0, 170), ("s1", 170, 250)]
+    with pytest.raises(RemoteSegmentError, match=r"\[200, 300\)"):
+        plan_remote_pieces([a], local_log_start=300)
+    assert plan_remote_pieces([a], log_start_offset=50, local_log_start=150)[0].start == 50
+    assert plan_remote_pieces([], local_log_start=10) == []
