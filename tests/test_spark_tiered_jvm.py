@@ -427,3 +427,106 @@ def test_both_engines_know_the_remote_storage_options(jvm):
     java = list(jvm._jvm.io.kvlog.spark.OptionNames.known())
     names = [n for n in java if n.startswith("kvlog.remoteStorage.")]
     assert len(names) == 5 and all(n in _options.KNOWN for n in names)
+
+
+# ------------------------------------------------------------------------- the lineage, both engines
+from kvlog.errors import RemoteSegmentError  # noqa: E402
+from kvlog.tiered import RemoteSegment  # noqa: E402
+from kvlog.tiered.lineage import plan_remote_pieces  # noqa: E402
+
+
+@st.composite
+def lineage_cases(draw):
+    segs = []
+    for i in range(draw(st.integers(1, 4))):
+        start = draw(st.integers(0, 300))
+        end = start + draw(st.integers(0, 150))
+        epochs = {}
+        for _ in range(draw(st.integers(1, 3))):
+            epochs[draw(st.integers(0, 3))] = start + draw(st.integers(0, end - start))
+        segs.append((f"s{i}", start, end, sorted(epochs.items())))
+    local = sorted(draw(st.dictionaries(st.integers(0, 3), st.integers(0, 400), max_size=3)).items())
+    return segs, local, draw(st.integers(0, 120)), draw(st.one_of(st.none(), st.integers(0, 500)))
+
+
+def python_plan(segs, local, log_start, local_start):
+    rs = [RemoteSegment("t", "id", 0, sid, s, e, leader_epochs=tuple(ep)) for sid, s, e, ep in segs]
+    try:
+        return [f"{p.segment.segment_id} {p.start} {p.end}" for p in plan_remote_pieces(
+            rs, local_epochs=local, log_start_offset=log_start, local_log_start=local_start)]
+    except RemoteSegmentError as exc:
+        return ["error", str(exc).split(" of ")[0]]
+
+
+def java_plan(hooks, segs, local, log_start, local_start):
+    text = hooks.pieces("\n".join(f"{sid} {s} {e} " + ",".join(f"{a}:{b}" for a, b in ep) for sid, s, e, ep in segs),
+                        ",".join(f"{a}:{b}" for a, b in local), log_start, -1 if local_start is None else local_start)
+    if text.startswith("error\t"):
+        return ["error", text[6:].split(" of ")[0]]
+    return [ln for ln in text.splitlines() if ln]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=lineage_cases())
+def test_the_jvm_lineage_plans_the_pieces_the_python_lineage_plans(jvm, case):
+    hooks = jvm._jvm.io.kvlog.spark.TieredForTests
+    assert java_plan(hooks, *case) == python_plan(*case)
+
+
+def test_the_lineage_examples_of_the_python_tests(hooks):
+    a, b = ("s0", 0, 199, [(0, 0)]), ("s1", 150, 249, [(0, 150), (1, 170)])
+    assert java_plan(hooks, [a, b], [(0, 0), (1, 170)], 0, 250) == ["s0 0 170", "s1 170 250"]
+    assert java_plan(hooks, [a, b], [(1, 170)], 0, 250) == ["s0 0 170", "s1 170 250"]
+    assert java_plan(hooks, [a], [], 0, 300) == ["error", "no remote segment in the log holds offsets [200, 300)"]
+    assert java_plan(hooks, [a], [], 50, 150) == ["s0 50 150"]
+
+
+# ------------------------------------------------------------------------- with tests/tiered_support.py
+from tiered_support import tier_log  # noqa: E402
+from tiered_support import write_log as support_write_log  # noqa: E402
+
+
+@pytest.mark.parametrize("compression", ["zstd", "lz4"])
+def test_the_shared_fixture_builder_reads_as_the_whole_log(jvm, tmp_path, compression):
+    support_write_log(tmp_path / "data", segments=5, compression=compression)
+    t = tier_log(tmp_path / "data", remote=3, overlap=1)
+    opts = {"kvlog.remoteStorage.layout": LAYOUT, "kvlog.remoteStorage.path": t.remote_root}
+    got, splits = jvm_rows(jvm, t.root, **opts)
+    assert len(got) == 500 and got == jvm_rows(jvm, t.whole)[0] and splits == 3
+    assert [(o, k, v) for o, k, v, _ in got] == python_tiered(pathlib.Path(t.root), t.remote_root)
+
+
+def test_a_remote_object_of_another_segment_is_refused(jvm, tmp_path):
+    support_write_log(tmp_path / "data", segments=5)
+    t = tier_log(tmp_path / "data", remote=3)
+    shutil.copyfile(t.remote_file(t.segments[2], ".log"), t.remote_file(t.segments[0], ".log"))
+    opts = {"kvlog.remoteStorage.layout": LAYOUT, "kvlog.remoteStorage.path": t.remote_root}
+    with pytest.raises(Exception, match="first batch starts at offset 200") as e:
+        jvm_rows(jvm, t.root, **opts)
+    assert t.segments[0].segment_id in str(e.value)
+
+
+def test_damaged_bytes_in_a_remote_segment_name_the_object(jvm, tmp_path):
+    support_write_log(tmp_path / "data", segments=5)
+    t = tier_log(tmp_path / "data", remote=3)
+    path = t.remote_file(t.segments[1], ".log")
+    data = bytearray(pathlib.Path(path).read_bytes())
+    data[200] ^= 0xFF
+    pathlib.Path(path).write_bytes(bytes(data))
+    opts = {"kvlog.remoteStorage.layout": LAYOUT, "kvlog.remoteStorage.path": t.remote_root}
+    with pytest.raises(Exception, match="CorruptLogException") as e:
+        jvm_rows(jvm, t.root, **opts)
+    assert t.segments[1].segment_id in str(e.value)
+
+
+def test_remote_log_metadata_elsewhere(jvm, tmp_path):
+    support_write_log(tmp_path / "data", segments=5)
+    t = tier_log(tmp_path / "data", remote=3)
+    moved = tmp_path / "metadata"
+    moved.mkdir()
+    shutil.move(os.path.join(t.root, "__remote_log_metadata-0"), moved / "__remote_log_metadata-0")
+    opts = {"kvlog.remoteStorage.layout": LAYOUT, "kvlog.remoteStorage.path": t.remote_root,
+            "kvlog.remoteStorage.metadataPath": str(moved)}
+    assert len(jvm_rows(jvm, t.root, **opts)[0]) == 500
+    with pytest.raises(Exception, match="no __remote_log_metadata-N directory"):
+        jvm_rows(jvm, t.root, **{k: v for k, v in opts.items() if "metadata" not in k})

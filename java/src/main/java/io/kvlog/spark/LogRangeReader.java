@@ -182,6 +182,9 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
             return false;
         }
         Path p = segs.path(segment);
+        if (segs.isRemote()) { // a remote piece: its metadata's offsets checked against the object first
+            RemoteSegmentCheck.check(fs, p, segs.bases[segment], range.logEnd() - 1);
+        }
         long from = 0;
         if (segs.bases[segment] < range.start()) {
             long size = fs.getFileStatus(p).getLen();

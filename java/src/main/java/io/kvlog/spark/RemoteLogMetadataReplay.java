@@ -73,6 +73,19 @@ final class RemoteLogMetadataReplay {
             this.metadataOffset = metadataOffset;
         }
 
+        /** A segment given directly (tests of the lineage). */
+        Segment(Tp tp, String id, long start, long end, TreeMap<Integer, Long> epochs) {
+            this.tp = tp;
+            this.id = id;
+            this.start = start;
+            this.end = end;
+            this.maxTimestamp = -1;
+            this.size = -1;
+            this.epochs = epochs;
+            this.txnIndexEmpty = false;
+            this.state = FINISHED;
+        }
+
         /** The last offset of {@code epoch} in this segment: the next epoch's start - 1, or the segment's end. */
         long epochEnd(int epoch) {
             long min = Long.MAX_VALUE;

@@ -114,6 +114,11 @@ final class SegmentList implements Serializable {
         return new Path(dir, String.format("%020d", base) + (swap ? SWAP : LOG));
     }
 
+    /** Whether these are a remote segment's files ({@link #remote}). */
+    boolean isRemote() {
+        return names != null;
+    }
+
     Path path(int i) {
         if (names != null) {
             return new Path(dir, names[i]);

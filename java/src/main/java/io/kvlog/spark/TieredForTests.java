@@ -35,4 +35,43 @@ public final class TieredForTests {
         }
         return out.toString();
     }
+
+    /**
+     * The lineage plan of {@link TieredLineage} as text ("id start end" per piece, one a line; or "error\t" and the
+     * message). {@code segments}: one "id start end epoch:offset,epoch:offset" a line, in the order the planner
+     * gets them; {@code localEpochs}: "epoch:offset,..." ("" for none); {@code localLogStart} -1: no local segment.
+     */
+    public static String pieces(String segments, String localEpochs, long logStartOffset, long localLogStart) {
+        java.util.List<RemoteLogMetadataReplay.Segment> segs = new java.util.ArrayList<>();
+        RemoteLogMetadataReplay.Tp tp = new RemoteLogMetadataReplay.Tp("id", "t", 0);
+        for (String line : segments.split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] f = line.trim().split(" ");
+            java.util.TreeMap<Integer, Long> epochs = new java.util.TreeMap<>();
+            for (String eo : f[3].split(",")) {
+                String[] kv = eo.split(":");
+                epochs.put(Integer.parseInt(kv[0]), Long.parseLong(kv[1]));
+            }
+            segs.add(new RemoteLogMetadataReplay.Segment(tp, f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), epochs));
+        }
+        java.util.List<long[]> local = new java.util.ArrayList<>();
+        for (String eo : localEpochs.split(",")) {
+            if (!eo.isBlank()) {
+                String[] kv = eo.split(":");
+                local.add(new long[] {Long.parseLong(kv[0]), Long.parseLong(kv[1])});
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        try {
+            for (TieredLineage.Piece p : TieredLineage.plan(segs, local, logStartOffset,
+                    localLogStart < 0 ? null : localLogStart)) {
+                out.append(p.segment().id).append(' ').append(p.start()).append(' ').append(p.end()).append('\n');
+            }
+        } catch (RemoteSegmentException e) {
+            return "error\t" + e.getMessage();
+        }
+        return out.toString();
+    }
 }
