@@ -143,17 +143,23 @@ def local_bases(d: str) -> list[int]:
 
 
 def tier_log(root, topic="orders", partition=0, *, remote: int, overlap: int = 0, unfinished=(),
-             remote_root=None) -> Tiered:
+             remote_root=None, after: Tiered | None = None) -> Tiered:
     """Tier the first ``remote`` segments of ``root/<topic>-<partition>`` (see the module docstring).
-    ``unfinished``: indexes of segments whose copy never finished (they stay local)."""
+    ``unfinished``: indexes of segments whose copy never finished (they stay local). ``after``: another
+    partition tiered before, whose untiered copy, remote storage and metadata records this one shares."""
     root = os.fspath(root)
     d = os.path.join(root, f"{topic}-{partition}")
     whole = root.rstrip("/") + "-whole"
-    shutil.copytree(root, whole)
+    if after is None:
+        shutil.copytree(root, whole)
+    else:
+        remote_root = after.remote_root
     topic_id = broker_files.read_partition_metadata(d)
     assert topic_id is not None
     t = Tiered(root=root, remote_root=os.fspath(remote_root or root.rstrip("/") + "-remote"), whole=whole,
                topic=topic, partition=partition, topic_id=topic_id)
+    if after is not None:
+        t.records = after.records
     epochs = broker_files.read_leader_epochs(os.path.join(d, broker_files.LEADER_EPOCH_CHECKPOINT))
     bases = local_bases(d)
     assert len(bases) > remote, "keep at least one local segment"

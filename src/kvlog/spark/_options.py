@@ -31,6 +31,8 @@ READ_OPTIONS: tuple[str, ...] = (
     "kafka.isolation.level", "includeInternalTopics", "kafka.exclude.internal.topics",
     "kvlog.chunkBytes", "kvlog.maxRowsPerBatch", "kvlog.verifyChecksums", "kvlog.aggregatePushdown",
     "kvlog.completeAggregateBatches", "kvlog.backupRun",
+    "kvlog.remoteStorage.layout", "kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath",
+    "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs",
 )
 
 #: options Spark itself passes: load(path) and load([a, b])

@@ -41,13 +41,15 @@ RemoteLogMetadataSource = Union[str, os.PathLike, "RemoteLogMetadata", Sequence[
 class TieredState:
     """What a tiered view keeps: the layout, its virtual directories and the plan."""
 
-    __slots__ = ("remote", "tier", "pieces", "metadata")
+    __slots__ = ("remote", "tier", "pieces", "metadata", "planned")
 
-    def __init__(self, remote: RemoteStorage, metadata: RemoteLogMetadataSource | None) -> None:
+    def __init__(self, remote: RemoteStorage, metadata: RemoteLogMetadataSource | None,
+                 planned: Sequence[RemotePiece] | None = None) -> None:
         self.remote = remote
         self.tier = VirtualTier(remote)
         self.pieces: list[RemotePiece] = []
         self.metadata = metadata
+        self.planned = None if planned is None else list(planned)  # a Spark task's pieces, planned by the driver
 
     def close(self) -> None:
         self.tier.close()
@@ -90,15 +92,18 @@ def attach_remote(log: "Log", state: TieredState, log_start: int) -> None:
     """Add the remote pieces below ``log``'s first local segment to its segments (read-only views)."""
     from kvlog.segment import LogSegment
 
-    topic_id = log._broker.topic_id or broker_files.read_partition_metadata(log.dir)
-    source = state.metadata if state.metadata is not None else _metadata_default(log)
-    segs = remote_segments_of(source, log.topic, log.partition, topic_id)
-    epochs_path = os.path.join(log.dir, broker_files.LEADER_EPOCH_CHECKPOINT)
-    local_epochs = broker_files.read_leader_epochs(epochs_path) if _io.fs.exists(epochs_path) else []
-    local = log._segments
-    local_start = local[0].base_offset if local else None
-    pieces = plan_remote_pieces(segs, local_epochs=local_epochs, log_start_offset=log_start,
-                                local_log_start=local_start)
+    if state.planned is not None:
+        pieces = state.planned
+    else:
+        topic_id = log._broker.topic_id or broker_files.read_partition_metadata(log.dir)
+        source = state.metadata if state.metadata is not None else _metadata_default(log)
+        segs = remote_segments_of(source, log.topic, log.partition, topic_id)
+        epochs_path = os.path.join(log.dir, broker_files.LEADER_EPOCH_CHECKPOINT)
+        local_epochs = broker_files.read_leader_epochs(epochs_path) if _io.fs.exists(epochs_path) else []
+        local = log._segments
+        local_start = local[0].base_offset if local else None
+        pieces = plan_remote_pieces(segs, local_epochs=local_epochs, log_start_offset=log_start,
+                                    local_log_start=local_start)
     for prev, nxt in zip(pieces, pieces[1:]):
         if nxt.start != nxt.segment.start_offset and nxt.segment is not prev.segment:
             raise RemoteSegmentError(
