@@ -1,7 +1,6 @@
 """The Python Spark source (``kvlog_python``) on a tiered topic: the ``kvlog.remoteStorage.*`` options, one input
 partition per remote segment, batch and stream, against the same partitions read as one local log."""
 
-import os
 
 import pytest
 from tiered_support import T0, tier_log, write_log
