@@ -15,7 +15,7 @@ contiguous range of the object, so:
   groups of chunks of about ``block_size`` original bytes (8 MiB) per GET, and the group after the one
   being read is already in flight on a worker thread;
 - decoded chunks are kept for the reads that follow, at most ``(prefetch + 2)`` groups' worth per open
-  file; a scan drops what it has passed first.
+  file (a group is at least ``block_size`` and one chunk); a scan drops what it has passed first.
 
 A plain segment (neither compressed nor encrypted) is served from the fetched bytes with no copy.
 """
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["ChunkedLogFile"]
 
 _local = threading.local()
+_MAX_SPANS = 64  # cached ranges per open file (point reads of small chunks add one each)
 
 
 def _decompressor() -> Any:
@@ -88,7 +89,7 @@ class ChunkedLogFile:
         self._object_size = object_size
         self._pool = pool
         self._close = close
-        self._group = max(1, block_size // self._cs)  # chunks per scan request
+        self._group = max(1, -(-block_size // self._cs))  # chunks per scan request: at least block_size
         self._prefetch = max(0, prefetch)
         self._budget = (self._prefetch + 2) * self._group * self._cs  # decoded bytes kept at most
         self._spans: dict[tuple[int, int], _Entry] = {}  # (first, last) → span or its fetch in flight
@@ -200,7 +201,7 @@ class ChunkedLogFile:
 
         total = sum(size(k) for k in self._spans)
         for key in [k for k in self._spans if k[1] < reading] + list(self._spans):
-            if total <= self._budget:
+            if total <= self._budget and len(self._spans) <= _MAX_SPANS:
                 break
             entry = self._spans.pop(key, None)
             if entry is None:
