@@ -344,3 +344,12 @@ class AivenSegmentFiles:
             piece = blob[pos - start:pos - start + size]
             out[kind] = piece if cipher is None else cipher.decrypt(piece, f"the {kind} index", name, pos)
         return out
+
+
+if TYPE_CHECKING:  # mypy holds the classes to the seam's protocols
+    from kvlog.storage import RangedFile
+    from kvlog.tiered.base import RemoteSegmentFiles, RemoteStorage
+
+    def _conforms(s: AivenTieredStorage, f: AivenSegmentFiles, log: ChunkedLogFile) -> tuple[
+            RemoteStorage, RemoteSegmentFiles, RangedFile]:
+        return s, f, log
