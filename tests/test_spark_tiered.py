@@ -80,3 +80,17 @@ def test_option_errors(spark, topic):
     with pytest.raises(ConfigError, match="aiven layout only"):
         ReadOptions.parse({"subscribe": "t", "kvlog.remoteStorage.layout": "LocalTieredStorage",
                            "kvlog.remoteStorage.path": "/x", "kvlog.remoteStorage.keyPairs": "k=/a.pem"})
+
+
+def test_the_aiven_layout_with_encryption(spark, topic, tmp_path):
+    from tiered_aiven_writer import make_key_pair
+    from tiered_support import to_aiven
+
+    t0, t1 = topic
+    pub, _, _, priv = make_key_pair(tmp_path, "k1")
+    dest = to_aiven(t0, tmp_path / "aiven", key_prefix="rsm/", compression=True, encryption=("k1", pub))
+    to_aiven(t1, dest, key_prefix="rsm/", compression=True, encryption=("k1", pub))
+    opts = {"subscribe": "orders", "kvlog.remoteStorage.layout": "aiven", "kvlog.remoteStorage.path": dest,
+            "kvlog.remoteStorage.keyPrefix": "rsm/", "kvlog.remoteStorage.keyPairs": f"k1={priv}"}
+    got = rows(spark.read.format(PY).options(**opts).load(t0.root))
+    assert got == rows(spark.read.format(PY).option("subscribe", "orders").load(t0.whole))

@@ -258,3 +258,38 @@ def test_plan_clips_pieces_to_the_lineage():
         plan_remote_pieces([a], local_log_start=300)
     assert plan_remote_pieces([a], log_start_offset=50, local_log_start=150)[0].start == 50
     assert plan_remote_pieces([], local_log_start=10) == []
+
+
+# ------------------------------------------------------------------------------------- Aiven's layout
+@pytest.mark.parametrize("compression,encrypted", [(False, False), (True, False), (False, True), (True, True)])
+def test_the_aiven_layout_reads_as_the_same_log(tiered, tmp_path, compression, encrypted):
+    from tiered_aiven_writer import make_key_pair
+    from tiered_support import to_aiven
+
+    from kvlog.tiered.aiven import AivenTieredStorage
+
+    t = tiered
+    pub, _, _, priv_path = make_key_pair(tmp_path, "k1")
+    dest = to_aiven(t, tmp_path / "aiven", key_prefix="tiered/", chunk_size=1000, compression=compression,
+                    encryption=("k1", pub) if encrypted else None)
+    store = AivenTieredStorage(dest, key_prefix="tiered/", key_pairs={"k1": str(priv_path)} if encrypted else None)
+    with Log.open(t.dir, read_only=True, remote_storage=store) as log, open_whole(t) as whole:
+        assert same_rows(log, whole) == 500
+        for ts in (T0, T0 + 150, T0 + 299, T0 + 420):
+            assert log.offset_for_timestamp(ts) == whole.offset_for_timestamp(ts)
+        assert log.to_arrow(120, 340).equals(whole.to_arrow(120, 340))
+
+
+def test_the_aiven_layout_with_a_wrong_key_is_a_decryption_error(tiered, tmp_path):
+    from tiered_aiven_writer import make_key_pair
+    from tiered_support import to_aiven
+
+    from kvlog.errors import RemoteDecryptionError
+    from kvlog.tiered.aiven import AivenTieredStorage
+
+    pub, _, _, _ = make_key_pair(tmp_path, "k1")
+    _, _, _, other = make_key_pair(tmp_path / "..", "k1-other")
+    dest = to_aiven(tiered, tmp_path / "aiven", encryption=("k1", pub))
+    with pytest.raises(RemoteDecryptionError) as e:
+        Log.open(tiered.dir, read_only=True, remote_storage=AivenTieredStorage(dest, key_pairs={"k1": str(other)}))
+    assert "rsm-manifest" in str(e.value) or ".log" in str(e.value)

@@ -17,6 +17,7 @@ import os
 import shutil
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rlmm_spec import spec_encode
 
@@ -178,3 +179,20 @@ def tier_log(root, topic="orders", partition=0, *, remote: int, overlap: int = 0
             if os.path.exists(p):
                 os.unlink(p)
     return t
+
+
+def to_aiven(t: Tiered, dest, *, key_prefix: str = "", chunk_size: int = 4096, compression: bool = False,
+             encryption=None) -> str:
+    """Write every copied segment of ``t`` again as Aiven's plugin lays it out (tests/tiered_aiven_writer.py)
+    under ``dest``; ``encryption``: ``(key_id, public key)``. Returns ``dest``."""
+    from tiered_aiven_writer import write_aiven_segment
+
+    kinds = {"offset": ".index", "timestamp": ".timeindex", "producer_snapshot": ".snapshot",
+             "leader_epoch": ".leader_epoch_checkpoint", "transaction": ".txnindex"}
+    for seg in t.segments:
+        indexes = {k: (Path(t.remote_file(seg, s)).read_bytes() if os.path.exists(t.remote_file(seg, s)) else None)
+                   for k, s in kinds.items()}
+        log_bytes = Path(t.remote_file(seg, ".log")).read_bytes()
+        write_aiven_segment(dest, seg, log_bytes, indexes, key_prefix=key_prefix, chunk_size=chunk_size,
+                            compression=compression, encryption=encryption)
+    return os.fspath(dest)
