@@ -293,3 +293,47 @@ def test_the_aiven_layout_with_a_wrong_key_is_a_decryption_error(tiered, tmp_pat
     with pytest.raises(RemoteDecryptionError) as e:
         Log.open(tiered.dir, read_only=True, remote_storage=AivenTieredStorage(dest, key_pairs={"k1": str(other)}))
     assert "rsm-manifest" in str(e.value) or ".log" in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------- the CLI
+def test_verify_checks_the_remote_segments(tiered, capfd):
+    from kvlog.cli import main
+
+    t = tiered
+    assert main(["verify", t.root, "--remote-storage", t.remote_root]) == 0
+    out = capfd.readouterr().out
+    assert "remote segments in LocalTieredStorage" in out and "3 segments" in out
+    path = pathlib.Path(t.remote_file(t.segments[1], ".log"))
+    data = bytearray(path.read_bytes())
+    data[300] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert main(["verify", t.root, "--remote-storage", t.remote_root]) == 1
+    out = capfd.readouterr().out
+    assert t.segments[1].segment_id in out and "CRC" in out
+    os.unlink(path)
+    assert main(["verify", t.root, "--remote-storage", t.remote_root, "--json"]) == 1
+    assert os.path.basename(str(path)) in capfd.readouterr().out
+
+
+def test_dump_reads_remote_segment_files(tiered, tmp_path, capfd):
+    from tiered_aiven_writer import make_key_pair
+    from tiered_support import to_aiven
+
+    from kvlog.cli import main
+
+    t = tiered
+    seg = t.segments[1]
+    assert main(["dump", "--files", t.remote_file(seg, ".log") + "," + t.remote_file(seg, ".index")]) == 0
+    plain = capfd.readouterr().out
+    assert "baseOffset: 100 lastOffset: 124" in plain and "offset: 1" in plain
+    pub, _, _, priv = make_key_pair(tmp_path, "k1")
+    dest = to_aiven(t, tmp_path / "aiven", key_prefix="p/", compression=True, encryption=("k1", pub))
+    key = os.path.join(dest, "p", f"orders-{t.topic_id}", "0", f"{100:020d}-{seg.segment_id}")
+    assert main(["dump", "--files", key + ".log," + key + ".indexes", "--remote-storage", dest, "--remote-layout",
+                 "aiven", "--key-prefix", "p/", "--key-pairs", f"k1={priv}"]) == 0
+    aiven = capfd.readouterr().out
+    body = [line for line in plain.splitlines() if not line.startswith("Dumping")]
+    assert [line for line in aiven.splitlines() if not line.startswith("Dumping")][:len(body)] == body
+    assert main(["dump", "--files", key + ".log", "--remote-storage", dest, "--remote-layout", "aiven",
+                 "--key-prefix", "p/"]) == 1
+    assert "k1" in capfd.readouterr().err
