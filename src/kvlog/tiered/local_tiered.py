@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kvlog import _io, storage
-from kvlog.errors import ObjectNotFoundError, RemoteSegmentError
+from kvlog.errors import ObjectNotFoundError
 from kvlog.object_store import ReadStats
 from kvlog.tiered.base import RemoteSegment
 
@@ -59,7 +59,7 @@ class _LocalFile:
     def read_block(self, size: int, offset: int) -> memoryview:
         from kvlog._core.records import pread_owned
 
-        block = pread_owned(self._fd, size, offset)
+        block: Any = pread_owned(self._fd, size, offset)  # (pooled memory, released with the view)
         self._count(len(block))
         return memoryview(block)
 
@@ -116,7 +116,7 @@ class LocalTieredSegmentFiles:
             raise self._missing(".log")
         return _io.fs.getsize(path)
 
-    def _missing(self, suffix: str) -> RemoteSegmentError:
+    def _missing(self, suffix: str) -> ObjectNotFoundError:
         where = storage.redact(storage.join(self._dir, f"{self.segment.start_offset}-{self.segment.segment_id}{suffix}"))
         return ObjectNotFoundError(f"{self.segment}: its file {where} is not in the LocalTieredStorage directory "
                                    f"{storage.redact(self._dir)}", path=where)

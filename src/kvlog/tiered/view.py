@@ -35,7 +35,7 @@ __all__ = ["RemoteLogMetadataSource", "remote_segments_of", "attach_remote", "Ti
 
 #: where the remote segments come from: a directory holding ``__remote_log_metadata-N`` partitions (or one
 #: such partition), a replay already made, or the segments themselves
-RemoteLogMetadataSource = Union[str, os.PathLike, "RemoteLogMetadata", Sequence[RemoteSegment]]
+RemoteLogMetadataSource = Union[str, "os.PathLike[str]", "RemoteLogMetadata", Sequence[RemoteSegment]]
 
 
 class TieredState:
@@ -58,9 +58,9 @@ class TieredState:
 def _replayed_rows(source: Any) -> list[dict[str, Any]]:
     from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
 
-    if isinstance(source, RemoteLogMetadata):
-        return source.segments().to_pylist()
-    return replay_remote_log_metadata(os.fspath(source)).segments().to_pylist()
+    replay = source if isinstance(source, RemoteLogMetadata) else replay_remote_log_metadata(os.fspath(source))
+    rows: list[dict[str, Any]] = replay.segments().to_pylist()
+    return rows
 
 
 def remote_segments_of(source: RemoteLogMetadataSource, topic: str, partition: int,
