@@ -337,3 +337,22 @@ def test_dump_reads_remote_segment_files(tiered, tmp_path, capfd):
     assert main(["dump", "--files", key + ".log", "--remote-storage", dest, "--remote-layout", "aiven",
                  "--key-prefix", "p/"]) == 1
     assert "k1" in capfd.readouterr().err
+
+
+def test_a_log_manager_reads_every_tiered_partition(tmp_path):
+    from tiered_support import tier_log as tier
+
+    from kvlog import LogManager
+
+    root = tmp_path / "data"
+    for p in range(2):
+        write_log(root, "orders", p, segments=3)
+    t0 = tier(root, "orders", 0, remote=2)
+    tier(root, "orders", 1, remote=1, after=t0)
+    with LogManager(root, read_only=True, remote_storage=LocalTieredStorage(t0.remote_root)) as m, \
+            LogManager(t0.whole, read_only=True) as whole:
+        for p in range(2):
+            assert m.log("orders", p).to_arrow().equals(whole.log("orders", p).to_arrow())
+        assert m.log("__remote_log_metadata", 0)._tiered is None
+    with LogManager(root, read_only=True) as m:
+        assert m.log("orders", 0).log_start_offset == 200
