@@ -152,9 +152,11 @@ class LocalTieredStorage:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         text = os.fspath(root)
-        self.root = text if storage.is_remote(text) else os.path.abspath(storage.normalize(text))
+        # (a URI's credentials and options configure its bucket's store here; the root keeps neither)
+        self.root = storage.normalize(text)
         self._listings: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
+        self._list_lock = threading.Lock()
         self._local_stats = ReadStats()
 
     def __repr__(self) -> str:
@@ -164,16 +166,20 @@ class LocalTieredStorage:
         return storage.join(self.root, f"{segment.topic}-{segment.partition}-{segment.topic_id}")
 
     def listing(self, directory: str) -> frozenset[str]:
+        """The partition directory's names, listed once (the first of several threads lists, the rest wait)."""
         got = self._listings.get(directory)
         if got is None:
-            try:
-                got = frozenset(_io.fs.listdir(directory))
-            except FileNotFoundError:
-                got = frozenset()
-            if not storage.is_remote(directory):
-                with self._lock:
-                    self._local_stats.lists += 1
-            self._listings[directory] = got
+            with self._list_lock:
+                got = self._listings.get(directory)
+                if got is None:
+                    try:
+                        got = frozenset(_io.fs.listdir(directory))
+                    except FileNotFoundError:
+                        got = frozenset()
+                    if not storage.is_remote(directory):
+                        with self._lock:
+                            self._local_stats.lists += 1
+                    self._listings[directory] = got
         return got
 
     def segment_files(self, segment: RemoteSegment) -> LocalTieredSegmentFiles:
