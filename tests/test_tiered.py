@@ -258,3 +258,101 @@ def test_plan_clips_pieces_to_the_lineage():
         plan_remote_pieces([a], local_log_start=300)
     assert plan_remote_pieces([a], log_start_offset=50, local_log_start=150)[0].start == 50
     assert plan_remote_pieces([], local_log_start=10) == []
+
+
+# ------------------------------------------------------------------------------------- Aiven's layout
+@pytest.mark.parametrize("compression,encrypted", [(False, False), (True, False), (False, True), (True, True)])
+def test_the_aiven_layout_reads_as_the_same_log(tiered, tmp_path, compression, encrypted):
+    from tiered_aiven_writer import make_key_pair
+    from tiered_support import to_aiven
+
+    from kvlog.tiered.aiven import AivenTieredStorage
+
+    t = tiered
+    pub, _, _, priv_path = make_key_pair(tmp_path, "k1")
+    dest = to_aiven(t, tmp_path / "aiven", key_prefix="tiered/", chunk_size=1000, compression=compression,
+                    encryption=("k1", pub) if encrypted else None)
+    store = AivenTieredStorage(dest, key_prefix="tiered/", key_pairs={"k1": str(priv_path)} if encrypted else None)
+    with Log.open(t.dir, read_only=True, remote_storage=store) as log, open_whole(t) as whole:
+        assert same_rows(log, whole) == 500
+        for ts in (T0, T0 + 150, T0 + 299, T0 + 420):
+            assert log.offset_for_timestamp(ts) == whole.offset_for_timestamp(ts)
+        assert log.to_arrow(120, 340).equals(whole.to_arrow(120, 340))
+
+
+def test_the_aiven_layout_with_a_wrong_key_is_a_decryption_error(tiered, tmp_path):
+    from tiered_aiven_writer import make_key_pair
+    from tiered_support import to_aiven
+
+    from kvlog.errors import RemoteDecryptionError
+    from kvlog.tiered.aiven import AivenTieredStorage
+
+    pub, _, _, _ = make_key_pair(tmp_path, "k1")
+    _, _, _, other = make_key_pair(tmp_path / "..", "k1-other")
+    dest = to_aiven(tiered, tmp_path / "aiven", encryption=("k1", pub))
+    with pytest.raises(RemoteDecryptionError) as e:
+        Log.open(tiered.dir, read_only=True, remote_storage=AivenTieredStorage(dest, key_pairs={"k1": str(other)}))
+    assert "rsm-manifest" in str(e.value) or ".log" in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------- the CLI
+def test_verify_checks_the_remote_segments(tiered, capfd):
+    from kvlog.cli import main
+
+    t = tiered
+    assert main(["verify", t.root, "--remote-storage", t.remote_root]) == 0
+    out = capfd.readouterr().out
+    assert "remote segments in LocalTieredStorage" in out and "3 segments" in out
+    path = pathlib.Path(t.remote_file(t.segments[1], ".log"))
+    data = bytearray(path.read_bytes())
+    data[300] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert main(["verify", t.root, "--remote-storage", t.remote_root]) == 1
+    out = capfd.readouterr().out
+    assert t.segments[1].segment_id in out and "CRC" in out
+    os.unlink(path)
+    assert main(["verify", t.root, "--remote-storage", t.remote_root, "--json"]) == 1
+    assert os.path.basename(str(path)) in capfd.readouterr().out
+
+
+def test_dump_reads_remote_segment_files(tiered, tmp_path, capfd):
+    from tiered_aiven_writer import make_key_pair
+    from tiered_support import to_aiven
+
+    from kvlog.cli import main
+
+    t = tiered
+    seg = t.segments[1]
+    assert main(["dump", "--files", t.remote_file(seg, ".log") + "," + t.remote_file(seg, ".index")]) == 0
+    plain = capfd.readouterr().out
+    assert "baseOffset: 100 lastOffset: 124" in plain and "offset: 1" in plain
+    pub, _, _, priv = make_key_pair(tmp_path, "k1")
+    dest = to_aiven(t, tmp_path / "aiven", key_prefix="p/", compression=True, encryption=("k1", pub))
+    key = os.path.join(dest, "p", f"orders-{t.topic_id}", "0", f"{100:020d}-{seg.segment_id}")
+    assert main(["dump", "--files", key + ".log," + key + ".indexes", "--remote-storage", dest, "--remote-layout",
+                 "aiven", "--key-prefix", "p/", "--key-pairs", f"k1={priv}"]) == 0
+    aiven = capfd.readouterr().out
+    body = [line for line in plain.splitlines() if not line.startswith("Dumping")]
+    assert [line for line in aiven.splitlines() if not line.startswith("Dumping")][:len(body)] == body
+    assert main(["dump", "--files", key + ".log", "--remote-storage", dest, "--remote-layout", "aiven",
+                 "--key-prefix", "p/"]) == 1
+    assert "k1" in capfd.readouterr().err
+
+
+def test_a_log_manager_reads_every_tiered_partition(tmp_path):
+    from tiered_support import tier_log as tier
+
+    from kvlog import LogManager
+
+    root = tmp_path / "data"
+    for p in range(2):
+        write_log(root, "orders", p, segments=3)
+    t0 = tier(root, "orders", 0, remote=2)
+    tier(root, "orders", 1, remote=1, after=t0)
+    with LogManager(root, read_only=True, remote_storage=LocalTieredStorage(t0.remote_root)) as m, \
+            LogManager(t0.whole, read_only=True) as whole:
+        for p in range(2):
+            assert m.log("orders", p).to_arrow().equals(whole.log("orders", p).to_arrow())
+        assert m.log("__remote_log_metadata", 0)._tiered is None
+    with LogManager(root, read_only=True) as m:
+        assert m.log("orders", 0).log_start_offset == 200

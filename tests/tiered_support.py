@@ -17,6 +17,7 @@ import os
 import shutil
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rlmm_spec import spec_encode
 
@@ -143,17 +144,23 @@ def local_bases(d: str) -> list[int]:
 
 
 def tier_log(root, topic="orders", partition=0, *, remote: int, overlap: int = 0, unfinished=(),
-             remote_root=None) -> Tiered:
+             remote_root=None, after: Tiered | None = None) -> Tiered:
     """Tier the first ``remote`` segments of ``root/<topic>-<partition>`` (see the module docstring).
-    ``unfinished``: indexes of segments whose copy never finished (they stay local)."""
+    ``unfinished``: indexes of segments whose copy never finished (they stay local). ``after``: another
+    partition tiered before, whose untiered copy, remote storage and metadata records this one shares."""
     root = os.fspath(root)
     d = os.path.join(root, f"{topic}-{partition}")
     whole = root.rstrip("/") + "-whole"
-    shutil.copytree(root, whole)
+    if after is None:
+        shutil.copytree(root, whole)
+    else:
+        remote_root = after.remote_root
     topic_id = broker_files.read_partition_metadata(d)
     assert topic_id is not None
     t = Tiered(root=root, remote_root=os.fspath(remote_root or root.rstrip("/") + "-remote"), whole=whole,
                topic=topic, partition=partition, topic_id=topic_id)
+    if after is not None:
+        t.records = after.records
     epochs = broker_files.read_leader_epochs(os.path.join(d, broker_files.LEADER_EPOCH_CHECKPOINT))
     bases = local_bases(d)
     assert len(bases) > remote, "keep at least one local segment"
@@ -172,3 +179,20 @@ def tier_log(root, topic="orders", partition=0, *, remote: int, overlap: int = 0
             if os.path.exists(p):
                 os.unlink(p)
     return t
+
+
+def to_aiven(t: Tiered, dest, *, key_prefix: str = "", chunk_size: int = 4096, compression: bool = False,
+             encryption=None) -> str:
+    """Write every copied segment of ``t`` again as Aiven's plugin lays it out (tests/tiered_aiven_writer.py)
+    under ``dest``; ``encryption``: ``(key_id, public key)``. Returns ``dest``."""
+    from tiered_aiven_writer import write_aiven_segment
+
+    kinds = {"offset": ".index", "timestamp": ".timeindex", "producer_snapshot": ".snapshot",
+             "leader_epoch": ".leader_epoch_checkpoint", "transaction": ".txnindex"}
+    for seg in t.segments:
+        indexes = {k: (Path(t.remote_file(seg, s)).read_bytes() if os.path.exists(t.remote_file(seg, s)) else None)
+                   for k, s in kinds.items()}
+        log_bytes = Path(t.remote_file(seg, ".log")).read_bytes()
+        write_aiven_segment(dest, seg, log_bytes, indexes, key_prefix=key_prefix, chunk_size=chunk_size,
+                            compression=compression, encryption=encryption)
+    return os.fspath(dest)

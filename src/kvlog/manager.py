@@ -17,6 +17,7 @@ import re
 import shutil
 import uuid
 from collections.abc import Callable, Collection
+from typing import Any
 
 from kvlog import _files, _io, storage
 from kvlog.broker_files import new_topic_id, parse_topic_id, read_partition_metadata
@@ -31,6 +32,8 @@ from kvlog.errors import (
 )
 from kvlog.log import Log
 from kvlog.root_files import _RootCheckpoints
+from kvlog.tiered.base import RemoteStorage
+from kvlog.tiered.view import RemoteLogMetadataSource
 from kvlog.topic_configs import KraftConfigs, ResolvedConfig, TopicConfigs, read_kraft_configs
 
 __all__ = ["LogManager", "validate_topic_name", "MAX_TOPIC_LENGTH"]
@@ -95,8 +98,12 @@ class LogManager:
     """Create, open and delete topics' partition logs under one data directory."""
 
     def __init__(self, root: str | os.PathLike[str], config: LogConfig | None = None, *,
-                 read_only: bool = False, time: Callable[[], int] | None = None, backup_run: int | None = None):
-        """``backup_run`` (read-only, a ``kvlog backup``): every partition as that run backed it up."""
+                 read_only: bool = False, time: Callable[[], int] | None = None, backup_run: int | None = None,
+                 remote_storage: RemoteStorage | None = None, remote_log_metadata: RemoteLogMetadataSource | None = None):
+        """``backup_run`` (read-only, a ``kvlog backup``): every partition as that run backed it up.
+        ``remote_storage`` (read-only, a tiered cluster's data directory): every partition of a topic with
+        remote segments reads its whole history (``Log.open``); ``__remote_log_metadata`` is replayed once,
+        from the data directory or ``remote_log_metadata``."""
         if not isinstance(root, (str, os.PathLike)):
             raise TypeError(f"LogManager takes a data directory (a path or a URI), not {type(root).__name__}")
         if not read_only:
@@ -110,6 +117,10 @@ class LogManager:
         if backup_run is not None and not read_only:
             raise ConfigError("backup_run reads an older backup run: it needs read_only=True")
         self.backup_run = backup_run
+        if (remote_storage is not None or remote_log_metadata is not None) and not read_only:
+            raise ConfigError("remote_storage reads a tiered topic's remote segments: it needs read_only=True")
+        self.remote_storage = remote_storage
+        self._remote_metadata: Any = remote_log_metadata
         self._time = time
         self._logs: dict[tuple[str, int], Log] = {}
         self._present: dict[str, set[int]] = {}  # partition directories on disk (and created here)
@@ -275,15 +286,30 @@ class LogManager:
         real_root = os.path.realpath(self.root)
         if not storage.is_remote(path) and os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
             raise KvlogError(f"{path} resolves outside the data directory {self.root} (a symlink?); refusing it")
+        tiered: dict[str, Any] = {}
+        if self.remote_storage is not None and not topic.startswith("__"):
+            tiered = {"remote_storage": self.remote_storage, "remote_log_metadata": self._remote_log_metadata()}
         log = Log.open(path, self.topic_config(topic), read_only=self.read_only, time=self._time,
                        backup_run=self.backup_run, topic_id=self._id_for_open(topic),
-                       _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints)
+                       _clean_shutdown=self._clean_shutdown, _checkpoints=self._checkpoints, **tiered)
         if log.topic_id is not None:
             self._ids.setdefault(topic, log.topic_id)
         self._logs[key] = log
         present.add(partition)
         self._present[topic] = present
         return log
+
+    def _remote_log_metadata(self) -> Any:
+        """The replay of ``__remote_log_metadata`` every tiered partition of this manager shares."""
+        from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
+
+        source = self._remote_metadata
+        if source is None or isinstance(source, (str, os.PathLike)):
+            self._remote_metadata = replay_remote_log_metadata(self.root if source is None else os.fspath(source))
+        elif not isinstance(source, (RemoteLogMetadata, list, tuple)):
+            raise ConfigError(f"remote_log_metadata is a directory, a replay or a list of RemoteSegment, not "
+                              f"{type(source).__name__}")
+        return self._remote_metadata
 
     def logs(self) -> list[Log]:
         """Every partition log of every topic (opening them as needed)."""

@@ -34,6 +34,7 @@ from kvlog.cli._common import (
     _timestamp_arg,
 )
 from kvlog.cli.demo import cmd_demo
+from kvlog.cli._remote import add_remote_storage_options
 from kvlog.cli.dump import cmd_dump
 from kvlog.cli.maintenance import cmd_compact, cmd_retention
 from kvlog.cli.mirror import cmd_mirror
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--max-bytes", type=_non_negative, default=INT32_MAX, metavar="N",
                    help="read only the first N bytes of each .log")
     groups.add_decoder_options(d)
+    add_remote_storage_options(d)
     d.set_defaults(func=cmd_dump)
 
     v = sub.add_parser("verify", help="check every batch, index and checkpoint (read-only)",
@@ -80,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "status 1 when anything is wrong.")
     v.add_argument("path", help="a partition directory or a data directory")
     v.add_argument("--json", action="store_true", help="print a JSON report")
+    add_remote_storage_options(v)
     v.set_defaults(func=cmd_verify)
 
     r = sub.add_parser("repair", help="rewrite fields the evidence proves, keeping the original bytes",

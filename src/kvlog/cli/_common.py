@@ -49,6 +49,8 @@ def _open_read(path: str) -> int:
 
 def _base_offset_of(path: str) -> int:
     head = os.path.basename(path).split(".")[0]
+    if "-" in head and head.split("-", 1)[0].isdigit():  # Kafka's LocalTieredStorage: <offset>-<segment id>
+        head = head.split("-", 1)[0]
     try:
         return int(head)
     except ValueError:

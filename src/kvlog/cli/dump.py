@@ -21,6 +21,7 @@ from kvlog.cli._common import (
     _open_read,
     _out,
 )
+from kvlog.cli._remote import aiven_segment_of, remote_storage_from
 from kvlog.cli.groups import dump_parser
 from kvlog.compression import Compression, decompress
 from kvlog.errors import CorruptRecordError, KvlogError
@@ -28,6 +29,7 @@ from kvlog.index import OffsetIndex, TimeIndex, kafka_index_end, read_offset_ind
 from kvlog.internal_topics.dump_format import Parser
 from kvlog.producer_state import increment_sequence
 from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
+from kvlog.tiered.base import RemoteSegment, RemoteStorage
 from kvlog.txn_index import ENTRY_SIZE, parse_entries
 
 
@@ -315,14 +317,60 @@ def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
         _out(line)
 
 
+def _dump_aiven_object(remote: "RemoteStorage", seg: "RemoteSegment", suffix: str, path: str, state: _DumpState,
+                       args: argparse.Namespace, *, deep: bool, print_data: bool, parser: Parser | None) -> None:
+    """An object of Aiven's plugin, read through its manifest (chunks decompressed and decrypted): the
+    ``.log`` as a segment, the ``.indexes`` as the index files it holds."""
+    from kvlog.tiered.virtual import VirtualTier
+
+    tier = VirtualTier(remote)
+    try:
+        vdir = tier.add(seg)
+        stem = _files.segment_path(vdir, seg.start_offset, "")
+        if suffix == "log":
+            _out(f"Dumping {path}")
+            _dump_log(stem + _files.LOG, state, deep=deep, print_data=print_data,
+                      skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes, parser=parser)
+        elif suffix == "indexes":
+            for ext, what in ((_files.INDEX, "offset index"), (_files.TIME_INDEX, "time index"),
+                              (_files.TXN_INDEX, "transaction index")):
+                if ext == _files.TXN_INDEX and not _io.fs.exists(stem + ext):
+                    continue
+                _out(f"Dumping {path} ({what})")
+                if ext == _files.INDEX:
+                    _dump_index(stem + ext, state, sanity_only=args.index_sanity_check,
+                                verify_only=args.verify_index_only, max_message_size=args.max_message_size)
+                elif ext == _files.TIME_INDEX:
+                    _dump_time_index(stem + ext, state, sanity_only=args.index_sanity_check,
+                                     verify_only=args.verify_index_only)
+                else:
+                    _dump_txn_index(stem + ext, state)
+        else:
+            _err(f"Ignoring unknown file {path}")
+    except BrokenPipeError:
+        raise
+    except (KvlogError, OSError) as exc:
+        _err(f"kvlog: {path}: {exc}")
+        state.failed = True
+    finally:
+        tier.close()
+
+
 def cmd_dump(args: argparse.Namespace) -> int:
     state = _DumpState()
     parser = dump_parser(args)
     print_data = args.print_data_log or parser is not None  # a decoder implies --print-data-log
     deep = args.deep_iteration or print_data
+    remote = remote_storage_from(args)
     for path in args.files.split(","):
         if not path:
             continue
+        if remote is not None and remote.name == "aiven":
+            found = aiven_segment_of(path)
+            if found is not None:
+                _dump_aiven_object(remote, found[0], found[1], path, state, args, deep=deep, print_data=print_data,
+                                   parser=parser)
+                continue
         if storage.is_remote(path):
             path = storage.normalize(path)  # the object's name without the query or credentials
         try:

@@ -9,6 +9,7 @@ import json
 
 from kvlog import storage
 from kvlog.cli._common import _count, _out
+from kvlog.cli._remote import remote_storage_from
 from kvlog.verify import PartitionReport, Problem, verify_partition, verify_path
 
 __all__ = ["PartitionReport", "Problem", "cmd_verify", "verify_partition", "verify_path"]
@@ -18,6 +19,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from kvlog.backup.check import is_backup, verify_backup
 
     reports, root_problems = verify_path(args.path)
+    remote = remote_storage_from(args)
+    if remote is not None:  # each tiered partition's remote segments, as a report of their own
+        from kvlog.tiered.verify import verify_remote_history
+
+        tiered = []
+        for r in reports:
+            if r.topic is None or r.partition is None or r.topic.startswith("__"):
+                continue
+            found = verify_remote_history(r.path, r.topic, r.partition, remote, args.remote_log_metadata)
+            if found is not None:
+                tiered.append(found)
+        reports = reports + tiered
     backup = verify_backup(args.path) if is_backup(storage.normalize(args.path)) else []
     bad = [r for r in reports if r.errors]
     ok = not bad and not any(p.severity == "error" for p in root_problems) and not backup

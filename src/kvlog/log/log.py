@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import random
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -66,6 +66,7 @@ from kvlog.records import Compression, ControlRecordType, MemoryRecords, Record,
 from kvlog.root_files import _RootCheckpoints
 from kvlog.segment import LogSegment
 from kvlog.tiered.base import RemoteStorage
+from kvlog.tiered.lineage import RemotePiece
 from kvlog.tiered.view import RemoteLogMetadataSource, TieredState
 from kvlog.txn_index import AbortedTxn, aborted_batch_mask, entries_array
 
@@ -133,6 +134,7 @@ class Log:
         topic_id: str | None = None,
         remote_storage: RemoteStorage | None = None,
         remote_log_metadata: RemoteLogMetadataSource | None = None,
+        _remote_pieces: Sequence[RemotePiece] | None = None,
         _clean_shutdown: bool = False,
         _checkpoints: _RootCheckpoints | None = None,
     ) -> "Log":
@@ -197,7 +199,7 @@ class Log:
         if backup_run is not None:  # (an instance attribute only then: see the note on attributes above)
             self._backup_run = backup_run
         if remote_storage is not None:
-            self._tiered = TieredState(remote_storage, remote_log_metadata)
+            self._tiered = TieredState(remote_storage, remote_log_metadata, _remote_pieces)
         self._rules = None
         self._broker = PartitionFiles(self.dir, topic_id)
         if not _io.fs.isdir(self.dir):

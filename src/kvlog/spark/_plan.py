@@ -23,6 +23,8 @@ from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
 from kvlog.records import record_schema
 from kvlog.spark._options import check_option_names, is_internal_topic
+from kvlog.spark._tiered import RemoteSpec, cut_at_pieces, open_tiered
+from kvlog.tiered.lineage import RemotePiece
 
 EARLIEST = -2
 LATEST = -1
@@ -71,6 +73,8 @@ class OffsetRange:
     start: int
     end: int
     backup_run: int | None = None
+    remote: RemoteSpec | None = None  # a tiered topic's remote storage (kvlog.remoteStorage.*)
+    pieces: tuple[RemotePiece, ...] | None = None  # the remote piece this range reads (planned by the driver)
 
     @property
     def size(self) -> int:
@@ -167,6 +171,7 @@ class ReadOptions:
     chunk_bytes: int = 1 << 20
     max_rows_per_batch: int = 10_000
     backup_run: int | None = None
+    remote: RemoteSpec | None = None
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool = False) -> "ReadOptions":
@@ -290,6 +295,7 @@ class ReadOptions:
             chunk_bytes=_positive(opts, "kvlog.chunkbytes") or (1 << 20),
             max_rows_per_batch=_positive(opts, "kvlog.maxrowsperbatch") or 10_000,
             backup_run=backup_run,
+            remote=RemoteSpec.parse(opts),
         )
 
 
@@ -422,18 +428,28 @@ class LogBounds:
     log_start_offset: int
     end: int
     log_end_offset: int
+    pieces: tuple[RemotePiece, ...] = ()  # a tiered view's remote pieces
 
 
-def open_read_only(path: str, on_damage: str = "raise", backup_run: int | None = None) -> Log:
+def open_read_only(path: str, on_damage: str = "raise", backup_run: int | None = None,
+                   remote: RemoteSpec | None = None, pieces: tuple[RemotePiece, ...] | None = None,
+                   cache: dict[str, Any] | None = None) -> Log:
     """A read-only open (no lock, nothing rewritten); use it in a ``with`` block. ``on_damage="skip"``
     (``failOnDataLoss=false``) reads around damaged durable data with a ``DataLossWarning``. ``backup_run``
     (``kvlog.backupRun``) opens the partition as that run of a backup holds it; ``BackupError`` when the run
-    does not exist or a later run moved the partition's files aside."""
+    does not exist or a later run moved the partition's files aside. ``remote`` (``kvlog.remoteStorage.*``)
+    adds a tiered topic's remote history: all of it, or only ``pieces`` (a task's)."""
+    if remote is not None:
+        if backup_run is not None:
+            raise ConfigError("options kvlog.backupRun and kvlog.remoteStorage.* do not go together: a backup holds "
+                              "the local segments only")
+        return open_tiered(path, remote, on_damage=on_damage, pieces=pieces, cache=cache)
     return Log.open(path, read_only=True, on_damage=on_damage, backup_run=backup_run)
 
 
-def read_bounds(path: str, read_committed: bool) -> LogBounds:
-    with open_read_only(path) as log:
+def read_bounds(path: str, read_committed: bool, remote: RemoteSpec | None = None,
+                cache: dict[str, Any] | None = None) -> LogBounds:
+    with open_read_only(path, remote=remote, cache=cache) as log:
         return bounds(log, read_committed)
 
 
@@ -441,7 +457,8 @@ def bounds(log: Log, read_committed: bool) -> LogBounds:
     end = log.log_end_offset
     if read_committed:
         end = log.last_stable_offset
-    return LogBounds(log.log_start_offset, end, log.log_end_offset)
+    return LogBounds(log.log_start_offset, end, log.log_end_offset,
+                     tuple(log._tiered.pieces) if log._tiered is not None else ())
 
 
 def _by_timestamp(log: Log, ts: int) -> int | None:
@@ -533,13 +550,15 @@ def plan_batch(options: Mapping[str, str]) -> tuple[ReadOptions, list[OffsetRang
     starts = _pick(opts.starting, opts.starting_by_timestamp, opts.starting_timestamp, tps, "starting")
     ends = _pick(opts.ending, opts.ending_by_timestamp, opts.ending_timestamp, tps, "ending")
     ranges = []
+    cache: dict[str, Any] = {}  # __remote_log_metadata replayed once per plan
     for tp in tps:
-        with open_read_only(chosen[tp], backup_run=opts.backup_run) as log:
+        with open_read_only(chosen[tp], backup_run=opts.backup_run, remote=opts.remote, cache=cache) as log:
             b = bounds(log, opts.read_committed)
             start = resolve_start(log, b, starts[tp], opts, tp)
             end = resolve_end(log, b, ends[tp])
-        start, end = check_range(tp, start, end, b, opts.fail_on_data_loss)
-        ranges.append(OffsetRange(tp[0], tp[1], chosen[tp], start, end, opts.backup_run))
+            start, end = check_range(tp, start, end, b, opts.fail_on_data_loss)
+            r = OffsetRange(tp[0], tp[1], chosen[tp], start, end, opts.backup_run, opts.remote)
+            ranges.extend(cut_at_pieces(r, b.pieces) if opts.remote is not None else [r])
     return opts, split_ranges(ranges, opts.min_partitions, opts.max_records_per_partition)
 
 
@@ -622,7 +641,7 @@ def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = 
     schema = schema or spark_arrow_schema(include_headers)
     if r.size <= 0:
         return
-    with open_read_only(r.path, on_damage, r.backup_run) as log:
+    with open_read_only(r.path, on_damage, r.backup_run, r.remote, r.pieces) as log:
         for table in _decoded(log, r.start, r.end, include_headers, read_committed, chunk_bytes):
             for batch in table.to_batches(max_chunksize=max_rows):
                 if batch.num_rows:

@@ -33,6 +33,7 @@ from pyspark.sql.types import (
 from kvlog.errors import ConfigError, OffsetOutOfRangeError
 from kvlog.spark import _plan
 from kvlog.spark._plan import OffsetRange, ReadOptions
+from kvlog.spark._tiered import cut_at_pieces
 
 try:  # admission control and availableNow arrived in pyspark 4.2
     from pyspark.sql.streaming.datasource import (
@@ -174,7 +175,7 @@ class _Constraints:
                 continue
             start, end = max(r.start, self.offset_lo), min(r.end, self.offset_hi)
             if start < end and self.ts_lo is not None:
-                with _plan.open_read_only(r.path, backup_run=r.backup_run) as log:
+                with _plan.open_read_only(r.path, backup_run=r.backup_run, remote=r.remote, pieces=r.pieces) as log:
                     found = log.offset_for_timestamp(max(self.ts_lo, 0))
                 start = end if found is None else max(start, found.offset)
             if start < end:
@@ -228,7 +229,9 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return _plan.select(_plan.discover(paths), self.opts, paths, strict=strict)
 
     def _bounds(self) -> dict[tuple[str, int], _plan.LogBounds]:
-        return {tp: _plan.read_bounds(path, self.opts.read_committed) for tp, path in self._logs().items()}
+        cache: dict[str, Any] = {}
+        return {tp: _plan.read_bounds(path, self.opts.read_committed, self.opts.remote, cache)
+                for tp, path in self._logs().items()}
 
     def initialOffset(self) -> dict[str, dict[str, int]]:
         chosen = self._logs(strict=True)
@@ -236,8 +239,9 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         how = _plan._pick(self.opts.starting, self.opts.starting_by_timestamp, self.opts.starting_timestamp,
                           tps, "starting")
         offsets = {}
+        cache: dict[str, Any] = {}
         for tp in tps:
-            with _plan.open_read_only(chosen[tp]) as log:
+            with _plan.open_read_only(chosen[tp], remote=self.opts.remote, cache=cache) as log:
                 b = _plan.bounds(log, self.opts.read_committed)
                 start = _plan.resolve_start(log, b, how[tp], self.opts, tp)
             offsets[tp] = _plan.check_range(tp, start, max(start, b.end), b, self.opts.fail_on_data_loss)[0]
@@ -303,6 +307,7 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         begin, until = _from_json(start), _from_json(end)
         chosen = self._logs()
         ranges = []
+        cache: dict[str, Any] = {}
         for tp, e in sorted(until.items()):
             path = chosen.get(tp)
             if path is None:
@@ -310,10 +315,11 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                     raise OffsetOutOfRangeError(
                         f"partition {tp[0]}-{tp[1]} disappeared (set failOnDataLoss=false to go on without it)")
                 continue
-            b = _plan.read_bounds(path, self.opts.read_committed)
+            b = _plan.read_bounds(path, self.opts.read_committed, self.opts.remote, cache)
             s = begin.get(tp, b.log_start_offset)  # a partition new since the last batch starts at earliest
             s, e = _plan.check_range(tp, s, e, b, self.opts.fail_on_data_loss)
-            ranges.append(OffsetRange(tp[0], tp[1], path, s, e))
+            r = OffsetRange(tp[0], tp[1], path, s, e, remote=self.opts.remote)
+            ranges.extend(cut_at_pieces(r, b.pieces) if self.opts.remote is not None else [r])
         ranges = _plan.split_ranges(ranges, self.opts.min_partitions, self.opts.max_records_per_partition)
         return [InputPartition(r) for r in ranges]
 

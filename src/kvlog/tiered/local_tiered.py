@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kvlog import _io, storage
-from kvlog.errors import ObjectNotFoundError, RemoteSegmentError
+from kvlog.errors import ObjectNotFoundError
 from kvlog.object_store import ReadStats
 from kvlog.tiered.base import RemoteSegment
 
@@ -59,7 +59,7 @@ class _LocalFile:
     def read_block(self, size: int, offset: int) -> memoryview:
         from kvlog._core.records import pread_owned
 
-        block = pread_owned(self._fd, size, offset)
+        block: Any = pread_owned(self._fd, size, offset)  # (pooled memory, released with the view)
         self._count(len(block))
         return memoryview(block)
 
@@ -116,7 +116,7 @@ class LocalTieredSegmentFiles:
             raise self._missing(".log")
         return _io.fs.getsize(path)
 
-    def _missing(self, suffix: str) -> RemoteSegmentError:
+    def _missing(self, suffix: str) -> ObjectNotFoundError:
         where = storage.redact(storage.join(self._dir, f"{self.segment.start_offset}-{self.segment.segment_id}{suffix}"))
         return ObjectNotFoundError(f"{self.segment}: its file {where} is not in the LocalTieredStorage directory "
                                    f"{storage.redact(self._dir)}", path=where)
@@ -152,9 +152,11 @@ class LocalTieredStorage:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         text = os.fspath(root)
-        self.root = text if storage.is_remote(text) else os.path.abspath(storage.normalize(text))
+        # (a URI's credentials and options configure its bucket's store here; the root keeps neither)
+        self.root = storage.normalize(text)
         self._listings: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
+        self._list_lock = threading.Lock()
         self._local_stats = ReadStats()
 
     def __repr__(self) -> str:
@@ -164,16 +166,20 @@ class LocalTieredStorage:
         return storage.join(self.root, f"{segment.topic}-{segment.partition}-{segment.topic_id}")
 
     def listing(self, directory: str) -> frozenset[str]:
+        """The partition directory's names, listed once (the first of several threads lists, the rest wait)."""
         got = self._listings.get(directory)
         if got is None:
-            try:
-                got = frozenset(_io.fs.listdir(directory))
-            except FileNotFoundError:
-                got = frozenset()
-            if not storage.is_remote(directory):
-                with self._lock:
-                    self._local_stats.lists += 1
-            self._listings[directory] = got
+            with self._list_lock:
+                got = self._listings.get(directory)
+                if got is None:
+                    try:
+                        got = frozenset(_io.fs.listdir(directory))
+                    except FileNotFoundError:
+                        got = frozenset()
+                    if not storage.is_remote(directory):
+                        with self._lock:
+                            self._local_stats.lists += 1
+                    self._listings[directory] = got
         return got
 
     def segment_files(self, segment: RemoteSegment) -> LocalTieredSegmentFiles:

@@ -35,19 +35,21 @@ __all__ = ["RemoteLogMetadataSource", "remote_segments_of", "attach_remote", "Ti
 
 #: where the remote segments come from: a directory holding ``__remote_log_metadata-N`` partitions (or one
 #: such partition), a replay already made, or the segments themselves
-RemoteLogMetadataSource = Union[str, os.PathLike, "RemoteLogMetadata", Sequence[RemoteSegment]]
+RemoteLogMetadataSource = Union[str, "os.PathLike[str]", "RemoteLogMetadata", Sequence[RemoteSegment]]
 
 
 class TieredState:
     """What a tiered view keeps: the layout, its virtual directories and the plan."""
 
-    __slots__ = ("remote", "tier", "pieces", "metadata")
+    __slots__ = ("remote", "tier", "pieces", "metadata", "planned")
 
-    def __init__(self, remote: RemoteStorage, metadata: RemoteLogMetadataSource | None) -> None:
+    def __init__(self, remote: RemoteStorage, metadata: RemoteLogMetadataSource | None,
+                 planned: Sequence[RemotePiece] | None = None) -> None:
         self.remote = remote
         self.tier = VirtualTier(remote)
         self.pieces: list[RemotePiece] = []
         self.metadata = metadata
+        self.planned = None if planned is None else list(planned)  # a Spark task's pieces, planned by the driver
 
     def close(self) -> None:
         self.tier.close()
@@ -56,9 +58,9 @@ class TieredState:
 def _replayed_rows(source: Any) -> list[dict[str, Any]]:
     from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
 
-    if isinstance(source, RemoteLogMetadata):
-        return source.segments().to_pylist()
-    return replay_remote_log_metadata(os.fspath(source)).segments().to_pylist()
+    replay = source if isinstance(source, RemoteLogMetadata) else replay_remote_log_metadata(os.fspath(source))
+    rows: list[dict[str, Any]] = replay.segments().to_pylist()
+    return rows
 
 
 def remote_segments_of(source: RemoteLogMetadataSource, topic: str, partition: int,
@@ -90,15 +92,18 @@ def attach_remote(log: "Log", state: TieredState, log_start: int) -> None:
     """Add the remote pieces below ``log``'s first local segment to its segments (read-only views)."""
     from kvlog.segment import LogSegment
 
-    topic_id = log._broker.topic_id or broker_files.read_partition_metadata(log.dir)
-    source = state.metadata if state.metadata is not None else _metadata_default(log)
-    segs = remote_segments_of(source, log.topic, log.partition, topic_id)
-    epochs_path = os.path.join(log.dir, broker_files.LEADER_EPOCH_CHECKPOINT)
-    local_epochs = broker_files.read_leader_epochs(epochs_path) if _io.fs.exists(epochs_path) else []
-    local = log._segments
-    local_start = local[0].base_offset if local else None
-    pieces = plan_remote_pieces(segs, local_epochs=local_epochs, log_start_offset=log_start,
-                                local_log_start=local_start)
+    if state.planned is not None:
+        pieces = state.planned
+    else:
+        topic_id = log._broker.topic_id or broker_files.read_partition_metadata(log.dir)
+        source = state.metadata if state.metadata is not None else _metadata_default(log)
+        segs = remote_segments_of(source, log.topic, log.partition, topic_id)
+        epochs_path = os.path.join(log.dir, broker_files.LEADER_EPOCH_CHECKPOINT)
+        local_epochs = broker_files.read_leader_epochs(epochs_path) if _io.fs.exists(epochs_path) else []
+        local = log._segments
+        local_start = local[0].base_offset if local else None
+        pieces = plan_remote_pieces(segs, local_epochs=local_epochs, log_start_offset=log_start,
+                                    local_log_start=local_start)
     for prev, nxt in zip(pieces, pieces[1:]):
         if nxt.start != nxt.segment.start_offset and nxt.segment is not prev.segment:
             raise RemoteSegmentError(

@@ -46,9 +46,12 @@ class VirtualTier:
         weakref.finalize(self, storage.unregister_filesystem, self.prefix)
 
     # ------------------------------------------------------------------ the view's side
+    def directory_of(self, segment: RemoteSegment) -> str:
+        return f"{self.prefix}/{segment.topic}-{segment.partition}-{segment.segment_id}"
+
     def add(self, segment: RemoteSegment) -> str:
         """The virtual directory of ``segment`` (its ``.log`` is ``<dir>/<20-digit start offset>.log``)."""
-        directory = f"{self.prefix}/{segment.topic}-{segment.partition}-{segment.segment_id}"
+        directory = self.directory_of(segment)
         self._segments[directory] = self.remote.segment_files(segment)
         return directory
 
