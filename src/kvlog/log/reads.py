@@ -86,11 +86,11 @@ def read_ahead(log: Log, i: int, offset: int) -> int:
     the next segment are wanted soon. An object store starts fetching them (in parallel, while this one
     is decoded); a local file ignores the hint (the kernel reads ahead). Returns ``i``."""
     segments = log._segments
-    if storage.is_remote(log.dir):
-        seg = segments[i]
+    seg = segments[i]
+    if storage.is_remote(seg.log_path):  # (a tiered view's remote segments below a local directory too)
         pos = seg.offset_index.lookup(offset).position if seg.offset_index is not None else 0
         _io.fs.will_need(seg.fileno(), pos, seg.size_in_bytes - pos)
-        if i + 1 < len(segments):
+        if i + 1 < len(segments) and storage.is_remote(segments[i + 1].log_path):
             _io.fs.will_need(segments[i + 1].fileno(), 0, segments[i + 1].size_in_bytes)
     return i
 
