@@ -114,13 +114,30 @@ class _LocalOpened(_Opened):
 
 
 class _StoreOpened(_Opened):
+    """An object of a store, opened (one HEAD with pyarrow's S3) on its first read or size: a view opens
+    many segments one after another and reads their first chunks together, so the HEADs go together too."""
+
     def __init__(self, store: "ObjectStore", uri: str, count: Any) -> None:
         self.path = uri
         self._store = store
         self._count = count
-        count(heads=1)
-        self._raw = store.call("opening", uri, -1, lambda: store.fs.open_input_file(store.fs_path(uri)), heads=1)
-        self.size = int(self._raw.size())
+        self._raw_file: Any = None
+        self._open_lock = threading.Lock()
+
+    @property
+    def _raw(self) -> Any:
+        if self._raw_file is None:
+            with self._open_lock:
+                if self._raw_file is None:
+                    store, uri = self._store, self.path
+                    self._count(heads=1)
+                    self._raw_file = store.call("opening", uri, -1,
+                                                lambda: store.fs.open_input_file(store.fs_path(uri)), heads=1)
+        return self._raw_file
+
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        return int(self._raw.size())
 
     def read(self, start: int, size: int) -> bytes:
         self._count(gets=1)
@@ -131,10 +148,12 @@ class _StoreOpened(_Opened):
         return bytes(data)
 
     def close(self) -> None:
-        try:
-            self._raw.close()
-        except OSError:
-            pass
+        raw, self._raw_file = self._raw_file, None
+        if raw is not None:
+            try:
+                raw.close()
+            except OSError:
+                pass
 
 
 class AivenTieredStorage:
@@ -315,28 +334,42 @@ class AivenSegmentFiles:
                 self._indexes = self._load_indexes()
             return self._indexes[kind]
 
+    def _indexes_object(self) -> bytes:
+        opened = self._storage.open_object(self._keys["indexes"])
+        try:
+            return opened.read(0, opened.size)
+        finally:
+            opened.close()
+
     def _load_indexes(self) -> dict[str, bytes | None]:
-        manifest = self.manifest()
-        cipher = self.cipher()
+        # the whole .indexes object (its indexes are most of it) is fetched while the manifest, which says
+        # where each index lies in it, is: one round trip instead of two after each other
+        early = self._storage.pool().submit(self._indexes_object) if self._manifest is None else None
+        try:
+            manifest = self.manifest()
+            cipher = self.cipher()
+        except BaseException:
+            if early is not None:
+                early.cancel()
+            raise
         name = self.object_name("indexes")
         ranges = {k: r for k, r in manifest.indexes.items() if r is not None and r[1] > 0}
         out: dict[str, bytes | None] = {k: (None if r is None else b"") for k, r in manifest.indexes.items()}
         if not ranges:
+            if early is not None:
+                early.cancel()
             return out
         start = min(pos for pos, _ in ranges.values())
         end = max(pos + size for pos, size in ranges.values())
-        opened = self._storage.open_object(self._keys["indexes"])
-        try:
-            have = opened.size
-            cut = sorted((pos, kind) for kind, (pos, size) in ranges.items() if pos + size > have)
-            if cut:
-                pos, kind = cut[0]
-                raise CorruptRemoteObjectError(
-                    f"{name}: the {kind} index (bytes {pos}..{pos + ranges[kind][1]}) is cut short: the object is "
-                    f"{have} bytes, the manifest places indexes up to byte {end}", path=name, position=min(pos, have))
-            blob = opened.read(start, end - start)
-        finally:
-            opened.close()
+        whole = early.result() if early is not None else self._indexes_object()
+        have = len(whole)
+        cut = sorted((pos, kind) for kind, (pos, size) in ranges.items() if pos + size > have)
+        if cut:
+            pos, kind = cut[0]
+            raise CorruptRemoteObjectError(
+                f"{name}: the {kind} index (bytes {pos}..{pos + ranges[kind][1]}) is cut short: the object is "
+                f"{have} bytes, the manifest places indexes up to byte {end}", path=name, position=min(pos, have))
+        blob = whole[start:end]
         if len(blob) != end - start:
             raise CorruptRemoteObjectError(f"{name}: the object ended at byte {start + len(blob)} of {end}",
                                            path=name, position=start + len(blob))

@@ -16,15 +16,15 @@ with :class:`~kvlog.errors.RemoteSegmentError` naming the object when it is firs
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
-from kvlog import _files, _io, broker_files
-from kvlog.errors import ConfigError, RemoteSegmentError
+from kvlog import _files, _io, broker_files, storage
+from kvlog.errors import ConfigError, KvlogError, RemoteSegmentError
 from kvlog.tiered.base import RemoteSegment, RemoteStorage
 from kvlog.tiered.lineage import RemotePiece, plan_remote_pieces
-from kvlog.tiered.virtual import VirtualTier
+from kvlog.tiered.virtual import VirtualTier, tier_pool
 
 if TYPE_CHECKING:
     from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata
@@ -55,11 +55,50 @@ class TieredState:
         self.tier.close()
 
 
+_REPLAYS: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]]]] = {}  # local directory → (signature, rows)
+_REPLAYS_LOCK = threading.Lock()
+
+
+def _signature(path: str) -> tuple[Any, ...] | None:
+    """What the local ``__remote_log_metadata`` partitions under ``path`` hold now: each file's name, size and
+    modification time (a partition directory itself, or a data directory of them). None: do not cache."""
+    from kvlog.internal_topics.layout import partition_dirs
+    from kvlog.internal_topics.remote_log_metadata import TOPIC
+
+    if storage.is_remote(path):
+        return None
+    try:
+        sig = []
+        for d, _ in partition_dirs(path, TOPIC):
+            for name in sorted(os.listdir(d)):
+                st = os.stat(os.path.join(d, name))
+                sig.append((d, name, st.st_size, st.st_mtime_ns))
+        return tuple(sig)
+    except (OSError, KvlogError):
+        return None
+
+
 def _replayed_rows(source: Any) -> list[dict[str, Any]]:
+    """The replay's rows; a local directory's replay is kept while its files do not change (every partition
+    of a data directory opened one after another would replay the same records again)."""
     from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
 
-    replay = source if isinstance(source, RemoteLogMetadata) else replay_remote_log_metadata(os.fspath(source))
-    rows: list[dict[str, Any]] = replay.segments().to_pylist()
+    if isinstance(source, RemoteLogMetadata):
+        rows: list[dict[str, Any]] = source.segments().to_pylist()
+        return rows
+    path = storage.normalize(os.fspath(source))
+    sig = _signature(path)
+    if sig is not None:
+        with _REPLAYS_LOCK:
+            kept = _REPLAYS.get(path)
+        if kept is not None and kept[0] == sig:
+            return kept[1]
+    rows = replay_remote_log_metadata(os.fspath(source)).segments().to_pylist()
+    if sig is not None:
+        with _REPLAYS_LOCK:
+            if len(_REPLAYS) > 16:
+                _REPLAYS.clear()
+            _REPLAYS[path] = (sig, rows)
     return rows
 
 
@@ -121,8 +160,7 @@ def attach_remote(log: "Log", state: TieredState, log_start: int) -> None:
             opened.append(LogSegment(d, piece.segment.start_offset, index_interval_bytes=cfg.index_interval_bytes,
                                      max_index_size=cfg.segment_index_bytes, read_only=True))
         if len(opened) > 1:  # one small read each: together, not one round trip after another
-            with ThreadPoolExecutor(max_workers=min(8, len(opened)), thread_name_prefix="kvlog-tiered") as pool:
-                list(pool.map(check_segment, opened, [p.segment for p in pieces]))
+            list(tier_pool().map(check_segment, opened, [p.segment for p in pieces]))
         elif opened:
             check_segment(opened[0], pieces[0].segment)
         for seg, piece in zip(opened, pieces):

@@ -26,11 +26,23 @@ if TYPE_CHECKING:
     from kvlog.object_store import ReadStats
     from kvlog.storage import RangedFile
 
-__all__ = ["VirtualTier", "SCHEME"]
+__all__ = ["VirtualTier", "SCHEME", "tier_pool"]
 
 SCHEME = "kvlog-tiered"
 _INDEX_OF = {_files.INDEX: "offset", _files.TIME_INDEX: "timestamp", _files.TXN_INDEX: "transaction"}
 _views = itertools.count(1)
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def tier_pool() -> ThreadPoolExecutor:
+    """The threads that fetch the small objects of many remote segments together (made once per process:
+    starting threads for every open cost more than the fetches). Its tasks never wait on one another."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(8, thread_name_prefix="kvlog-tiered")
+        return _pool
 
 
 class VirtualTier:
@@ -149,9 +161,8 @@ class VirtualTier:
                 todo.append((directory, files, kind))
         if len(todo) <= 1:
             return
-        with ThreadPoolExecutor(max_workers=min(8, len(todo)), thread_name_prefix="kvlog-tiered") as pool:
-            # errors surface later, where the index is needed, with that segment's name
-            list(pool.map(lambda t: self._try_index(*t), todo))
+        # errors surface later, where the index is needed, with that segment's name
+        list(tier_pool().map(lambda t: self._try_index(*t), todo))
 
     def _try_index(self, directory: str, files: RemoteSegmentFiles, kind: str) -> None:
         try:
