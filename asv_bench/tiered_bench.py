@@ -176,7 +176,9 @@ def measure(gb: float, segment_mib: int, repeat: int) -> dict[str, object]:
         # a search by time into the middle of partition 0's remote history, after the open, before any scan
         # has filled the store's block cache
         searches = {}
-        target = rb.T0 + local_start[0] // 2 + 33_333  # (not a segment's first record: the open read those)
+        # (not in a segment's first chunk or block: the open read those)
+        want = min(local_start[0] - 1, local_start[0] // 2 + 250_001)
+        target = rb.T0 + want
         for name, (opener, counter) in layouts.items():
             with opener(0) as log:
                 before = stats(counter)
@@ -184,7 +186,7 @@ def measure(gb: float, segment_mib: int, repeat: int) -> dict[str, object]:
                 found = log.offset_for_timestamp(target)
                 ms = (time.perf_counter() - t) * 1000
                 after = stats(counter)
-            assert found is not None and found.offset == local_start[0] // 2 + 33_333, (name, found)
+            assert found is not None and found.offset == want, (name, found)
             searches[name] = {"requests": after.requests - before.requests, "ms": round(ms, 2)}
         expect = sum(local_start.values())
         for name, (opener, counter) in layouts.items():

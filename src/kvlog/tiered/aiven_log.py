@@ -74,7 +74,7 @@ class ChunkedLogFile:
     """
 
     def __init__(self, path: str, index: "ChunkIndex", *, compression: bool, cipher: "ChunkCipher | None",
-                 fetch: Callable[[int, int], bytes], object_size: Callable[[], int], pool: Callable[[], Executor],
+                 fetch: Callable[[int, int], bytes | memoryview], object_size: Callable[[], int], pool: Callable[[], Executor],
                  close: Callable[[], None], block_size: int = 8 << 20, prefetch: int = 1) -> None:
         self.path = path
         self.size = index.original_file_size
