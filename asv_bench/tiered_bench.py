@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 import remote_bench as rb  # noqa: E402
 
 import kvlog  # noqa: E402
+import kvlog.spark  # noqa: E402
 from kvlog import Log, Record, broker_files, storage  # noqa: E402
 from kvlog._core import build_info  # noqa: E402
 from kvlog.internal_topics.cluster_metadata import topic_id_text  # noqa: E402
@@ -128,7 +129,47 @@ def scan_remote(data: str, local_start: dict[int, int], opener) -> int:  # type:
     return rows
 
 
-def measure(gb: float, segment_mib: int, repeat: int) -> dict[str, object]:
+def spark_figures(data: str, whole: str, remote: str, rows: int, repeat: int) -> dict[str, object]:
+    """``sum(offset), sum(length(value))`` of the whole topic through each engine: the tiered directory with
+    ``kvlog.remoteStorage.*`` (LocalTieredStorage on local disk) against the untiered one."""
+    from pyspark.sql import functions as F
+
+    from kvlog.spark.demo import session
+
+    jar = kvlog.spark.jar_path()
+    if jar is None:
+        raise SystemExit("no kvlog-spark.jar: run `make jar` first")
+    spark = session("local[2]", {"spark.sql.shuffle.partitions": "2", "spark.driver.memory": "3g", "spark.jars": jar})
+    kvlog.spark.register(spark)
+    opts = {"subscribe": "bench", "kvlog.remoteStorage.layout": "LocalTieredStorage",
+            "kvlog.remoteStorage.path": remote}
+    figures: dict[str, object] = {}
+    try:
+        def run(fmt: str, path: str, options: dict[str, str]) -> tuple[float, int]:
+            t = time.perf_counter()
+            df = spark.read.format(fmt).options(**options).load(path)
+            got = df.agg(F.count("*"), F.sum("offset"), F.sum(F.length("value"))).collect()[0]
+            return time.perf_counter() - t, int(got[0])
+
+        for fmt in ("kvlog_jvm", "kvlog_python"):
+            run(fmt, data, opts), run(fmt, whole, {"subscribe": "bench"})  # warm
+            best_t = best_w = float("inf")
+            for _ in range(repeat):
+                t, n = run(fmt, data, opts)
+                assert n == rows, (fmt, n, rows)
+                best_t = min(best_t, t)
+                t, n = run(fmt, whole, {"subscribe": "bench"})
+                best_w = min(best_w, t)
+            parts = spark.read.format(fmt).options(**opts).load(data).rdd.getNumPartitions()
+            figures[fmt] = {"tiered_Mrows_s": round(rows / best_t / 1e6, 2),
+                            "untiered_Mrows_s": round(rows / best_w / 1e6, 2),
+                            "ratio": round(best_w / best_t, 2), "input_partitions": parts}
+    finally:
+        spark.stop()
+    return figures
+
+
+def measure(gb: float, segment_mib: int, repeat: int, with_spark: bool = False) -> dict[str, object]:
     from tiered_aiven_writer import make_key_pair
 
     work = tempfile.mkdtemp(prefix="kvlog-tiered-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -205,6 +246,8 @@ def measure(gb: float, segment_mib: int, repeat: int) -> dict[str, object]:
         for name in layouts:
             out[name] = {"s": round(best[name], 3), "MiB/s": round(remote_bytes / (1 << 20) / best[name], 1),
                          "gets_per_mib": round(gets[name], 2), "offset_for_timestamp": searches[name]}
+        if with_spark:
+            out["spark"] = spark_figures(data, whole, os.path.join(served, "lts"), rows, repeat)
         out["tiered_vs_plain"] = round(best["plain"] / best["tiered"], 2)
         out["aiven_vs_plain"] = round(best["plain"] / best["aiven"], 2)
         out["aiven_zstd_aes_vs_aiven"] = round(best["aiven"] / best["aiven zstd+aes"], 2)
@@ -221,8 +264,11 @@ def main() -> None:
     ap.add_argument("--segment-mib", type=int, default=16)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", help="write the figures here too")
+    ap.add_argument("--spark", action="store_true",
+                    help="also Spark (local[2]): both engines on the tiered topic, LocalTieredStorage on local disk, "
+                         "against the untiered directory")
     args = ap.parse_args()
-    out = measure(args.gb, args.segment_mib, args.repeat)
+    out = measure(args.gb, args.segment_mib, args.repeat, args.spark)
     print(json.dumps(out, indent=1))
     if args.json:
         with open(args.json, "w") as f:
