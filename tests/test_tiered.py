@@ -356,3 +356,12 @@ def test_a_log_manager_reads_every_tiered_partition(tmp_path):
         assert m.log("__remote_log_metadata", 0)._tiered is None
     with LogManager(root, read_only=True) as m:
         assert m.log("orders", 0).log_start_offset == 200
+
+
+@pytest.mark.parametrize("suffix,data", [(".index", b"\x00" * 13), (".timeindex", b"\xff" * 24)])
+def test_a_damaged_remote_index_is_refused_naming_it(tiered, suffix, data):
+    t = tiered
+    pathlib.Path(t.remote_file(t.segments[1], suffix)).write_bytes(data)
+    with pytest.raises(RemoteSegmentError) as e:
+        open_tiered(t)
+    assert t.segments[1].segment_id in str(e.value) and suffix.lstrip(".") in str(e.value)

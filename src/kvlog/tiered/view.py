@@ -178,6 +178,14 @@ def check_segment(seg: "LogSegment", remote: RemoteSegment) -> None:
     read, kept for the scan that follows) and its offset index's last entry must lie within the
     segment's offsets, or the object is not the segment the metadata describes."""
     where = f"{remote} ({seg.log_path})"
+    for index in (seg.offset_index, seg.time_index):
+        if index is None:
+            continue
+        try:
+            index.sanity_check(strict=True)
+        except KvlogError as exc:
+            raise RemoteSegmentError(f"{remote}: its {index.path.rsplit('.', 1)[-1]} file is damaged ({exc}); the "
+                                     "broker could not use it either", path=index.path) from None
     if seg.size_in_bytes >= 12:
         head = seg.pread(0, 12)
         first = int.from_bytes(head[:8], "big", signed=True)
