@@ -365,3 +365,47 @@ def test_a_damaged_remote_index_is_refused_naming_it(tiered, suffix, data):
     with pytest.raises(RemoteSegmentError) as e:
         open_tiered(t)
     assert t.segments[1].segment_id in str(e.value) and suffix.lstrip(".") in str(e.value)
+
+
+# ------------------------------------------------------------------------ the plan against a reference
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def lineage_cases(draw):
+    n = draw(st.integers(1, 5))
+    segs = []
+    for i in range(n):
+        start = draw(st.integers(0, 60))
+        end = start + draw(st.integers(0, 40))
+        k = draw(st.integers(1, 3))
+        firsts = sorted(draw(st.lists(st.integers(start, end), min_size=k, max_size=k)))
+        firsts[0] = start
+        epochs = sorted(draw(st.lists(st.integers(0, 6), min_size=k, max_size=k, unique=True)))
+        segs.append(RemoteSegment("t", "id", 0, f"s{i}", start, end, leader_epochs=tuple(zip(epochs, firsts))))
+    segs.sort(key=lambda s: (s.start_offset, s.end_offset))
+    local = sorted(draw(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 110)), max_size=3,
+                                 unique_by=lambda t: t[0])))
+    local_start = draw(st.one_of(st.none(), st.integers(0, 110)))
+    return segs, local, draw(st.integers(0, 30)), local_start
+
+
+@given(lineage_cases())
+@settings(max_examples=300, deadline=None)
+def test_the_plan_serves_each_offset_from_the_segment_the_reference_picks(case):
+    from reference.tiered_lineage import owners
+
+    segs, local, log_start, local_start = case
+    want = owners(segs, local, log_start, local_start, 200)
+    try:
+        pieces = plan_remote_pieces(segs, local_epochs=local, log_start_offset=log_start, local_log_start=local_start)
+    except RemoteSegmentError:
+        # a hole: some offset between the first served one and the local start (or the last served one) is not
+        # served while a later one is
+        served = sorted(want)
+        top = local_start if local_start is not None else (served[-1] + 1 if served else 0)
+        assert served and any(o not in want for o in range(served[0], top))
+        return
+    got = {o: p.segment.segment_id for p in pieces for o in range(p.start, p.end)}
+    assert got == want
