@@ -317,6 +317,25 @@ def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
         _out(line)
 
 
+def _dump_one(path: str, suffix: str, state: _DumpState, args: argparse.Namespace, *, deep: bool,
+              print_data: bool, parser: Parser | None) -> None:
+    """One file by its kind (``suffix``); an unknown kind is only reported."""
+    if suffix in (_files.LOG, ".checkpoint"):
+        _dump_log(path, state, deep=deep, print_data=print_data,
+                  skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes, parser=parser)
+    elif suffix == _files.INDEX:
+        _dump_index(path, state, sanity_only=args.index_sanity_check,
+                    verify_only=args.verify_index_only, max_message_size=args.max_message_size)
+    elif suffix == _files.TIME_INDEX:
+        _dump_time_index(path, state, sanity_only=args.index_sanity_check, verify_only=args.verify_index_only)
+    elif suffix == _files.TXN_INDEX:
+        _dump_txn_index(path, state)
+    elif suffix == _files.SNAPSHOT:
+        _dump_producer_snapshot(path, state)
+    else:
+        _err(f"Ignoring unknown file {path}")
+
+
 def _dump_aiven_object(remote: "RemoteStorage", seg: "RemoteSegment", suffix: str, path: str, state: _DumpState,
                        args: argparse.Namespace, *, deep: bool, print_data: bool, parser: Parser | None) -> None:
     """An object of Aiven's plugin, read through its manifest (chunks decompressed and decrypted): the
@@ -325,28 +344,17 @@ def _dump_aiven_object(remote: "RemoteStorage", seg: "RemoteSegment", suffix: st
 
     tier = VirtualTier(remote)
     try:
-        vdir = tier.add(seg)
-        stem = _files.segment_path(vdir, seg.start_offset, "")
-        if suffix == "log":
-            _out(f"Dumping {path}")
-            _dump_log(stem + _files.LOG, state, deep=deep, print_data=print_data,
-                      skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes, parser=parser)
-        elif suffix == "indexes":
-            for ext, what in ((_files.INDEX, "offset index"), (_files.TIME_INDEX, "time index"),
-                              (_files.TXN_INDEX, "transaction index")):
-                if ext == _files.TXN_INDEX and not _io.fs.exists(stem + ext):
-                    continue
-                _out(f"Dumping {path} ({what})")
-                if ext == _files.INDEX:
-                    _dump_index(stem + ext, state, sanity_only=args.index_sanity_check,
-                                verify_only=args.verify_index_only, max_message_size=args.max_message_size)
-                elif ext == _files.TIME_INDEX:
-                    _dump_time_index(stem + ext, state, sanity_only=args.index_sanity_check,
-                                     verify_only=args.verify_index_only)
-                else:
-                    _dump_txn_index(stem + ext, state)
-        else:
+        stem = _files.segment_path(tier.add(seg), seg.start_offset, "")
+        kinds = {"log": [(_files.LOG, "")],
+                 "indexes": [(_files.INDEX, " (offset index)"), (_files.TIME_INDEX, " (time index)"),
+                             (_files.TXN_INDEX, " (transaction index)")]}.get(suffix)
+        if kinds is None:
             _err(f"Ignoring unknown file {path}")
+        for ext, what in kinds or []:
+            if ext == _files.TXN_INDEX and not _io.fs.exists(stem + ext):
+                continue
+            _out(f"Dumping {path}{what}")
+            _dump_one(stem + ext, ext, state, args, deep=deep, print_data=print_data, parser=parser)
     except BrokenPipeError:
         raise
     except (KvlogError, OSError) as exc:
@@ -387,21 +395,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
         name = os.path.basename(path)
         suffix = name[name.rfind("."):] if "." in name else ""
         try:
-            if suffix in (_files.LOG, ".checkpoint"):
-                _dump_log(path, state, deep=deep, print_data=print_data,
-                          skip_metadata=args.skip_record_metadata, max_bytes=args.max_bytes, parser=parser)
-            elif suffix == _files.INDEX:
-                _dump_index(path, state, sanity_only=args.index_sanity_check,
-                            verify_only=args.verify_index_only, max_message_size=args.max_message_size)
-            elif suffix == _files.TIME_INDEX:
-                _dump_time_index(path, state, sanity_only=args.index_sanity_check,
-                                 verify_only=args.verify_index_only)
-            elif suffix == _files.TXN_INDEX:
-                _dump_txn_index(path, state)
-            elif suffix == _files.SNAPSHOT:
-                _dump_producer_snapshot(path, state)
-            else:
-                _err(f"Ignoring unknown file {path}")
+            _dump_one(path, suffix, state, args, deep=deep, print_data=print_data, parser=parser)
         except BrokenPipeError:
             raise
         except (KvlogError, OSError) as exc:
