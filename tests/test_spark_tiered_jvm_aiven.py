@@ -142,3 +142,23 @@ def test_another_key_prefix_finds_no_manifest(jvm, tiered):
         rows(jvm, "kvlog_jvm", t0.root, **options(dest, **{"kvlog.remoteStorage.keyPrefix": "kafka/"}))
     with pytest.raises(Exception, match="keyPairs is a list of <key id>=<private key PEM file>"):
         rows(jvm, "kvlog_jvm", t0.root, **options(dest, **{"kvlog.remoteStorage.keyPairs": "k1"}))
+
+
+def test_the_custom_metadata_object_prefix_places_the_data_objects(jvm, tmp_path):
+    from tiered_aiven_writer import custom_metadata
+
+    root = tmp_path / "data"
+    write_log(root, TOPIC, 0, segments=3)
+    t = tier_log(root, TOPIC, 0, remote=2)
+    for kind, _, fields in t.records:
+        if kind == 1:  # the copy's COPY_SEGMENT_FINISHED update carries the plugin's custom metadata
+            fields["customMetadata"] = custom_metadata(remote_size=123, object_prefix="data/")
+    t.write_metadata()
+    dest = pathlib.Path(to_aiven(t, tmp_path / "aiven", key_prefix="data/"))
+    for manifest in list(dest.rglob("*.rsm-manifest")):  # the manifest's key is always the configured prefix's
+        moved = dest / PREFIX / manifest.relative_to(dest / "data")
+        moved.parent.mkdir(parents=True, exist_ok=True)
+        manifest.rename(moved)
+    got, splits = rows(jvm, "kvlog_jvm", t.root, **options(dest))
+    assert len(got) == 300 and got == rows(jvm, "kvlog_jvm", t.whole, subscribe=TOPIC)[0] and splits == 3
+    assert got == rows(jvm, "kvlog_python", t.root, **options(dest))[0]
