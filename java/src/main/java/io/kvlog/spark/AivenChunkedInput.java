@@ -129,9 +129,10 @@ final class AivenChunkedInput extends FSInputStream {
                         + " does not decompress (zstd: " + e.getMessage() + ")");
                 }
             } else {
-                got = Math.min(size, want);
-                System.arraycopy(src, off, out, at, got);
                 got = size;
+                if (got == want) {
+                    System.arraycopy(src, off, out, at, want);
+                }
             }
             if (got != want) {
                 throw new RemoteSegmentException(name + ": chunk " + i + " at byte " + position + " decodes to " + got
