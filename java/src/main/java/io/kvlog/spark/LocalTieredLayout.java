@@ -20,7 +20,7 @@ import org.apache.hadoop.fs.Path;
  * indexes share a stem, so the segment readers find the indexes beside the {@code .log} as for a local segment.
  * Each partition directory is listed once.
  */
-final class LocalTieredLayout {
+final class LocalTieredLayout implements RemoteLayout {
     static final String NAME = "LocalTieredStorage";
     private final FileSystem fs;
     private final Path root;
@@ -31,7 +31,8 @@ final class LocalTieredLayout {
         this.root = root;
     }
 
-    FileSystem fs() {
+    @Override
+    public FileSystem fs() {
         return fs;
     }
 
@@ -56,7 +57,8 @@ final class LocalTieredLayout {
     }
 
     /** The segment's {@code .log}; a {@link RemoteSegmentException} naming the file when it is not there. */
-    Path logFile(RemoteLogMetadataReplay.Segment s) throws IOException {
+    @Override
+    public Path logFile(RemoteLogMetadataReplay.Segment s) throws IOException {
         Path dir = partitionDir(s);
         Set<String> names = listing(dir);
         for (String stem : new String[] {s.start + "-" + s.id, s.id}) {
@@ -67,5 +69,10 @@ final class LocalTieredLayout {
         throw new RemoteSegmentException(TieredLineage.describe(s) + ": its file "
             + LogDiscovery.shown(new Path(dir, s.start + "-" + s.id + ".log").toString())
             + " is not in the LocalTieredStorage directory " + LogDiscovery.shown(dir.toString()));
+    }
+
+    @Override
+    public SegmentList segments(RemoteLogMetadataReplay.Segment s) throws IOException {
+        return SegmentList.remote(logFile(s), s.start);
     }
 }

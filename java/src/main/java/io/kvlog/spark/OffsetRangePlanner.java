@@ -84,13 +84,15 @@ final class OffsetRangePlanner {
             }
             FileSystem mfs = LogFileSystems.of(metadataRoot, conf);
             RemoteLogMetadataReplay replay = RemoteLogMetadataReplay.read(mfs, mfs.makeQualified(metadataRoot), true);
-            LocalTieredLayout layout;
+            RemoteLayout layout;
             if (got != null) {
                 layout = got.layout;
             } else {
                 Path remoteRoot = new Path(opts.remotePath);
                 FileSystem rfs = LogFileSystems.of(remoteRoot, conf);
-                layout = new LocalTieredLayout(rfs, rfs.makeQualified(remoteRoot));
+                layout = opts.remoteLayout.equals(ReadOptions.AIVEN)
+                    ? new AivenLayout(rfs, rfs.makeQualified(remoteRoot), opts.remoteKeyPrefix, opts.remoteKeyPairs, conf)
+                    : new LocalTieredLayout(rfs, rfs.makeQualified(remoteRoot));
             }
             got = new TieredSource(replay, layout);
             cache.put(metadataRoot, got);

@@ -17,7 +17,7 @@ final class PartitionLog {
     final AbortedTransactions aborted;
     /** A tiered topic's remote history below its local segments ({@link TieredLineage}), in offset order; else empty. */
     final List<TieredLineage.Piece> remote;
-    private final LocalTieredLayout layout;
+    private final RemoteLayout layout;
     private final FileSystem fs;
     private final int chunkBytes;
     private final boolean headersOnly;
@@ -30,7 +30,7 @@ final class PartitionLog {
 
     private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
                          boolean headersOnly, long readableEnd, AbortedTransactions aborted,
-                         List<TieredLineage.Piece> remote, LocalTieredLayout layout) {
+                         List<TieredLineage.Piece> remote, RemoteLayout layout) {
         this.headersOnly = headersOnly;
         this.fs = fs;
         this.readableEnd = readableEnd;
@@ -153,7 +153,7 @@ final class PartitionLog {
     }
 
     /** The aborted transactions whose ABORT marker lies in a remote piece, from its segment's {@code .txnindex}. */
-    private static void remoteAborts(LocalTieredLayout layout, List<TieredLineage.Piece> pieces,
+    private static void remoteAborts(RemoteLayout layout, List<TieredLineage.Piece> pieces,
                                      AbortedTransactions into) throws IOException {
         for (TieredLineage.Piece p : pieces) {
             if (p.segment().txnIndexEmpty) {
@@ -183,7 +183,7 @@ final class PartitionLog {
             long hi = Math.min(e, p.end());
             if (lo < hi) {
                 RemoteLogMetadataReplay.Segment seg = p.segment();
-                out.add(new LogRange(tp.topic(), tp.partition(), SegmentList.remote(layout.logFile(seg), seg.start),
+                out.add(new LogRange(tp.topic(), tp.partition(), layout.segments(seg),
                     lo, hi, aborted.within(lo, hi), skipDamage, seg.end + 1));
             }
         }

@@ -48,13 +48,21 @@ final class PythonRoute {
     }
 
     /**
-     * Whether the read must go to the Python source: some path's scheme is one pyarrow opens and this JVM has no
-     * Hadoop file system for it, and the Python source is registered in the session.
+     * Whether the read must go to the Python source: some path's scheme (of the paths loaded, or of a tiered
+     * topic's remote storage) is one pyarrow opens and this JVM has no Hadoop file system for it, and the Python
+     * source is registered in the session.
      */
     static boolean wanted(Map<String, String> properties) {
         SparkSession session = SparkSession.active();
         Configuration conf = null;
-        for (String p : paths(properties)) {
+        List<String> all = paths(properties);
+        CaseInsensitiveStringMap o = new CaseInsensitiveStringMap(properties);
+        for (String k : new String[] {"kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath"}) {
+            if (o.get(k) != null) {
+                all.add(o.get(k));
+            }
+        }
+        for (String p : all) {
             String scheme = LogFileSystems.scheme(p);
             if (scheme == null || !LogFileSystems.PYARROW_SCHEMES.contains(scheme)) {
                 continue;

@@ -285,8 +285,11 @@ final class ReadOptions {
                 + "only");
         }
         if (r.remoteLayout.equals(AIVEN)) {
-            throw bad("kvlog.remoteStorage.layout=aiven is not read by the JVM source yet: read it with the Python "
-                + "source (format kvlog_python)");
+            try {
+                AivenKeyRing.parseOption(r.remoteKeyPairs);
+            } catch (IllegalArgumentException e) {
+                throw bad(e.getMessage());
+            }
         }
     }
 

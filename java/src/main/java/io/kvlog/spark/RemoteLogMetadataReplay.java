@@ -52,6 +52,8 @@ final class RemoteLogMetadataReplay {
         /** Leader epoch -> its first offset in the segment. */
         final TreeMap<Integer, Long> epochs;
         final boolean txnIndexEmpty;
+        /** The remote storage manager's custom metadata of the latest accepted record (null: none). */
+        byte[] custom;
         int state;
         int metadataPartition;
         long metadataOffset;
@@ -68,6 +70,7 @@ final class RemoteLogMetadataReplay {
             this.size = r.segmentSize;
             this.epochs = new TreeMap<>(r.leaderEpochs);
             this.txnIndexEmpty = r.txnIndexEmpty;
+            this.custom = r.customMetadata;
             this.state = r.state;
             this.metadataPartition = metadataPartition;
             this.metadataOffset = metadataOffset;
@@ -326,6 +329,7 @@ final class RemoteLogMetadataReplay {
             return;
         }
         seg.state = target;
+        seg.custom = r.customMetadata;
         seg.metadataPartition = n;
         seg.metadataOffset = offset;
         if (target == FINISHED) {

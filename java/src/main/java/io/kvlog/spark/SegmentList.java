@@ -34,17 +34,21 @@ final class SegmentList implements Serializable {
     final boolean dense;
     /** File names of the segments when they are not {@code <20-digit base>.log} (a remote segment); else null. */
     private final String[] names;
+    /** A remote segment in the Aiven plugin's objects: what an executor needs to show it as Kafka's files. */
+    private final AivenSegment aiven;
 
     private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense) {
-        this(dir, bases, swapped, dense, null);
+        this(dir, bases, swapped, dense, null, null);
     }
 
-    private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense, String[] names) {
+    private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense, String[] names,
+                        AivenSegment aiven) {
         this.dir = dir;
         this.bases = bases;
         this.swapped = swapped;
         this.dense = dense;
         this.names = names;
+        this.aiven = aiven;
     }
 
     /**
@@ -53,8 +57,21 @@ final class SegmentList implements Serializable {
      * of a compacted topic.
      */
     static SegmentList remote(Path logFile, long base) {
+        return remote(logFile, base, null);
+    }
+
+    /**
+     * As above for a segment of the Aiven plugin: {@code logFile} is its {@code .log} object, which the readers see
+     * through {@link AivenSegmentFs#of} as the {@code .log} Kafka wrote (and its indexes beside it).
+     */
+    static SegmentList remote(Path logFile, long base, AivenSegment aiven) {
         return new SegmentList(logFile.getParent().toString(), new long[] {base}, new boolean[1], false,
-            new String[] {logFile.getName()});
+            new String[] {logFile.getName()}, aiven);
+    }
+
+    /** The Aiven segment these files are ({@link #remote(Path, long, AivenSegment)}), else null. */
+    AivenSegment aiven() {
+        return aiven;
     }
 
     static SegmentList list(FileSystem fs, Path dir) throws IOException {
@@ -102,7 +119,7 @@ final class SegmentList implements Serializable {
         }
         return n == bases.length ? this
             : new SegmentList(dir, Arrays.copyOf(bases, n), Arrays.copyOf(swapped, n), dense,
-                names == null ? null : Arrays.copyOf(names, n));
+                names == null ? null : Arrays.copyOf(names, n), aiven);
     }
 
     private static boolean isOffsetName(String n, String suffix) {

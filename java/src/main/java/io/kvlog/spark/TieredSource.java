@@ -14,9 +14,9 @@ import org.apache.hadoop.fs.Path;
  */
 final class TieredSource {
     final RemoteLogMetadataReplay metadata;
-    final LocalTieredLayout layout;
+    final RemoteLayout layout;
 
-    TieredSource(RemoteLogMetadataReplay metadata, LocalTieredLayout layout) {
+    TieredSource(RemoteLogMetadataReplay metadata, RemoteLayout layout) {
         this.metadata = metadata;
         this.layout = layout;
     }
