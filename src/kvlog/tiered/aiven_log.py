@@ -14,8 +14,8 @@ contiguous range of the object, so:
 - a scan (``read_block``, reads that follow each other, or a range announced by ``will_need``) fetches
   groups of chunks of about ``block_size`` original bytes (8 MiB) per GET, and the group after the one
   being read is already in flight on a worker thread;
-- decoded chunks are kept for the reads that follow, at most ``(prefetch + 2)`` groups' worth per open
-  file (a group is at least ``block_size`` and one chunk); a scan drops what it has passed first.
+- decoded chunks are kept for the reads that follow, at most ``max(prefetch + 2, 6)`` groups' worth per
+  open file (a group is at least ``block_size`` and one chunk); a scan drops what it has passed first.
 
 A plain segment (neither compressed nor encrypted) is served from the fetched bytes with no copy.
 """
@@ -91,7 +91,9 @@ class ChunkedLogFile:
         self._close = close
         self._group = max(1, -(-block_size // self._cs))  # chunks per scan request: at least block_size
         self._prefetch = max(0, prefetch)
-        self._budget = (self._prefetch + 2) * self._group * self._cs  # decoded bytes kept at most
+        # decoded bytes kept at most: as many groups as an object store keeps blocks (6), so that a segment
+        # read's growing windows from one position (8 KiB, 120 KiB, ... then 64 MiB) find their chunks again
+        self._budget = max(self._prefetch + 2, 6) * self._group * self._cs
         self._spans: dict[tuple[int, int], _Entry] = {}  # (first, last) → span or its fetch in flight
         self._lock = threading.Lock()
         self._next = -1  # where the previous read ended: a read starting there is a scan
@@ -185,7 +187,12 @@ class ChunkedLogFile:
         if first >= self._n:
             return
         last = min(first + self._group, self._n) - 1
-        if any(k[0] <= first and last <= k[1] for k in self._spans):
+        while first <= last:  # chunks a point read already holds (the open's first batch) are not fetched again
+            held = next((k for k in self._spans if k[0] <= first <= k[1]), None)
+            if held is None:
+                break
+            first = held[1] + 1
+        if first > last:
             return
         try:
             last = self._present(first, last)
