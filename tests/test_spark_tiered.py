@@ -94,3 +94,11 @@ def test_the_aiven_layout_with_encryption(spark, topic, tmp_path):
             "kvlog.remoteStorage.keyPrefix": "rsm/", "kvlog.remoteStorage.keyPairs": f"k1={priv}"}
     got = rows(spark.read.format(PY).options(**opts).load(t0.root))
     assert got == rows(spark.read.format(PY).option("subscribe", "orders").load(t0.whole))
+
+
+def test_a_remote_spec_never_prints_credentials():
+    from kvlog.spark._tiered import RemoteSpec
+
+    spec = RemoteSpec.parse({"kvlog.remotestorage.layout": "aiven",
+                             "kvlog.remotestorage.path": "s3://AKIAKEY:s3cr3t@bucket/p?secret_key=x&region=eu"})
+    assert "s3cr3t" not in repr(spec) and "AKIAKEY" not in repr(spec) and "bucket/p" in repr(spec)

@@ -55,9 +55,9 @@ def _m(api_key: int, name: str, fields: list[Field]) -> Message:
     return message(name, "0-1", "0+", fields, api_key)
 
 
-REMOTE_LOG_METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
-    _m(SEGMENT_METADATA, "RemoteLogSegmentMetadataRecord", [
-        _segment_id(),
+def _segment_body() -> list[Field]:
+    """The fields a segment's record and its snapshot record share, after the segment's id."""
+    return [
         f("StartOffset", "int64"),
         f("EndOffset", "int64"),
         f("BrokerId", "int32"),
@@ -69,6 +69,12 @@ REMOTE_LOG_METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
         f("RemoteLogSegmentState", "int8"),
         f("TxnIndexEmpty", "bool", tag=0),
         f("BrokerLeaderEpoch", "int32", "1+", tag=1),
+    ]
+
+
+REMOTE_LOG_METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
+    _m(SEGMENT_METADATA, "RemoteLogSegmentMetadataRecord", [
+        _segment_id(), *_segment_body(),
     ]),
     _m(SEGMENT_UPDATE, "RemoteLogSegmentMetadataUpdateRecord", [
         _segment_id(),
@@ -88,18 +94,7 @@ REMOTE_LOG_METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
         f("EndOffset", "int64", "1+", tag=1),
     ]),
     _m(SEGMENT_SNAPSHOT, "RemoteLogSegmentMetadataSnapshotRecord", [
-        f("SegmentId", "uuid"),
-        f("StartOffset", "int64"),
-        f("EndOffset", "int64"),
-        f("BrokerId", "int32"),
-        f("MaxTimestampMs", "int64"),
-        f("EventTimestampMs", "int64"),
-        _leader_epochs(),
-        f("SegmentSizeInBytes", "int32"),
-        f("CustomMetadata", "bytes", nullable="0+", default=None),
-        f("RemoteLogSegmentState", "int8"),
-        f("TxnIndexEmpty", "bool", tag=0),
-        f("BrokerLeaderEpoch", "int32", "1+", tag=1),
+        f("SegmentId", "uuid"), *_segment_body(),
     ]),
 ]}
 

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from kvlog.errors import ConfigError
+from kvlog.errors import ConfigError, redact
 
 if TYPE_CHECKING:
     from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata
@@ -41,8 +41,8 @@ class RemoteSpec:
     key_prefix: str = ""
     key_pairs: tuple[tuple[str, str], ...] = ()
 
-    def __repr__(self) -> str:  # (paths only: a key file's path is no secret, but keep the form short)
-        return f"RemoteSpec({self.layout!r}, {self.path!r})"
+    def __repr__(self) -> str:  # (Spark prints plans: a URI's credentials and query stay out)
+        return f"RemoteSpec({self.layout!r}, {redact(self.path)!r})"
 
     @classmethod
     def parse(cls, opts: Mapping[str, Any]) -> "RemoteSpec | None":

@@ -34,6 +34,7 @@ object opened also costs a HEAD).
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import os
 import threading
@@ -66,16 +67,18 @@ def _shared_pool() -> ThreadPoolExecutor:
         return _local_pool
 
 
-class _Opened:
+class _Opened(abc.ABC):
     """One object opened for ranged reads; ``size`` is its length. Every ``read`` is one request."""
 
     size: int
 
+    @abc.abstractmethod
     def read(self, start: int, size: int) -> bytes | memoryview:
-        raise NotImplementedError
+        """``size`` bytes from ``start`` (fewer only where the object ends)."""
 
+    @abc.abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Give the object's handle back."""
 
 
 class _LocalOpened(_Opened):
