@@ -286,8 +286,9 @@ def test_failed_job_leaves_nothing_visible(spark, tmp_path):
         return [j for j in os.listdir(staging) if os.path.isdir(os.path.join(staging, j))] if os.path.isdir(staging) \
             else []
 
-    deadline = time.time() + 20  # a task still running when the job failed removes its own files
-    while time.time() < deadline and job_dirs():
+    deadline = time.time() + 30  # a task still running when the job failed removes its own files
+    tracker = spark.sparkContext.statusTracker()
+    while time.time() < deadline and (tracker.getActiveStageIds() or job_dirs()):
         time.sleep(0.2)
     assert all(j.endswith(".aborted") for j in os.listdir(staging) if j not in job_dirs())
     # a task Spark killed with the job cannot clean up after itself: the next commit removes what it left
@@ -306,6 +307,44 @@ def test_sink_rejects_bad_input(spark, tmp_path):
         df.write.format(PY).mode("append").save(root)
     with pytest.raises(Exception, match="characters outside"):
         df.write.format(PY).mode("append").option("topic", "no/slash").save(root)
+
+
+def test_a_failed_micro_batch_is_retried_after_a_restart(spark, tmp_path):
+    """A micro-batch whose first attempt failed is retried under the same job name by the restarted query:
+    the failed attempt's abort marker must neither remove the retry's staged files nor stay behind."""
+    from pyspark.sql.functions import udf
+
+    src = _make_root(tmp_path / "src", topics=(("in", 2),), n=40)
+    dst = str(tmp_path / "dst")
+    ckpt = str(tmp_path / "ckpt")
+    marker = str(tmp_path / "fail")
+    open(marker, "w").close()
+
+    @udf("binary")
+    def maybe_fail(v):
+        if os.path.exists(marker):
+            raise ValueError("micro-batch failure on purpose")
+        return v
+
+    def run():
+        q = (spark.readStream.format(PY).option("subscribePattern", ".*").option("startingOffsets", "earliest")
+             .load(src).selectExpr("key", "value", "'copy' as topic").withColumn("value", maybe_fail("value"))
+             .writeStream.format(PY).option("checkpointLocation", ckpt).option("partitions", "3")
+             .trigger(availableNow=True).start(dst))
+        try:
+            q.awaitTermination(120)
+        finally:
+            q.stop()
+
+    with pytest.raises(Exception, match="on purpose"):
+        run()
+    staging = os.path.join(dst, ".kvlog-staging")
+    assert [j for j in os.listdir(staging) if j.endswith(".aborted")]  # the failed attempt's marker
+    os.unlink(marker)
+    run()
+    got = sorted(r.value for r in spark.read.format(PY).option("subscribePattern", ".*").load(dst).collect())
+    assert got == sorted([b"in-0-%d" % i for i in range(40)] + [b"in-1-%d" % i for i in range(40)])
+    assert not os.path.exists(staging) or not [j for j in os.listdir(staging) if j.endswith(".aborted")]
 
 
 # --------------------------------------------------------------------------------------- streaming

@@ -65,9 +65,10 @@ def test_aborted_job_leaves_nothing(tmp_path):
     _staging.abort(root, plan.job)
     assert _values(root) == sorted(b"v%d" % i for i in range(10))
     assert not os.path.exists(_staging.job_dir(root, plan.job))
-    # a task of the failed job that was still running removes what it staged
-    late = _staging.stage_batches(plan, [_batch(20, 30)], os.path.join(_staging.job_dir(root, plan.job), "task-9"))
-    assert late and not os.path.exists(os.path.join(_staging.job_dir(root, plan.job), "task-9"))
+    # a task of the failed job that starts staging only now stages nothing
+    with pytest.raises(KvlogError, match="aborted while this task ran"):
+        _staging.stage_batches(plan, [_batch(20, 30)], os.path.join(_staging.job_dir(root, plan.job), "task-9"))
+    assert not os.path.exists(_staging.job_dir(root, plan.job))
     # abandoned leftovers are collected by a later commit
     old = time.time() - 2 * _staging.ABANDONED_AFTER_S
     os.utime(_staging._tombstone(root, plan.job), (old, old))
@@ -131,3 +132,48 @@ def test_an_aborted_jobs_leftovers_go_at_the_next_roll_forward(tmp_path):
     os.makedirs(os.path.join(staging, "job2", "task-0"))  # a job still running: no tombstone, left alone
     assert _staging.recover(root) == 0
     assert sorted(os.listdir(staging)) == ["job1.aborted", "job2"]
+
+
+def _aborting(root, job, first, then):
+    """A task's input whose job is aborted by the driver after the first batch was staged."""
+    yield first
+    _staging.abort(root, job)
+    yield then
+
+
+def test_a_task_running_through_the_abort_removes_its_own_files(tmp_path):
+    root = str(tmp_path / "d")
+    _staging.commit(*_stage(root, 0, 10))
+    plan = _staging.plan(root, {"topic": "t"}, ["key", "value"], False)
+    task = os.path.join(_staging.job_dir(root, plan.job), "task-1")
+    late = _staging.stage_batches(plan, _aborting(root, plan.job, _batch(10, 20), _batch(20, 30)), task)
+    assert late and not os.path.exists(_staging.job_dir(root, plan.job))
+    _staging.commit(*_stage(root, 30, 31))
+    assert _values(root) == sorted([b"v%d" % i for i in range(10)] + [b"v30"])
+
+
+def test_a_micro_batch_retry_keeps_its_files_despite_the_failed_attempts_marker(tmp_path):
+    """A stream's job name is reused by the retry of a failed batch: the old marker does not count, one
+    renewed while the retry runs does, and the retry's commit removes the marker and the leftovers."""
+    root = str(tmp_path / "d")
+    _staging.commit(*_stage(root, 0, 10))
+    job = _staging.stream_job("q1", 4)
+    plan = _staging.plan(root, {"topic": "t"}, ["key", "value"], False, job=job)
+    _staging.abort(root, job)  # the first attempt failed
+    leftover = os.path.join(_staging.job_dir(root, job), "task-0-0-old")
+    os.makedirs(leftover)
+    with open(os.path.join(leftover, "t-0.batches"), "wb") as f:
+        f.write(b"partial")
+    _staging.commit(*_stage(root, 10, 11))  # another job's commit leaves a micro-batch's files to its retry
+    assert os.path.exists(leftover)
+    staged = _staging.stage_batches(plan, [_batch(11, 20)], os.path.join(_staging.job_dir(root, job), "task-0-0-new"))
+    assert all(os.path.exists(f.path) for f in staged)
+    # the same retry aborted again while a task ran: that task removes its files
+    again = _staging.stage_batches(plan, _aborting(root, job, _batch(20, 25), _batch(25, 30)),
+                                   os.path.join(_staging.job_dir(root, job), "task-1-0-new"))
+    assert again and not any(os.path.exists(f.path) for f in again)
+    retry = _staging.plan(root, {"topic": "t"}, ["key", "value"], False, job=job)
+    staged = _staging.stage_batches(retry, [_batch(11, 20)], os.path.join(_staging.job_dir(root, job), "task-0-0-3rd"))
+    _staging.commit(retry, staged, sink="q1", batch_id=4)
+    assert _values(root) == sorted(b"v%d" % i for i in range(20))
+    assert not os.path.exists(os.path.join(root, _staging.STAGING))  # marker and leftovers gone

@@ -221,12 +221,48 @@ def _remove_staging_if_empty(root: str) -> None:
         pass  # not empty (a running job, a tombstone) or already gone
 
 
+STREAM_JOB_PREFIX = "stream-"
+
+
+def stream_job(sink: str, batch_id: int) -> str:
+    """A streaming micro-batch's job name. It is derived, not random, because Spark builds separate writers
+    for the tasks and for the commit; so a restarted query's retry of a failed batch reuses the name."""
+    return f"{STREAM_JOB_PREFIX}{sink}-{batch_id}"
+
+
+def _tombstone_stamp(root: str, job: str) -> bytes | None:
+    """The abort marker's token (each abort writes a new one; file times can be too coarse to tell)."""
+    try:
+        with open(_tombstone(root, job), "rb") as f:
+            return f.read(64)
+    except FileNotFoundError:
+        return None
+
+
+class _AbortWatch:
+    """Whether the job this task belongs to was aborted. A batch job's name is unique, so any tombstone means
+    this attempt; a micro-batch's name is reused by its retry, so only a tombstone that appeared (or was
+    renewed) while this task ran counts, and an old one, left by a failed earlier attempt, does not."""
+
+    def __init__(self, p: SinkPlan):
+        self.root, self.job = p.root, p.job
+        self.reused = p.job.startswith(STREAM_JOB_PREFIX)
+        self.seen = _tombstone_stamp(p.root, p.job) if self.reused else None
+
+    def aborted(self) -> bool:
+        stamp = _tombstone_stamp(self.root, self.job)
+        return stamp is not None and (not self.reused or stamp != self.seen)
+
+
 def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str) -> list[StagedFile]:
     """Encode the task's rows into one staging file per target (topic, partition); on an object store one
-    upload each, which appears only once complete."""
+    upload each, which appears only once complete.
+
+    On a local root the task's directory is made only when its first file is, after checking that the job
+    was not aborted meanwhile: a task Spark is still starting when the job fails (its input already closed)
+    then leaves nothing, and one that ran on through the abort removes its own files at the end."""
     remote = storage.is_remote(p.root)
-    if not remote:
-        _makedirs(task_dir)
+    watch = None if remote else _AbortWatch(p)
     files: dict[tuple[str, int], Any] = {}
     paths: dict[tuple[str, int], str] = {}
     counts: dict[tuple[str, int], int] = {}
@@ -261,6 +297,12 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
                         paths[tp] = _remote.staging_path(p.root, p.job, task_dir, *tp)
                         f = files[tp] = _remote.open_staged(p.root, paths[tp])
                     else:
+                        if not files:
+                            assert watch is not None
+                            if watch.aborted():
+                                raise KvlogError(f"sink job {p.job} was aborted while this task ran; "
+                                                 "it stages nothing")
+                            _makedirs(task_dir)
                         paths[tp] = os.path.join(task_dir, f"{tp[0]}-{tp[1]}.batches")
                         f = files[tp] = open(paths[tp], "wb")
                 f.write(blob)
@@ -277,7 +319,7 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
         for f in files.values():
             if not f.closed:
                 f.close()
-        if not remote and os.path.exists(_tombstone(p.root, p.job)):  # the job failed elsewhere while this task ran
+        if watch is not None and paths and watch.aborted():  # the job failed elsewhere while this task ran
             shutil.rmtree(task_dir, ignore_errors=True)
             try:
                 os.rmdir(os.path.dirname(task_dir))
@@ -321,6 +363,7 @@ def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, ba
         _roll_forward(mgr, root)
         if sink is not None and batch_id is not None and batch_id <= _last_batch(root, sink):
             shutil.rmtree(job_dir(root, p.job), ignore_errors=True)
+            _forget_tombstone(root, p.job)
             _remove_staging_if_empty(root)
             return {"skipped": True, "batch_id": batch_id}
         topics = mgr.topics()
@@ -350,8 +393,16 @@ def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, ba
         _io.fs.write_atomic(os.path.join(jd, MANIFEST), json.dumps(manifest).encode())
         result = _apply(mgr, root, manifest)
         shutil.rmtree(jd, ignore_errors=True)  # under the lock: a concurrent commit must not replay it
+        _forget_tombstone(root, p.job)  # a micro-batch retried after a failed attempt: that attempt is over
         _remove_staging_if_empty(root)
     return result
+
+
+def _forget_tombstone(root: str, job: str) -> None:
+    try:
+        os.unlink(_tombstone(root, job))
+    except FileNotFoundError:
+        pass
 
 
 def _apply(mgr: LogManager, root: str, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -374,8 +425,13 @@ def _apply(mgr: LogManager, root: str, manifest: dict[str, Any]) -> dict[str, An
             log.delete_records(log.log_end_offset)
         first = log.log_end_offset
         for rel, _records in items:
-            with open(os.path.join(root, rel), "rb") as f:
-                data = f.read()
+            try:
+                with open(os.path.join(root, rel), "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                raise KvlogError(f"sink commit {manifest['job']}: its staged file {rel} under {root} is gone "
+                                 f"({topic}-{part} still ends at {log.log_end_offset}; nothing of the job was "
+                                 "appended there)") from None
             if data:
                 log.append(data)
         log.flush()
@@ -418,8 +474,10 @@ def _roll_forward(mgr: LogManager, root: str) -> int:
         if not os.path.exists(path):
             # no manifest: a job still running, an aborted one, or one whose driver died before its commit
             entry = os.path.join(staging, job)
-            if not job.endswith(".aborted") and os.path.exists(entry + ".aborted") and os.path.isdir(entry):
-                # an aborted job's files that a task killed with the job could not remove itself
+            if (not job.endswith(".aborted") and not job.startswith(STREAM_JOB_PREFIX)
+                    and os.path.exists(entry + ".aborted") and os.path.isdir(entry)):
+                # an aborted batch job's files that a task killed with the job could not remove itself (a
+                # micro-batch's name is reused by its retry, whose commit removes what the failed attempt left)
                 shutil.rmtree(entry, ignore_errors=True)
                 continue
             try:
@@ -448,8 +506,8 @@ def abort(root: str, job: str) -> None:
     for attempt in range(3):
         _makedirs(os.path.dirname(jd))
         try:
-            with open(_tombstone(root, job), "wb"):
-                pass  # tasks still running when the job failed clean up after themselves
+            with open(_tombstone(root, job), "wb") as f:
+                f.write(uuid.uuid4().hex.encode())  # tasks still running when the job failed clean up after themselves
             break
         except FileNotFoundError:  # a commit removed the empty staging directory meanwhile
             if attempt == 2:

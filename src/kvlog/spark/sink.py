@@ -7,6 +7,7 @@ at a time, so a failed job leaves nothing visible and a streaming batch id is ap
 from __future__ import annotations
 
 import os
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, cast
 
@@ -45,7 +46,10 @@ def _root(options: Mapping[str, str]) -> str:
 def _task_dir(plan: _staging.SinkPlan) -> str:
     """The task's staging directory (on an object store: the name of its prefix under the job's)."""
     ctx = TaskContext.get()
-    name = f"task-{ctx.partitionId()}-{ctx.attemptNumber()}" if ctx is not None else f"task-{os.getpid()}"
+    # unique per attempt: a micro-batch's retry reuses the job's name, and must not share a file with a task
+    # of the failed attempt that is still running
+    tag = uuid.uuid4().hex[:12]
+    name = f"task-{ctx.partitionId()}-{ctx.attemptNumber()}-{tag}" if ctx is not None else f"task-{os.getpid()}-{tag}"
     if storage.is_remote(plan.root):
         return name
     return os.path.join(_staging.job_dir(plan.root, plan.job), name)
@@ -105,7 +109,7 @@ class KvlogStreamWriter(_StreamBase):
 
     def _plan(self, batch_id: int) -> _staging.SinkPlan:
         return _staging.plan(_root(self.options), self.options, self.columns, False,
-                             job=f"stream-{self.sink}-{batch_id}")
+                             job=_staging.stream_job(self.sink, batch_id))
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedCommitMessage:
         ctx = TaskContext.get()
@@ -118,4 +122,4 @@ class KvlogStreamWriter(_StreamBase):
         _commit(self._plan(batchId), staged, sink=self.sink, batch_id=batchId)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        _abort(_root(self.options), f"stream-{self.sink}-{batchId}")
+        _abort(_root(self.options), _staging.stream_job(self.sink, batchId))
