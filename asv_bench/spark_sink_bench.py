@@ -8,7 +8,7 @@ One local[2] session with kvlog's jar (UI off), each writer run alternately with
 * commit: the driver's commit time (``KvlogSource.lastSinkCommitNanos``) for a 16 MB write and a 2 GB one;
 * streaming: ``readStream.format("kvlog")`` → ``writeStream.format("kvlog")`` with ``Trigger.AvailableNow``.
 
-    python asv_bench/spark_sink_bench.py [--rows N] [--repeat R] [--big-rows N]
+    python asv_bench/spark_sink_bench.py [--rows N] [--repeat R] [--big-rows N] [--quick]
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def batch_rows(spark, work: str, n: int, repeat: int) -> dict[str, float]:
     assert src.count() == n
     out = os.path.join(work, "out")
 
-    def writer(fmt, codec=None):
+    def writer(fmt, codec=None, exchange=None):
         def run():
             shutil.rmtree(out, ignore_errors=True)
             if fmt == "parquet":
@@ -67,6 +67,8 @@ def batch_rows(spark, work: str, n: int, repeat: int) -> dict[str, float]:
                 src.repartition(4, "key").write.mode("overwrite").parquet(out)
                 return
             w = src.write.format(fmt).mode("append").option("topic", "t").option("partitions", "4")
+            if exchange:
+                w = w.option("kvlog.sinkExchange", exchange)
             (w.option("compression", codec) if codec else w).save(out)
         return run
 
@@ -74,6 +76,7 @@ def batch_rows(spark, work: str, n: int, repeat: int) -> dict[str, float]:
             "kvlog_python": writer("kvlog_python")}
     for codec in ("none", "lz4", "zstd"):
         runs[f"kvlog jvm {codec}"] = writer("kvlog", codec)
+    runs["kvlog jvm none rows"] = writer("kvlog", "none", "rows")  # Spark's row exchange instead of the batch one
     for fn in runs.values():
         fn()  # warm-up: JIT, Python workers
     best = {k: float("inf") for k in runs}
@@ -120,7 +123,7 @@ def stream_rate(spark, work: str, n: int) -> float:
     return n / took
 
 
-def sink_rows(repeat: int, rows: int = N_ROWS, big_rows: int = 18_000_000) -> list[tuple]:
+def sink_rows(repeat: int, rows: int = N_ROWS, big_rows: int = 18_000_000, quick: bool = False) -> list[tuple]:
     """compare_peers rows: (what, peer, ours, theirs, unit, target ratio or None)."""
     work = tempfile.mkdtemp(prefix="kvlog-sink-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     spark = session()
@@ -134,6 +137,10 @@ def sink_rows(repeat: int, rows: int = N_ROWS, big_rows: int = 18_000_000) -> li
                     rates["parquet-shuffled"] / 1e6, "M rows/s", None))
         out.append(("Spark JVM sink [none]", "Python sink kvlog_python", rates["kvlog jvm none"] / 1e6,
                     rates["kvlog_python"] / 1e6, "M rows/s", 2.0))
+        out.append(("Spark JVM sink [none]", "same, Spark's row exchange", rates["kvlog jvm none"] / 1e6,
+                    rates["kvlog jvm none rows"] / 1e6, "M rows/s", None))
+        if quick:
+            return out
         commits = commit_times(spark, work, 150_000, big_rows)
         out.append((f"JVM sink driver commit, {commits['small_bytes'] / 1e6:.0f} MB written",
                     f"same, {commits['big_bytes'] / 1e9:.1f} GB written", commits["small"], commits["big"], "ms", None))
@@ -151,8 +158,9 @@ def main() -> None:
     ap.add_argument("--big-rows", type=int, default=18_000_000, help="rows of the big commit-time write (~2 GB)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", metavar="PATH")
+    ap.add_argument("--quick", action="store_true", help="the batch rows only (no commit times, no stream)")
     args = ap.parse_args()
-    rows = sink_rows(args.repeat, args.rows, args.big_rows)
+    rows = sink_rows(args.repeat, args.rows, args.big_rows, args.quick)
     for r in rows:
         print(f"{r[0]:<45} {r[2]:>9.3f}  vs {r[1]:<28} {r[3]:>9.3f} {r[4]}  ratio {r[2] / r[3]:.2f}"
               + (f" (target {r[5]})" if r[5] else ""))

@@ -95,13 +95,16 @@ def leftovers(root):
 
 
 # ------------------------------------------------------------------------------------------ differential
-@pytest.mark.parametrize("codec", CODECS)
-def test_same_records_at_same_offsets_as_the_python_sink(spark, tmp_path, codec):
-    """One input slice keeps the row order both sinks see, so offsets must match record for record."""
+@pytest.mark.parametrize("codec,exchange", [(c, "batches") for c in CODECS] + [("none", "rows"), ("zstd", "rows")])
+def test_same_records_at_same_offsets_as_the_python_sink(spark, tmp_path, codec, exchange):
+    """One input slice keeps the row order both sinks see, so offsets must match record for record; through the
+    batch exchange (the default) and Spark's row exchange alike."""
     df = rows_df(spark, 1500, seed=CODECS.index(codec), explicit=True, slices=1)
     for fmt, root in (("kvlog", tmp_path / "jvm"), ("kvlog_python", tmp_path / "py")):
         df.write.format(fmt).mode("append").option("topic", "t").option("partitions", "4") \
-            .option("compression", codec).save(str(root))
+            .option("compression", codec).option("kvlog.sinkExchange", exchange).save(str(root))
+        if fmt == "kvlog":
+            assert spark._jvm.io.kvlog.spark.KvlogSource.lastSinkExchange() == exchange
         df.limit(200).write.format(fmt).mode("append").option("topic", "t").option("compression", codec) \
             .save(str(root))
     jvm, py = contents(tmp_path / "jvm"), contents(tmp_path / "py")
@@ -140,6 +143,39 @@ def test_multi_slice_input_matches_the_python_sink_per_partition(spark, tmp_path
         assert jvm[p][:2] == py[p][:2]
         assert sorted((r[1:] for r in jvm[p][2]), key=repr) == sorted((r[1:] for r in py[p][2]), key=repr)
         assert [r[0] for r in jvm[p][2]] == list(range(jvm[p][1]))
+
+
+def test_an_upstream_join_and_aggregate_write_alike_through_both_exchanges(spark, tmp_path):
+    """Exchanges below the write (a join, an aggregate; adaptive execution on) and a topic column: the batch exchange
+    writes the same partitions as Spark's row exchange and the Python sink, each partition by one task."""
+    left = spark.range(5000).selectExpr("id", "cast(id % 3 as string) as t")
+    right = spark.range(0, 5000, 2).selectExpr("id", "cast(concat('v', id) as binary) as value")
+    df = (left.join(right, "id").groupBy("t", "value").count()
+          .selectExpr("concat('topic', t) as topic", "cast(value as binary) as key", "value"))
+    roots = {}
+    for fmt, exchange in (("kvlog", "batches"), ("kvlog", "rows"), ("kvlog_python", None)):
+        root = roots[exchange] = tmp_path / (exchange or "py")
+        w = df.write.format(fmt).mode("append").option("partitions", "5")
+        (w.option("kvlog.sinkExchange", exchange) if exchange else w).save(str(root))
+        if exchange:
+            assert spark._jvm.io.kvlog.spark.KvlogSource.lastSinkExchange() == exchange
+            layout = spark._jvm.io.kvlog.spark.KvlogSource.lastSinkTaskPartitions().strip(";").split(";")
+            tps = [tp for task in layout for tp in task.split(",") if tp]
+            assert len(tps) == len(set(tps)) == 15
+    for topic in ("topic0", "topic1", "topic2"):
+        want = {p: sorted(r[2] for r in v[2]) for p, v in contents(roots[None], topic).items()}
+        for exchange in ("batches", "rows"):
+            got = contents(roots[exchange], topic)
+            assert {p: sorted(r[2] for r in v[2]) for p, v in got.items()} == want
+            assert all([r[0] for r in v[2]] == list(range(v[1])) for v in got.values())
+    assert sum(len(v[2]) for t in ("topic0", "topic1", "topic2") for v in contents(roots["batches"], t).values()) \
+        == 2500
+
+
+def test_an_unknown_exchange_option_is_refused(spark, tmp_path):
+    with pytest.raises(JVM_ERRORS, match="kvlog.sinkExchange must be"):
+        spark.range(3).selectExpr("cast(id as string) as value").write.format("kvlog").mode("append") \
+            .option("topic", "t").option("kvlog.sinkExchange", "bytes").save(str(tmp_path))
 
 
 def test_topic_column_headers_string_columns_and_overwrite(spark, tmp_path):
@@ -387,6 +423,10 @@ def test_stream_epochs_apply_exactly_once_across_restarts(spark, tmp_path):
 
     run()
     assert len(jvm_rows(spark, dst, "out")) == 3000
+    # each micro-batch through the batch exchange: a writer task per partition, not one task for all
+    assert spark._jvm.io.kvlog.spark.KvlogSource.lastSinkExchange() == "batches"
+    layout = spark._jvm.io.kvlog.spark.KvlogSource.lastSinkTaskPartitions().strip(";").split(";")
+    assert sorted(layout) == ["out-0", "out-1", "out-2"], layout
     # a restart that replays the last micro-batch (Spark's own commit record of it lost): applied once
     commits = sorted(int(n) for n in os.listdir(ckpt / "commits") if n.isdigit())
     for name in (str(commits[-1]), f".{commits[-1]}.crc"):

@@ -39,6 +39,11 @@ public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
         return SinkCommit.lastTaskPartitions;
     }
 
+    /** What the tasks of the last JVM sink commit were handed: "batches", "rows" or ""; for tests. */
+    public static String lastSinkExchange() {
+        return SinkCommit.lastExchange;
+    }
+
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
         return KafkaSchema.of(ReadOptions.wantsHeaders(options));

@@ -65,6 +65,33 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
         this.overwrite = overwrite;
         this.options = info.options().asCaseSensitiveMap();
         SinkPlan.checkColumns(options, info.schema());
+        if (batchExchange()) {
+            SinkStrategy.install(SparkSession.active());
+        }
+    }
+
+    /** Whether {@link SinkStrategy} replaces Spark's row exchange (option {@code kvlog.sinkExchange}: batches, rows). */
+    boolean batchExchange() {
+        String v = info.options().getOrDefault("kvlog.sinkExchange", "batches").trim().toLowerCase(java.util.Locale.ROOT);
+        if (!v.equals("batches") && !v.equals("rows")) {
+            throw new IllegalArgumentException("option kvlog.sinkExchange must be 'batches' or 'rows', got '" + v + "'");
+        }
+        return v.equals("batches");
+    }
+
+    /** How rows are routed and encoded, with the partition counts the writers will check. */
+    SinkRouting routing() {
+        return SinkRouting.of(options, counts());
+    }
+
+    /** Writer tasks of the batch exchange: one per partition of a topic named by option, else Spark's default. */
+    int writerTasks() {
+        String topicOption = info.options().get("topic");
+        if (topicOption != null) {
+            Integer n = counts().get(topicOption);
+            return n != null ? n : SinkPlan.defaultPartitions(options);
+        }
+        return SparkSession.active().sessionState().conf().numShufflePartitions();
     }
 
     @Override
@@ -171,32 +198,43 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
 
     @Override
     public StreamingWrite toStreaming() {
-        String sinkId = sinkId();
-        return new StreamingWrite() {
-            private SinkPlan plan; // Spark builds a new write for every micro-batch
+        return new Streaming(sinkId());
+    }
 
-            @Override
-            public StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo physical) {
-                plan = planned(sinkId);
-                return new SinkWriter.Factory(plan, info.schema());
-            }
+    /** A micro-batch's write (Spark builds a new write for every micro-batch). */
+    final class Streaming implements StreamingWrite {
+        private final String sinkId;
+        private SinkPlan plan;
 
-            @Override
-            public void commit(long epochId, WriterCommitMessage[] messages) {
-                try {
-                    SinkCommit.commit(plan, messages, epochId);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
+        Streaming(String sinkId) {
+            this.sinkId = sinkId;
+        }
 
-            @Override
-            public void abort(long epochId, WriterCommitMessage[] messages) {
-                if (plan != null) {
-                    SinkCommit.abort(plan, messages);
-                }
+        KvlogWrite write() {
+            return KvlogWrite.this;
+        }
+
+        @Override
+        public StreamingDataWriterFactory createStreamingWriterFactory(PhysicalWriteInfo physical) {
+            plan = planned(sinkId);
+            return new SinkWriter.Factory(plan, info.schema());
+        }
+
+        @Override
+        public void commit(long epochId, WriterCommitMessage[] messages) {
+            try {
+                SinkCommit.commit(plan, messages, epochId);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        };
+        }
+
+        @Override
+        public void abort(long epochId, WriterCommitMessage[] messages) {
+            if (plan != null) {
+                SinkCommit.abort(plan, messages);
+            }
+        }
     }
 
     private SinkPlan planned(String sinkId) {

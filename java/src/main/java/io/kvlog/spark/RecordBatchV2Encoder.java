@@ -108,6 +108,11 @@ final class RecordBatchV2Encoder implements AutoCloseable {
         return batches;
     }
 
+    /** Bytes of the open (not yet closed) batch's records, uncompressed. */
+    int openBytes() {
+        return pos - HEADER_SIZE;
+    }
+
     /** Records in the open (not yet closed) batch. */
     int pendingRecords() {
         return count;

@@ -29,6 +29,8 @@ final class SinkCommit {
     static volatile long lastCommitNanos = -1;
     /** Per task of the last commit, the partitions it wrote (for tests of the distribution: one each). */
     static volatile String lastTaskPartitions = "";
+    /** What the last commit's tasks were handed: "batches" (the batch exchange), "rows", or "" (no task wrote). */
+    static volatile String lastExchange = "";
 
     private SinkCommit() {
     }
@@ -121,8 +123,12 @@ final class SinkCommit {
     private static Map<TopicPartition, SinkCommitMessage.Written> written(WriterCommitMessage[] messages) {
         Map<TopicPartition, SinkCommitMessage.Written> out = new HashMap<>();
         StringBuilder layout = new StringBuilder();
+        String exchange = "";
         for (WriterCommitMessage m : messages) {
             if (m instanceof SinkCommitMessage sm) {
+                if (!sm.written().isEmpty()) {
+                    exchange = sm.fromBatches() ? "batches" : exchange.isEmpty() ? "rows" : exchange;
+                }
                 layout.append(sm.written().stream().map(w -> w.tp().toString()).sorted()
                     .collect(java.util.stream.Collectors.joining(","))).append(';');
                 for (SinkCommitMessage.Written w : sm.written()) {
@@ -134,6 +140,7 @@ final class SinkCommit {
             }
         }
         lastTaskPartitions = layout.toString();
+        lastExchange = exchange;
         return out;
     }
 

@@ -80,6 +80,11 @@ final class SinkPlan implements Serializable {
         return n != null ? n : defaultPartitions;
     }
 
+    /** How this write's rows are routed and encoded. */
+    SinkRouting routing() {
+        return new SinkRouting(topicOption, defaultPartitions, partitionCounts, codec, recordsPerBatch, maxBatchBytes);
+    }
+
     /** Whether an overwrite empties {@code topic}: the topic option's, or one this job wrote rows to. */
     boolean topicOverwritten(String topic, java.util.Collection<TopicPartition> written) {
         return topic.equals(topicOption) || written.stream().anyMatch(tp -> tp.topic().equals(topic));
@@ -249,7 +254,7 @@ final class SinkPlan implements Serializable {
         return positive(opts.getOrDefault("partitions", "1"), "partitions");
     }
 
-    private static int positive(String v, String name) {
+    static int positive(String v, String name) {
         try {
             int n = Integer.parseInt(v.trim());
             if (n >= 1) {

@@ -3,16 +3,13 @@ package io.kvlog.spark;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
@@ -53,34 +50,33 @@ final class SinkWriter implements DataWriter<InternalRow> {
         final TopicPartition tp;
         final long start;
         final SegmentWriter segments;
-        final RecordBatchV2Encoder encoder;
+        private final SinkRouting routing;
+        private RecordBatchV2Encoder encoder;
 
-        Target(TopicPartition tp, long start, SegmentWriter segments, RecordBatchV2Encoder encoder) {
+        Target(TopicPartition tp, long start, SegmentWriter segments, SinkRouting routing) {
             this.tp = tp;
             this.start = start;
             this.segments = segments;
-            this.encoder = encoder;
+            this.routing = routing;
+        }
+
+        /** The encoder of rows into this partition's segments (none when only encoded batches come). */
+        RecordBatchV2Encoder encoder() {
+            if (encoder == null) {
+                encoder = new RecordBatchV2Encoder(routing.codec(), routing.recordsPerBatch(), routing.maxBatchBytes(),
+                    start, segments);
+            }
+            return encoder;
         }
     }
 
     private final SinkPlan plan;
     private final FileSystem fs;
-    private final SinkRows.Column topicCol;
-    private final SinkRows.Column partitionCol;
-    private final SinkRows.Column keyCol;
-    private final SinkRows.Column valueCol;
-    private final SinkRows.Column headersCol;
-    private final SinkRows.Column timestampCol;
-    private final boolean inPlace;
-    private String countedTopic;
-    private int countedPartitions;
+    private final SinkRowEncoder rows;
     private final Map<TopicPartition, Target> targets = new LinkedHashMap<>();
-    private final Set<String> checkedTopics = new HashSet<>();
-    private Target last;
-    private UTF8String lastTopicBytes;
-    private String lastTopic;
-    private long now;
-    private int sinceClock;
+    private Target lastBatchTarget;
+    private boolean fromBatches;
+    private UTF8String lastBatchTopic;
     private boolean done;
 
     SinkWriter(SinkPlan plan, StructType schema) {
@@ -90,107 +86,46 @@ final class SinkWriter implements DataWriter<InternalRow> {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        topicCol = column(schema, "topic");
-        partitionCol = column(schema, "partition");
-        keyCol = column(schema, "key");
-        valueCol = column(schema, "value");
-        headersCol = column(schema, "headers");
-        timestampCol = column(schema, "timestamp");
-        inPlace = (keyCol == null || keyCol.variableLength()) && valueCol.variableLength();
-        now = System.currentTimeMillis();
-    }
-
-    private static SinkRows.Column column(StructType schema, String name) {
-        for (int i = 0; i < schema.fields().length; i++) {
-            if (schema.fields()[i].name().equals(name)) {
-                return SinkRows.Column.of(schema.fields()[i].dataType(), i, name);
-            }
-        }
-        return null;
-    }
-
-    private String topic(InternalRow row) {
-        if (plan.topicOption != null) {
-            return plan.topicOption;
-        }
-        UTF8String t = topicCol.utf8(row);
-        if (t == null) {
-            throw new IllegalArgumentException("the 'topic' column holds a null; every row needs a topic (or set "
-                + "option topic)");
-        }
-        if (!t.equals(lastTopicBytes)) {
-            lastTopic = t.toString();
-            lastTopicBytes = t.clone();
-            if (checkedTopics.add(lastTopic)) {
-                SinkPlan.checkTopic(lastTopic);
-            }
-        }
-        return lastTopic;
+        rows = new SinkRowEncoder(plan.routing(), schema, tp -> target(tp).encoder());
     }
 
     @Override
     public void write(InternalRow row) throws IOException {
-        if (inPlace && row instanceof UnsafeRow u) {
-            writeInPlace(u);
-            return;
+        if (row instanceof SinkExchangeExec.BatchRow b) {
+            writeBatches(b);
+        } else {
+            rows.write(row);
         }
-        String topic = topic(row);
-        byte[] key = keyCol == null ? null : keyCol.bytes(row);
-        byte[] value = valueCol.bytes(row);
-        long explicit = partitionCol == null || partitionCol.isNull(row) ? -1 : partitionCol.longValue(row);
-        int p = SinkRows.partition(topic, plan.partitionsOf(topic), key, explicit, value);
-        target(topic, p).encoder.append(key, value, timestamp(row), headersCol == null ? null : headersCol.headers(row));
     }
 
     /**
-     * A row in Spark's binary format (what a shuffle hands over): key and value are hashed and copied into the
-     * batch where they lie, with no array per field. Binary and string fields share the layout: a word of offset
-     * (high half, from the row's start) and length (low half).
+     * Batches a task before the exchange encoded ({@link SinkExchangeExec}): each gets its offsets here, in the
+     * order they arrive, and goes into the partition's segments as it is. The base offset lies outside a v2 batch's
+     * checksum, so setting it leaves the batch valid.
      */
-    private void writeInPlace(UnsafeRow row) throws IOException {
-        String topic = topic(row);
-        Object base = row.getBaseObject();
-        long at = row.getBaseOffset();
-        long keyAt = 0;
-        int keyLen = -1;
-        if (keyCol != null && !row.isNullAt(keyCol.ordinal)) {
-            long word = row.getLong(keyCol.ordinal);
-            keyAt = at + (word >>> 32);
-            keyLen = (int) word;
+    private void writeBatches(SinkExchangeExec.BatchRow row) throws IOException {
+        fromBatches = true;
+        UTF8String topicBytes = row.getUTF8String(0);
+        int p = row.getInt(1);
+        Target t = lastBatchTarget;
+        if (t == null || t.tp.partition() != p || !topicBytes.equals(lastBatchTopic)) {
+            t = lastBatchTarget = target(new TopicPartition(topicBytes.toString(), p));
+            lastBatchTopic = topicBytes.clone();
         }
-        long valueAt = 0;
-        int valueLen = -1;
-        if (!row.isNullAt(valueCol.ordinal)) {
-            long word = row.getLong(valueCol.ordinal);
-            valueAt = at + (word >>> 32);
-            valueLen = (int) word;
+        byte[] b = row.getBinary(2);
+        int at = 0;
+        while (at < b.length) {
+            if (b.length - at < RecordBatchV2Encoder.HEADER_SIZE) {
+                throw new IllegalStateException("a staged batch for " + t.tp + " is cut short");
+            }
+            int len = 12 + Bytes.int32(b, at + 8);
+            if (len < RecordBatchV2Encoder.HEADER_SIZE || len > b.length - at) {
+                throw new IllegalStateException("a staged batch for " + t.tp + " has a bad length " + len);
+            }
+            RecordBatchV2Encoder.putInt64(b, at, t.segments.nextOffset());
+            t.segments.batch(b, at, len);
+            at += len;
         }
-        long explicit = partitionCol == null || partitionCol.isNull(row) ? -1 : partitionCol.longValue(row);
-        if (topic != countedTopic) { // topic() hands back the same String while the topic stays the same
-            countedPartitions = plan.partitionsOf(topic);
-            countedTopic = topic;
-        }
-        int n = countedPartitions;
-        int p = explicit != -1 ? SinkRows.partition(topic, n, null, explicit, null)
-            : DefaultPartitioner.partition(base, keyAt, keyLen, base, valueAt, valueLen, n);
-        target(topic, p).encoder.append(base, keyAt, keyLen, base, valueAt, valueLen, timestamp(row),
-            headersCol == null ? null : headersCol.headers(row));
-    }
-
-    private Target target(String topic, int p) throws IOException {
-        Target t = last;
-        if (t == null || t.tp.partition() != p || !t.tp.topic().equals(topic)) {
-            t = last = target(new TopicPartition(topic, p)); // rows come clustered: usually the same target
-        }
-        return t;
-    }
-
-    private long timestamp(InternalRow row) {
-        if (++sinceClock >= 4096) {
-            now = System.currentTimeMillis();
-            sinceClock = 0;
-        }
-        return timestampCol == null ? now : timestampCol.timestampMs(row, now);
     }
 
     private Target target(TopicPartition tp) throws IOException {
@@ -210,8 +145,7 @@ final class SinkWriter implements DataWriter<InternalRow> {
         }
         int[] cfg = plan.segmentConfig(tp.topic());
         SegmentWriter segments = new SegmentWriter(fs, dir, start, cfg[0], cfg[1], cfg[2]);
-        t = new Target(tp, start, segments, new RecordBatchV2Encoder(plan.codec, plan.recordsPerBatch,
-            plan.maxBatchBytes, start, segments));
+        t = new Target(tp, start, segments, plan.routing());
         targets.put(tp, t);
         return t;
     }
@@ -220,7 +154,9 @@ final class SinkWriter implements DataWriter<InternalRow> {
     public WriterCommitMessage commit() throws IOException {
         List<SinkCommitMessage.Written> out = new ArrayList<>();
         for (Target t : targets.values()) {
-            t.encoder.flush();
+            if (t.encoder != null) {
+                t.encoder.flush();
+            }
             List<SegmentWriter.Segment> segs = t.segments.finish();
             long[] bases = new long[segs.size()];
             long[] sizes = new long[segs.size()];
@@ -231,14 +167,16 @@ final class SinkWriter implements DataWriter<InternalRow> {
             out.add(new SinkCommitMessage.Written(t.tp, t.start, t.segments.nextOffset(), bases, sizes));
         }
         done = true;
-        return new SinkCommitMessage(out);
+        return new SinkCommitMessage(out, fromBatches);
     }
 
     @Override
     public void abort() throws IOException {
         IOException first = null;
         for (Target t : targets.values()) {
-            t.encoder.close();
+            if (t.encoder != null) {
+                t.encoder.close();
+            }
             try {
                 t.segments.abort();
             } catch (IOException e) {
@@ -257,7 +195,9 @@ final class SinkWriter implements DataWriter<InternalRow> {
             abort();
         }
         for (Target t : targets.values()) {
-            t.encoder.close();
+            if (t.encoder != null) {
+                t.encoder.close();
+            }
         }
     }
 }

@@ -1,0 +1,33 @@
+package io.kvlog.spark;
+
+import java.io.Serializable;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * How a sink routes and encodes rows, fixed on the driver when the write is planned: the topic option, the
+ * partition counts rows are routed by, and the batch encoding. Both the tasks that encode rows before the exchange
+ * ({@link SinkExchangeExec}) and the writers that encode them after it ({@link SinkWriter}) use it, so the two
+ * agree with each other and with {@link KafkaPartitionFunction}.
+ */
+record SinkRouting(String topicOption, int defaultPartitions, TreeMap<String, Integer> partitionCounts, int codec,
+                   int recordsPerBatch, int maxBatchBytes) implements Serializable {
+
+    int partitionsOf(String topic) {
+        Integer n = partitionCounts.get(topic);
+        return n != null ? n : defaultPartitions;
+    }
+
+    /** From the write's options and the counts read at planning. */
+    static SinkRouting of(Map<String, String> options, TreeMap<String, Integer> counts) {
+        Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        opts.putAll(options);
+        return new SinkRouting(opts.get("topic"), SinkPlan.defaultPartitions(options), counts,
+            RecordBatchV2Encoder.codecId(opts.getOrDefault("compression",
+                opts.getOrDefault("kafka.compression.type", "none"))),
+            SinkPlan.positive(opts.getOrDefault("kvlog.recordsPerBatch",
+                String.valueOf(RecordBatchV2Encoder.DEFAULT_RECORDS_PER_BATCH)), "kvlog.recordsPerBatch"),
+            SinkPlan.positive(opts.getOrDefault("kvlog.maxBatchBytes",
+                String.valueOf(RecordBatchV2Encoder.DEFAULT_MAX_BATCH_BYTES)), "kvlog.maxBatchBytes"));
+    }
+}
