@@ -255,28 +255,23 @@ final class RecordBatchV2Encoder implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------------------------ varints (zig-zag)
+    /** Bytes of the zig-zag varint: one per 7 significant bits (no loop: it runs several times per record). */
     static int sizeOfVarint(int value) {
         int v = (value << 1) ^ (value >> 31);
-        int bytes = 1;
-        while ((v & 0xFFFFFF80) != 0) {
-            bytes++;
-            v >>>= 7;
-        }
-        return bytes;
+        return (31 - Integer.numberOfLeadingZeros(v | 1)) / 7 + 1;
     }
 
     static int sizeOfVarlong(long value) {
         long v = (value << 1) ^ (value >> 63);
-        int bytes = 1;
-        while ((v & 0xFFFFFFFFFFFFFF80L) != 0) {
-            bytes++;
-            v >>>= 7;
-        }
-        return bytes;
+        return (63 - Long.numberOfLeadingZeros(v | 1)) / 7 + 1;
     }
 
     static int writeVarint(byte[] b, int p, int value) {
         int v = (value << 1) ^ (value >> 31);
+        if ((v & 0xFFFFFF80) == 0) { // most lengths, deltas and counts of small records
+            b[p] = (byte) v;
+            return p + 1;
+        }
         while ((v & 0xFFFFFF80) != 0) {
             b[p++] = (byte) ((v & 0x7F) | 0x80);
             v >>>= 7;
