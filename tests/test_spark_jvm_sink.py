@@ -172,6 +172,25 @@ def test_an_upstream_join_and_aggregate_write_alike_through_both_exchanges(spark
         == 2500
 
 
+def test_a_task_before_the_exchange_bounds_its_open_batches(spark, tmp_path):
+    """One input task, 8 partitions: with kvlog.maxOpenBytes small the task closes all its open batches whenever
+    they hold more (smaller batches, same records); the default keeps one batch per partition here."""
+    df = spark.range(20000, numPartitions=1).selectExpr("cast(concat('k', id) as binary) as key",
+                                                         "cast(repeat('v', 100) as binary) as value")
+    counts = {}
+    for label, bound in (("default", None), ("bounded", "100000")):
+        w = df.write.format("kvlog").mode("append").option("topic", "t").option("partitions", "8") \
+            .option("kvlog.maxBatchBytes", "4000000")
+        (w.option("kvlog.maxOpenBytes", bound) if bound else w).save(str(tmp_path / label))
+        counts[label] = sum(len(list(kvlog.MemoryRecords((tmp_path / label / f"t-{p}" / n).read_bytes()).batches()))
+                            for p in range(8) for n in os.listdir(tmp_path / label / f"t-{p}") if n.endswith(".log"))
+    assert counts["default"] == 8 and counts["bounded"] >= 8 * 4, counts  # held bytes are checked every 4096 rows
+    got = {label: {p: sorted(r[2] for r in v[2]) for p, v in contents(tmp_path / label).items()}
+           for label in ("default", "bounded")}
+    assert got["default"] == got["bounded"]
+    assert sum(len(v) for v in got["bounded"].values()) == 20000
+
+
 def test_an_unknown_exchange_option_is_refused(spark, tmp_path):
     with pytest.raises(JVM_ERRORS, match="kvlog.sinkExchange must be"):
         spark.range(3).selectExpr("cast(id as string) as value").write.format("kvlog").mode("append") \

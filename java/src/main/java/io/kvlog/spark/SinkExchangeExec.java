@@ -39,8 +39,6 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 public final class SinkExchangeExec extends SparkPlan {
     private static final long serialVersionUID = 1L;
-    /** Encoded batches held open across all partitions of one task before they are all closed and sent. */
-    static final long MAX_OPEN_BYTES = 64L << 20;
 
     /** One or more whole v2 batches of one partition, their base offsets still to be set by the writer. */
     static final class BatchRow extends GenericInternalRow {
@@ -194,7 +192,7 @@ public final class SinkExchangeExec extends SparkPlan {
                             for (RecordBatchV2Encoder e : open.values()) {
                                 held += e.openBytes();
                             }
-                            if (held > MAX_OPEN_BYTES) {
+                            if (held > routing.maxOpenBytes()) {
                                 flushAll(); // many partitions in one task: bound the batches held open
                             }
                         }

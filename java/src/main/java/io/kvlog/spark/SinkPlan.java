@@ -82,7 +82,8 @@ final class SinkPlan implements Serializable {
 
     /** How this write's rows are routed and encoded. */
     SinkRouting routing() {
-        return new SinkRouting(topicOption, defaultPartitions, partitionCounts, codec, recordsPerBatch, maxBatchBytes);
+        return new SinkRouting(topicOption, defaultPartitions, partitionCounts, codec, recordsPerBatch, maxBatchBytes,
+            SinkRouting.DEFAULT_MAX_OPEN_BYTES); // the writers' own encoders are not bounded by it
     }
 
     /** Whether an overwrite empties {@code topic}: the topic option's, or one this job wrote rows to. */

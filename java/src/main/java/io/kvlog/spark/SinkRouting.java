@@ -11,7 +11,9 @@ import java.util.TreeMap;
  * agree with each other and with {@link KafkaPartitionFunction}.
  */
 record SinkRouting(String topicOption, int defaultPartitions, TreeMap<String, Integer> partitionCounts, int codec,
-                   int recordsPerBatch, int maxBatchBytes) implements Serializable {
+                   int recordsPerBatch, int maxBatchBytes, long maxOpenBytes) implements Serializable {
+    /** Open batches one task before the batch exchange holds across its partitions before it closes them all. */
+    static final long DEFAULT_MAX_OPEN_BYTES = 64L << 20;
 
     int partitionsOf(String topic) {
         Integer n = partitionCounts.get(topic);
@@ -28,6 +30,8 @@ record SinkRouting(String topicOption, int defaultPartitions, TreeMap<String, In
             SinkPlan.positive(opts.getOrDefault("kvlog.recordsPerBatch",
                 String.valueOf(RecordBatchV2Encoder.DEFAULT_RECORDS_PER_BATCH)), "kvlog.recordsPerBatch"),
             SinkPlan.positive(opts.getOrDefault("kvlog.maxBatchBytes",
-                String.valueOf(RecordBatchV2Encoder.DEFAULT_MAX_BATCH_BYTES)), "kvlog.maxBatchBytes"));
+                String.valueOf(RecordBatchV2Encoder.DEFAULT_MAX_BATCH_BYTES)), "kvlog.maxBatchBytes"),
+            SinkPlan.positive(opts.getOrDefault("kvlog.maxOpenBytes",
+                String.valueOf(DEFAULT_MAX_OPEN_BYTES)), "kvlog.maxOpenBytes"));
     }
 }
