@@ -25,9 +25,11 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
 /**
  * {@code df.write.format("kvlog")} and {@code writeStream.format("kvlog")} on the JVM: executors write whole
  * segments into each partition directory through Hadoop's FileSystem; the driver commits metadata only
- * ({@link SinkCommit}). Spark is asked to cluster rows by topic and Kafka partition ({@link KafkaPartitionFunction},
- * available when the table came through {@link KvlogCatalog}, i.e. {@code df.write}); a stream, whose table Spark
- * loads without a catalog, is written by one task per micro-batch, which also keeps each partition to one writer.
+ * ({@link SinkCommit}). Rows reach their partition's one writer task through {@link SinkExchangeExec}, planned by
+ * {@link SinkStrategy}, batch and stream. The required distribution below is what Spark's own exchange does when
+ * that strategy is off ({@code kvlog.sinkExchange=rows}): rows clustered by topic and Kafka partition
+ * ({@link KafkaPartitionFunction}, available when the table came through {@link KvlogCatalog}, i.e.
+ * {@code df.write}); a stream, whose table Spark loads without a catalog, then gets one task per micro-batch.
  */
 final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
     /** The write builder: append, or overwrite ({@code mode("overwrite")}: the written topics are emptied first). */

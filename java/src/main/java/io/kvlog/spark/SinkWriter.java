@@ -18,10 +18,11 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * One task of a JVM sink write: routes its rows (the same rule as {@link KafkaPartitionFunction}, by which Spark
- * clustered them, so each partition's rows are all here), encodes them into batches and writes each partition's
- * new segments straight into its directory from the partition's committed end offset. Nothing it writes is read
- * before the driver's commit publishes the new ends; an aborted task removes its files.
+ * One writer task of a JVM sink write: it gets each of its partitions' records whole, either as batches encoded
+ * before {@link SinkExchangeExec} or as rows Spark clustered by {@link KafkaPartitionFunction} (which it routes by
+ * the same rule and encodes), and writes each partition's new segments straight into its directory from the
+ * partition's committed end offset. Nothing it writes is read before the driver's commit publishes the new ends;
+ * an aborted task removes its files.
  */
 final class SinkWriter implements DataWriter<InternalRow> {
     /** Sent to executors; one writer per task. */
