@@ -134,7 +134,9 @@ public final class SinkExchangeExec extends SparkPlan {
             if (topicOption != null) {
                 return tp.partition(); // one topic: one task per partition, in order
             }
-            return Math.floorMod(tp.hashCode(), tasks); // String and int hash codes: the same in every JVM
+            // spelled out (a record's hashCode is left to the JVM): String.hashCode is specified, so every
+            // executor sends a partition's batches to the same writer task
+            return Math.floorMod(31 * tp.topic().hashCode() + tp.partition(), tasks);
         }
 
         @Override
