@@ -451,3 +451,21 @@ def test_writer_needs_no_rename_append_or_truncate(blocks, tmp_path):
     aborted = tmp_path / "create-only" / "u-0"
     assert write_segments(blocks, f"createonly://{aborted}", rows, "lz4", abort_after=5, **settings) == []
     assert files_of(aborted) == []
+
+
+def test_local_files_are_created_exclusively_synced_and_with_the_umask(blocks, tmp_path):
+    """The sink opens local files itself (Hadoop's create would fork a chmod per file without its native
+    library): the create is still exclusive, the stream still fsyncs, and the mode is the process umask's."""
+    path = tmp_path / "00000000000000000000.log"
+    assert blocks.localCreate(str(path), b"abc")
+    assert path.read_bytes() == b"abc"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+    with pytest.raises(Exception, match="already exists"):
+        blocks.localCreate(str(path), b"other")
+    assert path.read_bytes() == b"abc"
+    meta = tmp_path / "new-partition" / "partition.metadata"  # its directory is made, as Hadoop's create did
+    blocks.localOverwrite(str(meta), b"version: 0\n")
+    blocks.localOverwrite(str(meta), b"v1")
+    assert meta.read_bytes() == b"v1"

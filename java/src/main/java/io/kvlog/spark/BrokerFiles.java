@@ -221,7 +221,7 @@ final class BrokerFiles {
 
     /** The whole file in one create (a PUT on an object store: it appears complete or not at all). */
     private static void write(FileSystem fs, Path file, String text) throws IOException {
-        try (OutputStream out = ExclusiveCreate.raw(fs).create(file, true)) {
+        try (OutputStream out = ExclusiveCreate.overwrite(fs, file, 4096)) {
             out.write(text.getBytes(StandardCharsets.US_ASCII));
         }
     }

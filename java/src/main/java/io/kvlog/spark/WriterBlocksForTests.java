@@ -27,6 +27,28 @@ public final class WriterBlocksForTests {
     }
 
     /**
+     * Creates {@code path} on the local disk as the sink creates its files ({@link ExclusiveCreate}), writes
+     * {@code data} and syncs it; whether the stream could sync ({@code hsync}, i.e. fsync).
+     */
+    public static boolean localCreate(String path, byte[] data) throws IOException {
+        FileSystem fs = ExclusiveCreate.raw(FileSystem.getLocal(new Configuration()));
+        try (FSDataOutputStream out = ExclusiveCreate.create(fs, new Path(path), 4096)) {
+            out.write(data);
+            boolean syncs = out.hasCapability(org.apache.hadoop.fs.StreamCapabilities.HSYNC);
+            out.hsync();
+            return syncs;
+        }
+    }
+
+    /** Replaces {@code path} on the local disk as the sink writes its broker files ({@link ExclusiveCreate}). */
+    public static void localOverwrite(String path, byte[] data) throws IOException {
+        try (FSDataOutputStream out = ExclusiveCreate.overwrite(FileSystem.getLocal(new Configuration()),
+                new Path(path), 4096)) {
+            out.write(data);
+        }
+    }
+
+    /**
      * The local disk under the scheme {@code createonly://}, as an object store behaves: files are created and
      * written once; rename, append and truncate throw. Writing through it shows a writer needs none of them.
      */
