@@ -88,6 +88,30 @@ def batch_rows(spark, work: str, n: int, repeat: int) -> dict[str, float]:
     return {k: n / t for k, t in best.items()}
 
 
+def one_row_ms(spark, work: str, n: int = 15) -> dict[str, float]:
+    """Median ms of a one-row write (a job's fixed cost: planning, tasks, commit): the JVM sink and Parquet."""
+    tiny = spark.createDataFrame([(b"k", b"v")], "key binary, value binary").cache()
+    tiny.count()
+    out = os.path.join(work, "one-row")
+
+    def kvlog_write():
+        tiny.write.format("kvlog").mode("append").option("topic", "t").option("partitions", "4").save(out)
+
+    def parquet_write():
+        tiny.write.mode("overwrite").parquet(out)
+
+    times: dict[str, list[float]] = {"kvlog": [], "parquet": []}
+    for _ in range(n):
+        for label, fn in (("kvlog", kvlog_write), ("parquet", parquet_write)):
+            shutil.rmtree(out, ignore_errors=True)
+            t = time.perf_counter()
+            fn()
+            times[label].append((time.perf_counter() - t) * 1e3)
+    tiny.unpersist()
+    shutil.rmtree(out, ignore_errors=True)
+    return {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+
+
 def commit_times(spark, work: str, small: int, big: int) -> dict[str, float]:
     """The driver's commit in ms for a small and a big write (codec none), each the best of 3."""
     jvm = spark._jvm.io.kvlog.spark.KvlogSource
@@ -139,6 +163,9 @@ def sink_rows(repeat: int, rows: int = N_ROWS, big_rows: int = 18_000_000, quick
                     rates["kvlog_python"] / 1e6, "M rows/s", 2.0))
         out.append(("Spark JVM sink [none]", "same, Spark's row exchange", rates["kvlog jvm none"] / 1e6,
                     rates["kvlog jvm none rows"] / 1e6, "M rows/s", None))
+        one = one_row_ms(spark, work)
+        out.append(("JVM sink, a 1-row write (median)", "write.parquet, 1 row", one["kvlog"], one["parquet"], "ms",
+                    None))
         if quick:
             return out
         commits = commit_times(spark, work, 150_000, big_rows)
