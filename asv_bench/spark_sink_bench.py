@@ -8,7 +8,7 @@ One local[2] session with kvlog's jar (UI off), each writer run alternately with
 * commit: the driver's commit time (``KvlogSource.lastSinkCommitNanos``) for a 16 MB write and a 2 GB one;
 * streaming: ``readStream.format("kvlog")`` → ``writeStream.format("kvlog")`` with ``Trigger.AvailableNow``.
 
-    python asv_bench/spark_sink_bench.py [--rows N] [--repeat R] [--big-rows N] [--quick]
+    python asv_bench/spark_sink_bench.py [--rows N] [--repeat R] [--big-rows N] [--quick | --one-row]
 """
 
 from __future__ import annotations
@@ -186,7 +186,20 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", metavar="PATH")
     ap.add_argument("--quick", action="store_true", help="the batch rows only (no commit times, no stream)")
+    ap.add_argument("--one-row", action="store_true", help="only the one-row write's median time (with the commit's)")
     args = ap.parse_args()
+    if args.one_row:
+        work = tempfile.mkdtemp(prefix="kvlog-sink-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        spark = session()
+        try:
+            one = one_row_ms(spark, work)
+            print(f"a 1-row write, median of 15: JVM sink {one['kvlog']:.1f} ms (its last commit "
+                  f"{spark._jvm.io.kvlog.spark.KvlogSource.lastSinkCommitNanos() / 1e6:.1f} ms), "
+                  f"write.parquet {one['parquet']:.1f} ms")
+        finally:
+            spark.stop()
+            shutil.rmtree(work, ignore_errors=True)
+        return
     rows = sink_rows(args.repeat, args.rows, args.big_rows, args.quick)
     for r in rows:
         print(f"{r[0]:<45} {r[2]:>9.3f}  vs {r[1]:<28} {r[3]:>9.3f} {r[4]}  ratio {r[2] / r[3]:.2f}"
