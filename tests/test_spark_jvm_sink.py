@@ -145,7 +145,16 @@ def test_multi_slice_input_matches_the_python_sink_per_partition(spark, tmp_path
         assert [r[0] for r in jvm[p][2]] == list(range(jvm[p][1]))
 
 
-def test_an_upstream_join_and_aggregate_write_alike_through_both_exchanges(spark, tmp_path):
+@pytest.fixture
+def adaptive(spark):
+    """Adaptive execution on (Spark's default; the shared test session turns it off) for one test."""
+    was = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "true")
+    yield
+    spark.conf.set("spark.sql.adaptive.enabled", was)
+
+
+def test_an_upstream_join_and_aggregate_write_alike_through_both_exchanges(spark, tmp_path, adaptive):
     """Exchanges below the write (a join, an aggregate; adaptive execution on) and a topic column: the batch exchange
     writes the same partitions as Spark's row exchange and the Python sink, each partition by one task."""
     left = spark.range(5000).selectExpr("id", "cast(id % 3 as string) as t")
@@ -170,6 +179,21 @@ def test_an_upstream_join_and_aggregate_write_alike_through_both_exchanges(spark
             assert all([r[0] for r in v[2]] == list(range(v[1])) for v in got.values())
     assert sum(len(v[2]) for t in ("topic0", "topic1", "topic2") for v in contents(roots["batches"], t).values()) \
         == 2500
+
+
+def test_adaptive_execution_runs_a_write_after_a_shuffle_once(spark, tmp_path, adaptive):
+    """With adaptive execution on and a shuffle below the write, the write runs and commits once: an append adds one
+    committed-offsets version and its rows, an overwrite leaves exactly its own rows visible."""
+    df = spark.range(5000).selectExpr("id % 100 as g").groupBy("g").count() \
+        .selectExpr("cast(g as string) as key", "cast(count as string) as value")
+    root = tmp_path / "d"
+    for mode, visible in (("append", 100), ("append", 200), ("overwrite", 100)):
+        df.write.format("kvlog").mode(mode).option("topic", "t").option("partitions", "4").save(str(root))
+        assert spark._jvm.io.kvlog.spark.KvlogSource.lastSinkExchange() == "batches"
+        assert len(jvm_rows(spark, root)) == visible
+    versions = sorted(n for n in os.listdir(root) if n.startswith("kvlog-committed-offsets."))
+    assert versions[-1].endswith("3")  # three writes, three commits
+    assert leftovers(root) == []
 
 
 def test_a_task_before_the_exchange_bounds_its_open_batches(spark, tmp_path):

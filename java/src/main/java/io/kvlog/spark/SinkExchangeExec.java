@@ -102,6 +102,18 @@ public final class SinkExchangeExec extends SparkPlan {
         return "KvlogSinkExchange";
     }
 
+    /**
+     * None, whatever the planner inherits down from the write: adaptive execution wraps only a subtree whose every
+     * node links to a logical plan, and re-plans that plan as a whole. Linked to the write node, this subtree would be
+     * re-planned into a second write inside the first (the inner one commits, then the outer commits again); linked
+     * to its input, into that input alone, with no exchange (a partition's rows spread over several writer tasks).
+     * Unlinked, the subtree runs as planned, without adaptive execution.
+     */
+    @Override
+    public scala.Option<org.apache.spark.sql.catalyst.plans.logical.LogicalPlan> logicalLink() {
+        return scala.Option.empty();
+    }
+
     @Override
     public RDD<InternalRow> doExecute() {
         SinkRouting r = routing;
