@@ -424,14 +424,14 @@ def _apply(mgr: LogManager, root: str, manifest: dict[str, Any]) -> dict[str, An
         if manifest["overwrite"] and log.log_end_offset > log.log_start_offset:
             log.delete_records(log.log_end_offset)
         first = log.log_end_offset
+        missing = [rel for rel, _records in items if not os.path.exists(os.path.join(root, rel))]
+        if missing:  # checked before any append: the partition keeps its end, and the error says so truly
+            raise KvlogError(f"sink commit {manifest['job']}: its staged file {missing[0]} under {root} is gone "
+                             f"({topic}-{part} still ends at {log.log_end_offset}; nothing of the job was "
+                             "appended there)")
         for rel, _records in items:
-            try:
-                with open(os.path.join(root, rel), "rb") as f:
-                    data = f.read()
-            except FileNotFoundError:
-                raise KvlogError(f"sink commit {manifest['job']}: its staged file {rel} under {root} is gone "
-                                 f"({topic}-{part} still ends at {log.log_end_offset}; nothing of the job was "
-                                 "appended there)") from None
+            with open(os.path.join(root, rel), "rb") as f:
+                data = f.read()
             if data:
                 log.append(data)
         log.flush()
@@ -506,8 +506,9 @@ def abort(root: str, job: str) -> None:
     for attempt in range(3):
         _makedirs(os.path.dirname(jd))
         try:
-            with open(_tombstone(root, job), "wb") as f:
-                f.write(uuid.uuid4().hex.encode())  # tasks still running when the job failed clean up after themselves
+            # whole or not at all (a task reading it meanwhile must not take a partial token for another abort);
+            # tasks still running when the job failed clean up after themselves
+            _io.fs.write_atomic(_tombstone(root, job), uuid.uuid4().hex.encode())
             break
         except FileNotFoundError:  # a commit removed the empty staging directory meanwhile
             if attempt == 2:

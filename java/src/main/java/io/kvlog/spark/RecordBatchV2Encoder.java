@@ -113,6 +113,11 @@ final class RecordBatchV2Encoder implements AutoCloseable {
         return pos - HEADER_SIZE;
     }
 
+    /** Bytes of the buffer the open batch is built in (it keeps its size between batches). */
+    int bufferBytes() {
+        return buf.length;
+    }
+
     /** Records in the open (not yet closed) batch. */
     int pendingRecords() {
         return count;

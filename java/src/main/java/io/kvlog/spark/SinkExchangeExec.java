@@ -163,6 +163,9 @@ public final class SinkExchangeExec extends SparkPlan {
         }
     }
 
+    /** Input bytes (of rows in Spark's binary format) after which the held batches are counted again. */
+    static final long CHECK_EVERY_BYTES = 4L << 20;
+
     /** One task's rows in, its closed batches out (a partition's in the order its rows came). */
     static final class Encoding implements Iterator<Tuple2<TopicPartition, byte[]>> {
         private final Iterator<InternalRow> rows;
@@ -171,6 +174,7 @@ public final class SinkExchangeExec extends SparkPlan {
         private final ArrayDeque<Tuple2<TopicPartition, byte[]>> ready = new ArrayDeque<>();
         private final SinkRouting routing;
         private int sinceCheck;
+        private long bytesSinceCheck;
         private boolean drained;
 
         Encoding(SinkRouting routing, StructType schema, Iterator<InternalRow> rows) {
@@ -199,12 +203,18 @@ public final class SinkExchangeExec extends SparkPlan {
             try {
                 while (ready.isEmpty() && !drained) {
                     if (rows.hasNext()) {
-                        encoder.write(rows.next());
-                        if (++sinceCheck >= 4096) {
+                        InternalRow row = rows.next();
+                        encoder.write(row);
+                        if (row instanceof org.apache.spark.sql.catalyst.expressions.UnsafeRow u) {
+                            bytesSinceCheck += u.getSizeInBytes();
+                        }
+                        // every 4096 rows, or sooner when rows are big
+                        if (++sinceCheck >= 4096 || bytesSinceCheck >= CHECK_EVERY_BYTES) {
                             sinceCheck = 0;
+                            bytesSinceCheck = 0;
                             long held = 0;
                             for (RecordBatchV2Encoder e : open.values()) {
-                                held += e.openBytes();
+                                held += e.bufferBytes(); // what the task holds: buffers keep their size
                             }
                             if (held > routing.maxOpenBytes()) {
                                 flushAll(); // many partitions in one task: bound the batches held open
