@@ -28,6 +28,9 @@ KEY_BYTES = 12
 VALUE_BYTES = 100
 
 
+EXTRA_CONF: dict[str, str] = {}  # --spark-conf KEY=VALUE
+
+
 def session():
     import kvlog.spark
     from kvlog.spark.demo import session as local_session
@@ -36,7 +39,7 @@ def session():
     if jar is None:
         raise SystemExit("no kvlog-spark.jar: run `make jar` first")
     spark = local_session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "3g",
-                                       "spark.jars": jar})
+                                       "spark.jars": jar, **EXTRA_CONF})
     if kvlog.spark.register(spark) != "jvm":
         raise SystemExit("format('kvlog') is not served by the JVM in this session")
     return spark
@@ -187,7 +190,12 @@ def main() -> None:
     ap.add_argument("--json", metavar="PATH")
     ap.add_argument("--quick", action="store_true", help="the batch rows only (no commit times, no stream)")
     ap.add_argument("--one-row", action="store_true", help="only the one-row write's median time (with the commit's)")
+    ap.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting for the session, e.g. spark.shuffle.compress=false")
     args = ap.parse_args()
+    for kv in args.spark_conf:
+        key, _, value = kv.partition("=")
+        EXTRA_CONF[key] = value
     if args.one_row:
         work = tempfile.mkdtemp(prefix="kvlog-sink-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
         spark = session()
