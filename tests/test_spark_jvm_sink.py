@@ -181,9 +181,16 @@ def test_an_upstream_join_and_aggregate_write_alike_through_both_exchanges(spark
         == 2500
 
 
+def _last_write_plan(spark):
+    store = spark._jsparkSession.sharedState().statusStore()
+    plans = [store.executionsList().apply(i).physicalPlanDescription() for i in range(store.executionsList().size())]
+    return [p for p in plans if "AppendData" in p or "OverwriteByExpression" in p][-1]
+
+
 def test_adaptive_execution_runs_a_write_after_a_shuffle_once(spark, tmp_path, adaptive):
     """With adaptive execution on and a shuffle below the write, the write runs and commits once: an append adds one
-    committed-offsets version and its rows, an overwrite leaves exactly its own rows visible."""
+    committed-offsets version and its rows, an overwrite leaves exactly its own rows visible. Adaptive execution
+    wraps the write's input and re-plans the batch exchange as itself."""
     df = spark.range(5000).selectExpr("id % 100 as g").groupBy("g").count() \
         .selectExpr("cast(g as string) as key", "cast(count as string) as value")
     root = tmp_path / "d"
@@ -191,6 +198,10 @@ def test_adaptive_execution_runs_a_write_after_a_shuffle_once(spark, tmp_path, a
         df.write.format("kvlog").mode(mode).option("topic", "t").option("partitions", "4").save(str(root))
         assert spark._jvm.io.kvlog.spark.KvlogSource.lastSinkExchange() == "batches"
         assert len(jvm_rows(spark, root)) == visible
+        plan = _last_write_plan(spark)
+        assert "AdaptiveSparkPlan" in plan and "== Final Plan ==" in plan and "KvlogSinkExchange" in plan
+        final = plan.split("== Final Plan ==")[1].split("== Initial Plan ==")[0]
+        assert "KvlogSinkExchange" in final and "AppendData" not in final and "OverwriteByExpression" not in final
     versions = sorted(n for n in os.listdir(root) if n.startswith("kvlog-committed-offsets."))
     assert versions[-1].endswith("3")  # three writes, three commits
     assert leftovers(root) == []

@@ -35,7 +35,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * partition still goes to exactly one writer task: partition {@code p} of a topic named by option lands in task
  * {@code p}; with a topic column, a partition lands in the task its (topic, partition) hashes to.
  *
- * <p>Planned by {@link SinkStrategy} in place of the exchange Spark inserts for the write's required distribution.
+ * <p>Planned by {@link SinkStrategy} in place of the exchange Spark inserts for the write's required distribution,
+ * and linked to its logical side ({@link SinkExchange}), so that adaptive execution, which re-plans a subtree from
+ * its logical link, re-plans the exchange as itself.
  */
 public final class SinkExchangeExec extends SparkPlan {
     private static final long serialVersionUID = 1L;
@@ -50,12 +52,20 @@ public final class SinkExchangeExec extends SparkPlan {
     private final SparkPlan child;
     private final SinkRouting routing;
     private final int writerTasks;
+    private final Seq<Attribute> output;
 
     /** Public, and the product's elements are its arguments: Spark copies plan nodes through the constructor. */
-    public SinkExchangeExec(SparkPlan child, SinkRouting routing, int writerTasks) {
+    public SinkExchangeExec(SparkPlan child, SinkRouting routing, int writerTasks, Seq<Attribute> output) {
         this.child = child;
         this.routing = routing;
         this.writerTasks = writerTasks;
+        this.output = output;
+    }
+
+    /** Fresh attributes for the exchange's three columns (topic, partition, batches). */
+    static Seq<Attribute> newOutput() {
+        List<Attribute> out = new ArrayList<>(CollectionConverters.asJava(DataTypeUtils.toAttributes(OUTPUT)));
+        return CollectionConverters.asScala(out).toList();
     }
 
     static final StructType OUTPUT = new StructType().add("topic", DataTypes.StringType, false)
@@ -63,8 +73,7 @@ public final class SinkExchangeExec extends SparkPlan {
 
     @Override
     public Seq<Attribute> output() {
-        List<Attribute> out = new ArrayList<>(CollectionConverters.asJava(DataTypeUtils.toAttributes(OUTPUT)));
-        return CollectionConverters.asScala(out).toList();
+        return output;
     }
 
     @Override
@@ -74,12 +83,12 @@ public final class SinkExchangeExec extends SparkPlan {
 
     @Override
     public SparkPlan withNewChildrenInternal(IndexedSeq<SparkPlan> newChildren) {
-        return new SinkExchangeExec(newChildren.apply(0), routing, writerTasks);
+        return new SinkExchangeExec(newChildren.apply(0), routing, writerTasks, output);
     }
 
     @Override
     public int productArity() {
-        return 3;
+        return 4;
     }
 
     @Override
@@ -88,6 +97,7 @@ public final class SinkExchangeExec extends SparkPlan {
             case 0 -> child;
             case 1 -> routing;
             case 2 -> writerTasks;
+            case 3 -> output;
             default -> throw new IndexOutOfBoundsException(n);
         };
     }
@@ -100,18 +110,6 @@ public final class SinkExchangeExec extends SparkPlan {
     @Override
     public String nodeName() {
         return "KvlogSinkExchange";
-    }
-
-    /**
-     * None, whatever the planner inherits down from the write: adaptive execution wraps only a subtree whose every
-     * node links to a logical plan, and re-plans that plan as a whole. Linked to the write node, this subtree would be
-     * re-planned into a second write inside the first (the inner one commits, then the outer commits again); linked
-     * to its input, into that input alone, with no exchange (a partition's rows spread over several writer tasks).
-     * Unlinked, the subtree runs as planned, without adaptive execution.
-     */
-    @Override
-    public scala.Option<org.apache.spark.sql.catalyst.plans.logical.LogicalPlan> logicalLink() {
-        return scala.Option.empty();
     }
 
     @Override

@@ -40,6 +40,10 @@ final class SinkStrategy extends SparkStrategy {
 
     @Override
     public Seq<SparkPlan> apply(LogicalPlan plan) {
+        if (plan instanceof SinkExchange x) { // adaptive execution re-planning the exchange it wraps
+            SparkPlan exec = new SinkExchangeExec(new PlanLater(x.child()), x.routing(), x.writerTasks(), x.output());
+            return CollectionConverters.asScala(List.of(exec)).toList();
+        }
         KvlogWrite write = kvlogWrite(plan);
         if (write == null || !write.batchExchange()) {
             return empty();
@@ -61,7 +65,11 @@ final class SinkStrategy extends SparkStrategy {
         LogicalPlan query = plan.children().head();
         // the exchange V2Writes added for requiredDistribution: the batch exchange takes its place
         LogicalPlan input = query instanceof RepartitionByExpression r ? r.child() : query;
-        SparkPlan exchange = new SinkExchangeExec(new PlanLater(input), write.routing(), write.writerTasks());
+        SinkExchange logical = new SinkExchange(input, write.routing(), write.writerTasks(), SinkExchangeExec.newOutput());
+        SparkPlan exchange = new SinkExchangeExec(new PlanLater(input), logical.routing(), logical.writerTasks(),
+            logical.output());
+        // its own link: one inherited from the write node would make adaptive execution re-plan a second write
+        exchange.setLogicalLink(logical);
         SparkPlan exec = planned.get(0).withNewChildren(CollectionConverters.asScala(List.of(exchange)).toList());
         return CollectionConverters.asScala(List.of(exec)).toList();
     }
