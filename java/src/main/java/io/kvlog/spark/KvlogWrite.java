@@ -88,12 +88,9 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
 
     /** Writer tasks of the batch exchange: one per partition of a topic named by option, else Spark's default. */
     int writerTasks() {
-        String topicOption = info.options().get("topic");
-        if (topicOption != null) {
-            Integer n = counts().get(topicOption);
-            return n != null ? n : SinkPlan.defaultPartitions(options);
-        }
-        return SparkSession.active().sessionState().conf().numShufflePartitions();
+        SinkRouting routing = routing();
+        return routing.topicOption() != null ? routing.partitionsOf(routing.topicOption())
+            : SparkSession.active().sessionState().conf().numShufflePartitions();
     }
 
     @Override

@@ -163,12 +163,8 @@ final class SinkPlan implements Serializable {
         checkColumns(options, schema);
         String topicOption = opts.get("topic");
         int defaultPartitions = positive(opts.getOrDefault("partitions", "1"), "partitions");
-        int codec = RecordBatchV2Encoder.codecId(opts.getOrDefault("compression",
-            opts.getOrDefault("kafka.compression.type", "none")));
-        int perBatch = positive(opts.getOrDefault("kvlog.recordsPerBatch",
-            String.valueOf(RecordBatchV2Encoder.DEFAULT_RECORDS_PER_BATCH)), "kvlog.recordsPerBatch");
-        int batchBytes = positive(opts.getOrDefault("kvlog.maxBatchBytes",
-            String.valueOf(RecordBatchV2Encoder.DEFAULT_MAX_BATCH_BYTES)), "kvlog.maxBatchBytes");
+        // the batch encoding, parsed once for both sides of the exchange (SinkRouting)
+        SinkRouting encoding = SinkRouting.of(options, new TreeMap<>(routedCounts));
         long leaseTimeout = Long.parseLong(opts.getOrDefault("kvlog.leaseTimeoutMs",
             String.valueOf(DEFAULT_LEASE_TIMEOUT_MS)));
 
@@ -224,7 +220,8 @@ final class SinkPlan implements Serializable {
                         + "planned (now " + counts + ", rows routed for " + routedCounts + "); write again");
                 }
                 return new SinkPlan(rootPath.toString(), job, topicOption, defaultPartitions, counts, ranges,
-                    version, codec, perBatch, batchBytes, segmentConfigs, overwrite, HadoopConf.changes(conf),
+                    version, encoding.codec(), encoding.recordsPerBatch(), encoding.maxBatchBytes(), segmentConfigs,
+                    overwrite, HadoopConf.changes(conf),
                     sinkId);
             }
         } catch (IOException | RuntimeException e) {
