@@ -465,7 +465,9 @@ def test_local_files_are_created_exclusively_synced_and_with_the_umask(blocks, t
     with pytest.raises(Exception, match="already exists"):
         blocks.localCreate(str(path), b"other")
     assert path.read_bytes() == b"abc"
-    meta = tmp_path / "new-partition" / "partition.metadata"  # its directory is made, as Hadoop's create did
+    meta = tmp_path / "new-partition" / "deeper" / "partition.metadata"  # directories made, as Hadoop's would be
     blocks.localOverwrite(str(meta), b"version: 0\n")
+    for made in (meta.parent, meta.parent.parent):  # with the process's umask: no chmod child process per directory
+        assert made.stat().st_mode & 0o777 == 0o777 & ~umask
     blocks.localOverwrite(str(meta), b"v1")
     assert meta.read_bytes() == b"v1"

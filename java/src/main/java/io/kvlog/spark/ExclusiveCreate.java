@@ -30,6 +30,21 @@ final class ExclusiveCreate {
             : raw.create(p, true, bufferSize);
     }
 
+    /**
+     * Makes {@code dir} and its missing parents. On Hadoop's plain local file system through {@code java.nio}:
+     * Hadoop's {@code mkdirs} sets the default permission on every directory it makes, which without Hadoop's
+     * native library is a {@code chmod} child process each (forked from the executor's JVM); the directories get
+     * the process's umask instead, as Kafka's and kvlog's own writers give them.
+     */
+    static void mkdirs(FileSystem fs, Path dir) throws IOException {
+        FileSystem raw = raw(fs);
+        if (raw.getClass() == RawLocalFileSystem.class) {
+            Files.createDirectories(((RawLocalFileSystem) raw).pathToFile(dir).toPath());
+        } else if (!raw.mkdirs(dir)) {
+            throw new IOException("could not make the directory " + dir);
+        }
+    }
+
     /** The file system to write through: a checksummed local one is used raw (no {@code .crc} files). */
     static FileSystem raw(FileSystem fs) {
         return fs instanceof LocalFileSystem local ? local.getRaw() : fs;

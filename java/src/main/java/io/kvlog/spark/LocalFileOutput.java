@@ -14,8 +14,8 @@ import org.apache.hadoop.fs.Syncable;
 /**
  * A local file opened for writing without Hadoop's {@code create}. Hadoop's local file system sets every file it
  * creates to the default permission afterwards, and without Hadoop's native library (PySpark ships none) that is a
- * {@code chmod} child process per file: milliseconds each, several per partition in a sink job. The file gets the
- * process's umask instead, as Kafka's and kvlog's own writers give it. {@code hsync} is {@code fsync}.
+ * {@code chmod} child process per file: milliseconds each, several per partition in a sink job (directories
+ * likewise: {@link ExclusiveCreate#mkdirs}). The file gets the process's umask instead, as Kafka's and kvlog's own writers give it. {@code hsync} is {@code fsync}.
  */
 final class LocalFileOutput extends OutputStream implements Syncable, StreamCapabilities {
     private final FileOutputStream file;
@@ -31,7 +31,7 @@ final class LocalFileOutput extends OutputStream implements Syncable, StreamCapa
         java.io.File f = fs.pathToFile(p);
         java.io.File parent = f.getParentFile();
         if (parent != null && !parent.isDirectory()) {
-            fs.mkdirs(p.getParent()); // the one-argument mkdirs sets no permission: no chmod either
+            ExclusiveCreate.mkdirs(fs, p.getParent());
         }
         return new FSDataOutputStream(new LocalFileOutput(new FileOutputStream(f, false), bufferSize), null);
     }

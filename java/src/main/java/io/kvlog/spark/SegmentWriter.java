@@ -96,7 +96,7 @@ final class SegmentWriter implements RecordBatchV2Encoder.BatchConsumer, AutoClo
         this.indexIntervalBytes = indexIntervalBytes;
         this.offsetIndexEntries = segmentIndexBytes / OFFSET_ENTRY;
         this.timeIndexEntries = segmentIndexBytes / TIME_ENTRY;
-        this.fs.mkdirs(dir);
+        ExclusiveCreate.mkdirs(this.fs, dir);
     }
 
     /** {@code <20-digit offset><suffix>}, Kafka's file name for a segment's files. */

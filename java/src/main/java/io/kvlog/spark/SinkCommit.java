@@ -76,7 +76,7 @@ final class SinkCommit {
                     SinkCommitMessage.Written w = written.get(tp);
                     next.put(tp, new CommittedOffsets.Range(start, w == null ? end : w.end()));
                     if (was == null) {
-                        fs.mkdirs(plan.dir(tp)); // a new topic's partitions, rows or not
+                        ExclusiveCreate.mkdirs(fs, plan.dir(tp)); // a new topic's partitions, rows or not
                     }
                     if (was == null || start != was.start()) { // a plain append changes no entry
                         epochUpdates.add(leaderEpochUpdate(fs, plan.dir(tp), was == null, end, start));

@@ -170,7 +170,7 @@ final class SinkPlan implements Serializable {
 
         Path rootPath = new Path(raw);
         FileSystem fs = ExclusiveCreate.raw(LogFileSystems.of(rootPath, conf));
-        fs.mkdirs(rootPath);
+        ExclusiveCreate.mkdirs(fs, rootPath);
         rootPath = fs.makeQualified(rootPath);
         String job = (sinkId != null ? "stream-" + sinkId : "batch") + "-" + UUID.randomUUID();
         takeLease(fs, rootPath, job, topicOption, sinkId, leaseTimeout);

@@ -40,10 +40,16 @@ public final class WriterBlocksForTests {
         }
     }
 
-    /** Replaces {@code path} on the local disk as the sink writes its broker files ({@link ExclusiveCreate}). */
+    /**
+     * Replaces {@code path} on the local disk as the sink writes its broker files ({@link ExclusiveCreate}), its
+     * directories made as the sink makes them. Hadoop's umask is set to 077 here: a directory Hadoop made (and
+     * chmod-ed) would be private, one made without a chmod gets the process's umask.
+     */
     public static void localOverwrite(String path, byte[] data) throws IOException {
-        try (FSDataOutputStream out = ExclusiveCreate.overwrite(FileSystem.getLocal(new Configuration()),
-                new Path(path), 4096)) {
+        Configuration conf = new Configuration();
+        conf.set("fs.permissions.umask-mode", "077");
+        FileSystem fs = FileSystem.newInstance(URI.create("file:///"), conf);
+        try (FSDataOutputStream out = ExclusiveCreate.overwrite(fs, new Path(path), 4096)) {
             out.write(data);
         }
     }
