@@ -14,9 +14,11 @@ input faults even when the allocator would hide it.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import mmap
 import os
+import shutil
 import struct
 import tempfile
 from collections.abc import Callable
@@ -77,6 +79,8 @@ def _scratch() -> str:
     global _scratch_dir
     if _scratch_dir is None:
         _scratch_dir = tempfile.mkdtemp(prefix="kvlog-fuzz-", dir=base)
+        # removed when the process ends (it is on tmpfs, i.e. memory, and every test run made one)
+        atexit.register(shutil.rmtree, _scratch_dir, True)
     return _scratch_dir
 
 
