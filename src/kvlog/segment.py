@@ -141,6 +141,8 @@ class LogSegment:
                                           base_offset, writable=not read_only)
         self._bytes_since_last_index_entry = 0
         self._max_ts: TimestampOffset | None = None  # lazily loaded (max timestamp, shallow offset)
+        # the segment held records at open but its time index no entry: its max timestamp is the batches'
+        self._max_ts_unindexed = self._size > 0 and self.time_index is not None and self.time_index.valid_entries == 0
         self._rolling_ts: int | None = None
         self._rolling_ts_loaded = False
         # (offset, position) of the batch after the last fetch's: a consumer's next fetch starts there.
@@ -284,14 +286,38 @@ class LogSegment:
     def _max_timestamp_and_offset(self) -> TimestampOffset:
         if self._max_ts is None:
             last = self.time_index.last_entry
-            self._max_ts = TimestampOffset(last.timestamp, last.offset) if last.timestamp >= 0 else \
-                TimestampOffset(NO_TIMESTAMP, self.base_offset)
+            if last.timestamp >= 0:
+                self._max_ts = TimestampOffset(last.timestamp, last.offset)
+            elif self._max_ts_unindexed:
+                # a time index without an entry (missing, emptied, or a small segment's) says nothing about
+                # records the segment held at open: taken as "no timestamps", time searches skipped it
+                self._max_ts = self._max_timestamp_from_batches()
+            else:
+                self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
         return self._max_ts
+
+    def _max_timestamp_from_batches(self) -> TimestampOffset:
+        """The largest batch max timestamp and the last offset of the first batch that reached it, from the
+        batch headers (Kafka's recovery rebuilds a segment's max timestamp the same way)."""
+        best = TimestampOffset(NO_TIMESTAMP, self.base_offset)
+        for headers in self.iter_headers():
+            if len(headers):
+                i = int(np.argmax(headers["max_timestamp"]))
+                ts = int(headers["max_timestamp"][i])
+                if ts > best.timestamp:
+                    best = TimestampOffset(ts, int(headers["last_offset"][i]))
+        return best
 
     @property
     def largest_timestamp(self) -> int:
-        """Kafka's largestTimestamp: the max record timestamp, or the file's mtime when there is none."""
+        """Kafka's largestTimestamp: the max record timestamp, or the file's mtime when there is none.
+
+        A segment whose time index held no entry at open ages by its mtime on the broker, whose max timestamp
+        comes from that index; searches take its max from the batches. Here it is the later of the two: it
+        expires only when both say it is old."""
         ts = self.max_timestamp
+        if self._max_ts_unindexed and self.time_index.last_entry.timestamp < 0:
+            return max(ts, _io.fs.mtime_ms(self.fileno()))
         if ts >= 0:
             return ts
         return _io.fs.mtime_ms(self.fileno())
@@ -843,7 +869,10 @@ class LogSegment:
         if self.read_only:
             return
         cur = self._max_timestamp_and_offset()
-        if cur.timestamp >= 0:
+        # (a time index found without entries and without a slot, an old segment's emptied file, is left as
+        # found, as the broker leaves it; the segment's max timestamp came from its batches)
+        ti = self.time_index
+        if cur.timestamp >= 0 and not (self._max_ts_unindexed and ti.valid_entries >= ti.max_entries):
             self.time_index.maybe_append(cur.timestamp, cur.offset, skip_full_check=True)
         self.offset_index.trim_to_valid_size()
         self.time_index.trim_to_valid_size()
