@@ -367,6 +367,51 @@ def test_a_missing_remote_log_file_is_a_typed_error_naming_it(jvm, tmp_path):
     assert [r[0] for r in got] == list(range(200, 450))
 
 
+def test_overlapping_remote_segments_of_one_epoch_are_refused_by_both_engines(jvm, tmp_path):
+    """Two copies of one epoch that overlap ([0, 199] and [100, 299]): the lineage would read the second from
+    offset 200, past its first batch. Both engines refuse it, naming it (the broker's replay never keeps both)."""
+    data, remote = tmp_path / "data", tmp_path / "remote"
+    pdir = data / f"{TOPIC}-0"
+    write_log(pdir, ROLLS, 450)
+    shutil.copytree(data, tmp_path / "plain")
+    plain_pdir = tmp_path / "plain" / f"{TOPIC}-0"
+    text, _ = topic_uuid(plain_pdir)
+    target = remote / f"{TOPIC}-0-{text}"
+    target.mkdir(parents=True, exist_ok=True)
+    records = []
+    for i, (lo, hi) in enumerate(((0, 200), (100, 300))):
+        sid = uuid.UUID(int=(7 << 64) + i)
+        stem = f"{lo}-{topic_id_text(sid)}"
+        with open(target / f"{stem}.log", "wb") as out:
+            for base in (lo, lo + 100):
+                out.write((plain_pdir / f"{base:020d}.log").read_bytes())
+        for suffix in (".index", ".timeindex"):
+            shutil.copyfile(plain_pdir / f"{lo:020d}{suffix}", target / f"{stem}{suffix}")
+        records += [rlmm_segment(plain_pdir, sid, lo, hi - 1), rlmm_update(plain_pdir, sid, 1)]
+    write_partition(data, 0, records)
+    drop_local_below(pdir, 300)
+    with pytest.raises(Exception, match="RemoteSegmentException") as e:
+        jvm_rows(jvm, data, remote)
+    assert "[100, 299]" in str(e.value) and "past its first batch" in str(e.value)
+    with pytest.raises(RemoteSegmentError, match="past its first batch"):
+        python_tiered(data, remote)
+    assert local_bases(pdir) == [300, 400]
+
+
+@pytest.mark.parametrize("suffix", [".index", ".timeindex"])
+def test_a_missing_remote_index_reads_alike_in_both_engines(jvm, tmp_path, suffix):
+    """An index is a hint: without it both engines read the segment from its start, and agree."""
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
+    next((remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob(f"100-*{suffix}")).unlink()
+    for opts in ({}, {"startingOffsets": '{"orders": {"0": 150}}'}, {"startingTimestamp": str(T0 + 150)}):
+        want, _ = jvm_rows(jvm, plain, **opts)
+        got, _ = jvm_rows(jvm, data, remote, **opts)
+        assert got == want, opts
+    assert [(o, k, v) for o, k, v, _ in jvm_rows(jvm, plain)[0]] == python_tiered(data, remote)
+    with Log.open(data / f"{TOPIC}-0", read_only=True, remote_storage=LocalTieredStorage(str(remote))) as log:
+        assert log.offset_for_timestamp(T0 + 150).offset == 150
+
+
 def test_a_hole_in_the_remote_history_is_an_error_naming_offsets(jvm, tmp_path):
     data, _, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 200], drop_below=300)
     with pytest.raises(Exception, match=r"offsets \[100, 200\)"):

@@ -97,6 +97,7 @@ final class PartitionLog {
                 List<long[]> epochs = BrokerFiles.readLeaderEpochs(fs, dir);
                 pieces = TieredLineage.plan(remoteSegs, epochs == null ? List.of() : epochs, checkpointedStart,
                     segs.bases.length > 0 ? segs.bases[0] : null);
+                refuseMidSegmentPieces(pieces);
             }
         }
         if (segs.bases.length == 0 && !pieces.isEmpty()) {
@@ -150,6 +151,23 @@ final class PartitionLog {
         }
         return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, readable, aborted, pieces,
             tiered.layout);
+    }
+
+    /**
+     * A piece that would start past its segment's first batch (two segments of one epoch overlapping, which the
+     * broker's own replay prevents) is refused, as the Python view refuses it ({@code kvlog.tiered.view}): both
+     * engines read a remote segment from its start only, so they answer alike.
+     */
+    static void refuseMidSegmentPieces(List<TieredLineage.Piece> pieces) {
+        for (int i = 1; i < pieces.size(); i++) {
+            TieredLineage.Piece prev = pieces.get(i - 1);
+            TieredLineage.Piece next = pieces.get(i);
+            if (next.start() != next.segment().start && next.segment() != prev.segment()) {
+                throw new RemoteSegmentException(TieredLineage.describe(next.segment()) + " overlaps "
+                    + TieredLineage.describe(prev.segment()) + " in the lineage and would be read from offset "
+                    + next.start() + ", past its first batch: kvlog reads a remote segment from its start only");
+            }
+        }
     }
 
     /** The aborted transactions whose ABORT marker lies in a remote piece, from its segment's {@code .txnindex}. */
