@@ -256,14 +256,34 @@ def tiered_case(tmp_path, rolls, end, tier, drop_below, *, extra=(), txn=None, o
     return data, plain, remote
 
 
-def jvm_rows(spark, root, remote=None, **options):
-    reader = spark.read.format("kvlog_jvm").option("subscribe", TOPIC)
+def engine_rows(spark, fmt, root, remote=None, **options):
+    reader = spark.read.format(fmt).option("subscribe", TOPIC)
     if remote is not None:
         reader = reader.option("kvlog.remoteStorage.layout", LAYOUT).option("kvlog.remoteStorage.path", str(remote))
     for k, v in options.items():
         reader = reader.option(k, v)
     df = reader.load(str(root))
     return [tuple(r) for r in df.select(*COLS).orderBy("offset").collect()], df.rdd.getNumPartitions()
+
+
+def jvm_rows(spark, root, remote=None, **options):
+    """The JVM scan's rows and splits; over remote storage the Python source must answer alike (the same
+    rows, or an error too)."""
+    try:
+        got = engine_rows(spark, "kvlog_jvm", root, remote, **options)
+    except Exception:
+        if remote is not None:
+            try:
+                rows, _ = engine_rows(spark, "kvlog_python", root, remote, **options)
+            except Exception:
+                pass
+            else:
+                raise AssertionError(f"the JVM scan failed where the Python source read {len(rows)} rows "
+                                     f"({options})") from None
+        raise
+    if remote is not None:
+        assert engine_rows(spark, "kvlog_python", root, remote, **options)[0] == got[0], options
+    return got
 
 
 def python_tiered(data, remote, **kw):
@@ -330,6 +350,24 @@ def test_a_deleted_remote_segment_moves_the_log_start(jvm, tmp_path):
         jvm_rows(jvm, data, remote, startingOffsets='{"orders": {"0": 50}}')
 
 
+@pytest.mark.parametrize("state", [0, 1, 2])  # DELETE_PARTITION_MARKED, _STARTED, _FINISHED
+def test_a_deleted_partition_reads_its_local_log_only_in_every_reader(jvm, tmp_path, state):
+    """A RemotePartitionDeleteMetadataRecord takes every remote segment of the partition out of the log, as
+    the broker's metadata cache drops them: the Python view and both engines read the local segments only."""
+    data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
+    pdir = data / f"{TOPIC}-0"
+    _, tid = topic_uuid(pdir)
+    write_partition(data, 1, [(2, 0, {"topicIdPartition": {"name": TOPIC, "id": tid, "partition": 0}, "brokerId": 3,
+                                      "eventTimestampMs": T0 + 500, "remotePartitionDeleteState": state})])
+    want = list(range(300, 450))
+    assert [r[0] for r in jvm_rows(jvm, data, remote)[0]] == want
+    assert [o for o, _, _ in python_tiered(data, remote)] == want
+    df = (jvm.read.format("kvlog_python").option("subscribe", TOPIC)
+          .option("kvlog.remoteStorage.layout", LAYOUT).option("kvlog.remoteStorage.path", str(remote))
+          .load(str(data)))
+    assert [r[0] for r in df.select("offset").orderBy("offset").collect()] == want
+
+
 def test_an_epoch_fork_follows_the_lineage(jvm, tmp_path):
     # leader A (epoch 0) copied [0, 99] and [100, 199]; leader B (epoch 1) took over at 150 with other records
     # and copied [150, 249]; B's local log holds 250 on and its checkpoint says epoch 1 starts at 150
@@ -363,8 +401,13 @@ def test_a_missing_remote_log_file_is_a_typed_error_naming_it(jvm, tmp_path):
     with pytest.raises(Exception, match="RemoteSegmentException") as e:
         jvm_rows(jvm, data, remote)
     assert str(gone) in str(e.value) and "is not in the LocalTieredStorage directory" in str(e.value)
-    got, _ = jvm_rows(jvm, data, remote, startingOffsets='{"orders": {"0": 200}}')  # not needed: not opened
+    # a query that does not read the segment: the JVM scan never opens it; the Python source's planning opens
+    # the whole view, which checks every remote segment's first batch, and fails naming the object
+    got, _ = engine_rows(jvm, "kvlog_jvm", data, remote, startingOffsets='{"orders": {"0": 200}}')
     assert [r[0] for r in got] == list(range(200, 450))
+    with pytest.raises(Exception, match="is not in the LocalTieredStorage directory") as e:
+        engine_rows(jvm, "kvlog_python", data, remote, startingOffsets='{"orders": {"0": 200}}')
+    assert str(gone) in str(e.value)
 
 
 def test_overlapping_remote_segments_of_one_epoch_are_refused_by_both_engines(jvm, tmp_path):

@@ -133,6 +133,9 @@ def test_damaged_bytes_in_a_remote_segment_are_a_corrupt_record_error(tiered):
         with pytest.raises(CorruptRecordError) as e:
             log.to_arrow()
         assert t.segments[1].segment_id in str(e.value)
+    # the error names the object itself, as a user finds it, and the position of the damaged batch in it
+    assert e.value.file == path and f"file {path}" in str(e.value)
+    assert e.value.position is not None and e.value.position <= 200 < e.value.position + 2000
 
 
 def test_a_remote_object_of_another_segment_is_refused(tiered):

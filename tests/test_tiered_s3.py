@@ -30,7 +30,9 @@ def test_local_tiered_storage_in_s3(s3, big):
     uri = s3.uri(key)
     store = storage.store_for(uri)
     store.reset_stats()
-    with Log.open(t.dir, read_only=True, remote_storage=LocalTieredStorage(uri)) as log, _whole(t) as whole:
+    remote = LocalTieredStorage(uri)
+    with Log.open(t.dir, read_only=True, remote_storage=remote) as log, _whole(t) as whole:
+        assert remote.stats().requests == store.stats.requests > 0  # what a user reads: the store's counters
         opened = store.reset_stats()
         # the partition's listing, then per remote segment its two indexes and the first batch's block, each a
         # GET after the HEAD pyarrow opens an object with: O(segments), never O(batches)

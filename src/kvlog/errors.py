@@ -8,6 +8,7 @@ input subclass ``ValueError`` as well, so generic handlers keep working.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = [
     "redact",
@@ -61,6 +62,20 @@ def redact(text: str) -> str:
     return _URI.sub(lambda m: f"{m.group(1)}://{m.group(2)}", text)
 
 
+#: prefixes of virtual paths (a tiered view's remote segments, ``kvlog-tiered://<view>``) → the function that
+#: names the object a path stands for (None: unknown)
+_path_namers: dict[str, Callable[[str], str | None]] = {}
+
+
+def shown_path(path: str) -> str:
+    """``path`` as a user can find it: a tiered view's virtual path becomes the remote object it reads."""
+    if path.startswith("kvlog-tiered://"):
+        for prefix, namer in list(_path_namers.items()):
+            if path.startswith(prefix + "/"):
+                return namer(path) or path
+    return path
+
+
 class KvlogError(Exception):
     """Base class of every error raised by kvlog. Messages never carry credentials or URI query strings
     (:func:`redact` is applied to every string argument)."""
@@ -87,7 +102,7 @@ class CorruptRecordError(KvlogError, ValueError):
     ) -> None:
         self.reason = message
         self.position = position
-        self.file = file
+        self.file = file = None if file is None else shown_path(file)
         self.offsets = offsets
         where = []
         if file is not None:
@@ -172,7 +187,7 @@ class StorageError(LogIOError):
 
     def __init__(self, message: str, *, path: str = "", position: int = -1) -> None:
         super().__init__(message)
-        self.path = path
+        self.path = shown_path(path) if path else path
         self.position = position
 
 

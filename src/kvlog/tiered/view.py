@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 from kvlog import _files, _io, broker_files, storage
-from kvlog.errors import ConfigError, KvlogError, RemoteSegmentError
+from kvlog.errors import ConfigError, KvlogError, RemoteSegmentError, shown_path
 from kvlog.tiered.base import RemoteSegment, RemoteStorage
 from kvlog.tiered.lineage import RemotePiece, plan_remote_pieces
 from kvlog.tiered.virtual import VirtualTier, tier_pool
@@ -177,14 +177,15 @@ def check_segment(seg: "LogSegment", remote: RemoteSegment) -> None:
     """The metadata's offsets against the segment's own bytes: its first batch's base offset (one small
     read, kept for the scan that follows) and its offset index's last entry must lie within the
     segment's offsets, or the object is not the segment the metadata describes."""
-    where = f"{remote} ({seg.log_path})"
+    where = f"{remote} ({shown_path(seg.log_path)})"
     for index in (seg.offset_index, seg.time_index):
         if index is None:
             continue
         try:
             index.sanity_check(strict=True)
         except KvlogError as exc:
-            raise RemoteSegmentError(f"{remote}: its {index.path.rsplit('.', 1)[-1]} file is damaged ({exc}); the "
+            raise RemoteSegmentError(f"{remote}: its {index.path.rsplit('.', 1)[-1]} file "
+                                     f"({shown_path(index.path)}) is damaged ({exc}); the "
                                      "broker could not use it either", path=index.path) from None
     if seg.size_in_bytes >= 12:
         head = seg.pread(0, 12)

@@ -18,7 +18,7 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from kvlog import _files, storage
+from kvlog import _files, errors, storage
 from kvlog.errors import ObjectNotFoundError
 from kvlog.tiered.base import BytesFile, RemoteSegment, RemoteSegmentFiles, RemoteStorage
 
@@ -33,6 +33,11 @@ _INDEX_OF = {_files.INDEX: "offset", _files.TIME_INDEX: "timestamp", _files.TXN_
 _views = itertools.count(1)
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+
+
+def _forget(prefix: str) -> None:
+    storage.unregister_filesystem(prefix)
+    errors._path_namers.pop(prefix, None)
 
 
 def tier_pool() -> ThreadPoolExecutor:
@@ -55,7 +60,9 @@ class VirtualTier:
         self._indexes: dict[tuple[str, str], bytes | None] = {}  # (directory, kind) → bytes (kept: small)
         self._lock = threading.Lock()
         storage.register_storage(self.prefix, self)
-        weakref.finalize(self, storage.unregister_filesystem, self.prefix)
+        ref = weakref.ref(self)  # (the registry must not keep the view's tier alive)
+        errors._path_namers[self.prefix] = lambda p: (t.object_of(p) if (t := ref()) is not None else None)
+        weakref.finalize(self, _forget, self.prefix)
 
     # ------------------------------------------------------------------ the view's side
     def directory_of(self, segment: RemoteSegment) -> str:
@@ -70,8 +77,19 @@ class VirtualTier:
     def files(self, directory: str) -> RemoteSegmentFiles:
         return self._segments[directory]
 
+    def object_of(self, path: str) -> str | None:
+        """The remote object a virtual path reads (errors name it): the ``.log``'s object for the segment's
+        bytes, ``<object> (<kind> index)`` for an index, which some layouts keep inside another object."""
+        directory, _, name = path.rpartition("/")
+        files = self._segments.get(directory)
+        if files is None:
+            return None
+        shown = files.log_object()
+        ext = name[name.index("."):] if "." in name else ""
+        return shown if ext == _files.LOG else f"{shown} ({_INDEX_OF.get(ext, ext)} index)"
+
     def close(self) -> None:
-        storage.unregister_filesystem(self.prefix)
+        _forget(self.prefix)
 
     @property
     def stats(self) -> "ReadStats":
