@@ -150,6 +150,7 @@ class LogSegment:
         # limit_to_valid_prefix) clears it.
         self._fetch_next: tuple[int, int] | None = None
         self._stale_indexes = False  # a reader's index copies predate what refresh() took in
+        self._index_vouched: bool | None = None  # the offset index's last entry checked against the .log
         self.audit: SegmentAudit | None = None  # the last audit_segment verdict (recovery, read-only open)
         self.set_aside_paths: list[str] = []  # quarantine files recovery wrote for this segment
         _budget.charge(self)
@@ -286,15 +287,40 @@ class LogSegment:
     def _max_timestamp_and_offset(self) -> TimestampOffset:
         if self._max_ts is None:
             last = self.time_index.last_entry
-            if last.timestamp >= 0:
+            if last.timestamp >= 0 and (self._size == 0 or self._vouch_time_index(last)):
                 self._max_ts = TimestampOffset(last.timestamp, last.offset)
-            elif self._max_ts_unindexed:
+            elif self._max_ts_unindexed or last.timestamp >= 0:
                 # a time index without an entry (missing, emptied, or a small segment's) says nothing about
-                # records the segment held at open: taken as "no timestamps", time searches skipped it
+                # records the segment held at open: taken as "no timestamps", time searches skipped it; one
+                # whose last entry the batches contradict (cut short, another segment's, garbage) neither
+                self._max_ts_unindexed = True
                 self._max_ts = self._max_timestamp_from_batches()
             else:
                 self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
         return self._max_ts
+
+    def _vouch_time_index(self, last: TimestampOffset) -> bool:
+        """A time index lies outside every checksum. Its last entry is the segment's max timestamp and the
+        last offset of the batch that reached it: that batch must carry exactly that max timestamp, and the
+        segment's last batch none larger (two small reads). A time index cut short, another segment's, or
+        garbage of a plausible shape fails, and time searches then go by the batches."""
+        try:
+            holder = None
+            for headers in self.iter_headers(self.index_position(last.offset), chunk=HEADER_ROOM * 64):
+                i = int(np.searchsorted(headers["last_offset"], last.offset, side="left"))
+                if i < len(headers):
+                    holder = headers[i]
+                    break
+            if holder is None or not holder["base_offset"] <= last.offset <= holder["last_offset"] \
+                    or int(holder["max_timestamp"]) != last.timestamp:
+                return False
+            tail = NO_TIMESTAMP
+            for headers in self.iter_headers(self.index_position(LONG_MAX), chunk=HEADER_ROOM * 64):
+                if len(headers):
+                    tail = max(tail, int(headers["max_timestamp"].max()))
+            return tail <= last.timestamp
+        except CorruptRecordError:
+            return False
 
     def _max_timestamp_from_batches(self) -> TimestampOffset:
         """The largest batch max timestamp and the last offset of the first batch that reached it, from the
@@ -463,9 +489,43 @@ class LogSegment:
         if self._stale_indexes:
             self._refresh_indexes()
         pos = self.offset_index.lookup_position(offset)
-        if pos == 0 or pos >= self._size:
+        if pos == 0 or pos >= self._size or not (self._index_vouched or self._vouch_index()):
             return 0, True
         return pos, False
+
+    def index_position(self, offset: int) -> int:
+        """Where the offset index says the batch holding ``offset`` starts at the latest (0: the segment's
+        start), from an index whose last entry names a batch of this file (see :meth:`_vouch_index`)."""
+        if self._stale_indexes:
+            self._refresh_indexes()
+        if self.offset_index is None:
+            return 0
+        pos = self.offset_index.lookup_position(offset)
+        if pos == 0 or pos >= self._size or not (self._index_vouched or self._vouch_index()):
+            return 0
+        return pos
+
+    def _vouch_index(self) -> bool:
+        """An offset index lies outside every checksum: before its positions are used, the batch at its last
+        entry's position must hold that entry's offset. One that is not this segment's (swapped with a
+        neighbour's, copied from elsewhere, garbage of a plausible shape) fails it, and the segment is then
+        searched from its start; the entries before the last one lie between it and the start and are checked
+        by the searches themselves (a batch found past the target sends them back to the start)."""
+        ok = True
+        entry = self.offset_index.lookup(LONG_MAX)
+        if entry.position > 0:
+            head = self._window(entry.position, 61) if entry.position < self._size else b""
+            if len(head) < 17:
+                ok = False
+            else:
+                base = int.from_bytes(head[:8], "big", signed=True)
+                if head[16] == 2 and len(head) >= 27:
+                    last = base + int.from_bytes(head[23:27], "big", signed=True)
+                else:  # a legacy message (set): its entry names the message's own offset
+                    last = base
+                ok = base <= entry.offset <= last
+        self._index_vouched = ok
+        return ok
 
     def _window(self, position: int, size: int) -> bytes | memoryview:
         """Up to ``size`` bytes from ``position``, never past the readable end (one ``pread``)."""
@@ -492,7 +552,7 @@ class LogSegment:
         return BatchPosition(f[2], f[3], pos + f[1], f[4], f[5])
 
     def _translate_from(self, offset: int, starting_position: int) -> BatchPosition | None:
-        hint = max(self.offset_index.lookup(offset).position, starting_position)
+        hint = max(self.index_position(offset), starting_position)
         for headers in self.iter_headers(hint):
             i = int(np.searchsorted(headers["last_offset"], offset, side="left"))
             # last offsets increase along a segment, so the first ≥ offset is found by bisection
@@ -560,8 +620,7 @@ class LogSegment:
         valid = 0
         start = 0
         if self.offset_index.entries:
-            hint = self.offset_index.lookup(2**63 - 1).position
-            start = hint if hint < self._size else 0
+            start = self.index_position(LONG_MAX)
         indexed = self.time_index.last_entry
         for attempt in (start, 0) if start else (0,):
             valid = attempt
@@ -642,6 +701,7 @@ class LogSegment:
     def _refresh_indexes(self) -> None:
         """Fresh private copies of the indexes, after the view grew (read-only segments only)."""
         self._stale_indexes = False
+        self._index_vouched = None
         for name in ("offset_index", "time_index"):
             stale = getattr(self, name)
             setattr(self, name, type(stale)(stale.path, self.base_offset, self.max_index_size, writable=False))
@@ -649,15 +709,33 @@ class LogSegment:
 
     def read_next_offset(self) -> int:
         """The offset after the last batch (the segment's contribution to the log end offset)."""
-        last = None
-        start = 0
         if self.offset_index is not None and self.offset_index.entries:
-            start = self.offset_index.lookup(2**63 - 1).position
-            start = start if start < self._size else 0
-        for headers in self.iter_headers(start):
-            if len(headers):
-                last = int(headers["last_offset"][-1])
+            entry = self.offset_index.lookup(LONG_MAX)
+            if 0 < entry.position < self._size and (self._index_vouched or self._vouch_index()):
+                # a hint, outside any checksum: the batch found there must hold the entry's offset, or the
+                # index is not this segment's (swapped, damaged) and the scan starts over from the start
+                try:
+                    last = self._last_offset_from(entry.position, entry.offset)
+                except CorruptRecordError:
+                    last = None
+                if last is not None:
+                    return last + 1
+        last = self._last_offset_from(0, None)
         return self.base_offset if last is None else last + 1
+
+    def _last_offset_from(self, start: int, holds: int | None) -> int | None:
+        """The last offset of the batches from ``start``; None when none is there, or when the first batch
+        does not hold offset ``holds``."""
+        last = None
+        first = True
+        for headers in self.iter_headers(start):
+            if not len(headers):
+                continue
+            if first and holds is not None and not headers["base_offset"][0] <= holds <= headers["last_offset"][0]:
+                return None
+            first = False
+            last = int(headers["last_offset"][-1])
+        return last
 
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int) -> tuple[int, int] | None:
         """Earliest record at or after ``starting_offset`` whose timestamp ≥ ``timestamp``: (offset, ts).
@@ -668,8 +746,13 @@ class LogSegment:
         """
         if self._stale_indexes:
             self._refresh_indexes()
-        # entries with a timestamp below the target prove everything up to their offset is earlier
-        known = self.time_index.lookup_offset(timestamp - 1) if timestamp > 0 else self.base_offset
+        # entries with a timestamp below the target prove everything up to their offset is earlier (when the
+        # batches do not contradict the index: _vouch_time_index)
+        self._max_timestamp_and_offset()
+        if timestamp > 0 and not self._max_ts_unindexed:
+            known = self.time_index.lookup_offset(timestamp - 1)
+        else:
+            known = self.base_offset
         target = known if known > starting_offset else starting_offset
         size = self._size
         pos, checked = self._hint(target)
@@ -856,7 +939,7 @@ class LogSegment:
         # the max timestamp: the last time-index entry plus whatever follows it
         last = self.time_index.last_entry
         max_ts, shallow = (last.timestamp, last.offset) if last.timestamp >= 0 else (NO_TIMESTAMP, self.base_offset)
-        start = self.offset_index.lookup(last.offset).position if last.timestamp >= 0 else 0
+        start = self.index_position(last.offset) if last.timestamp >= 0 else 0
         for headers in self.iter_headers(start):
             for h in headers:
                 if int(h["max_timestamp"]) > max_ts:

@@ -102,7 +102,7 @@ def replay_producer_state(log: Log, start: int, end: int) -> None:
         if seg.base_offset >= end:
             break
         found: list[AbortedTxn] = []
-        pos = seg.offset_index.lookup(start).position if start > seg.base_offset else 0
+        pos = seg.index_position(start) if start > seg.base_offset else 0
         for headers in _replay_headers(log, seg, pos):
             rows = np.nonzero((headers["producer_id"] >= 0) & (headers["magic"] == 2)
                               & (headers["last_offset"] >= start))[0]

@@ -88,7 +88,7 @@ def read_ahead(log: Log, i: int, offset: int) -> int:
     segments = log._segments
     seg = segments[i]
     if storage.is_remote(seg.log_path):  # (a tiered view's remote segments below a local directory too)
-        pos = seg.offset_index.lookup(offset).position if seg.offset_index is not None else 0
+        pos = seg.index_position(offset)
         _io.fs.will_need(seg.fileno(), pos, seg.size_in_bytes - pos)
         if i + 1 < len(segments) and storage.is_remote(segments[i + 1].log_path):
             _io.fs.will_need(segments[i + 1].fileno(), 0, segments[i + 1].size_in_bytes)
