@@ -2,6 +2,7 @@ package io.kvlog.spark;
 
 import java.io.IOException;
 import java.io.InputStream;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -51,6 +52,8 @@ final class OffsetIndexLookup {
         }
         long best = 0;
         long prev = -1;
+        long lastRel = -1;
+        long lastPos = 0;
         for (int p = 0; p + 8 <= data.length; p += 8) {
             long rel = Bytes.int32(data, p) & 0xFFFFFFFFL;
             long pos = Bytes.int32(data, p + 4) & 0xFFFFFFFFL;
@@ -58,12 +61,33 @@ final class OffsetIndexLookup {
                 break;
             }
             prev = rel;
+            lastRel = rel;
+            lastPos = pos;
             // the entry maps a batch's last offset to the batch's start: that batch holds nothing past it
-            if (baseOffset + rel > target) {
-                break;
+            if (baseOffset + rel <= target) {
+                best = pos;
             }
-            best = pos;
         }
-        return best;
+        return best > 0 && !holds(fs, logFile, lastPos, baseOffset + lastRel) ? 0 : best;
+    }
+
+    /**
+     * Whether the batch at {@code position} holds {@code offset}: an index lies outside every checksum, and
+     * one that is not this segment's (swapped with a neighbour's, garbage of a plausible shape) points into
+     * the middle of batches. The Python reader checks the same ({@code LogSegment._vouch_index}).
+     */
+    static boolean holds(FileSystem fs, Path logFile, long position, long offset) {
+        if (position == 0) {
+            return true;
+        }
+        byte[] head = new byte[27];
+        try (FSDataInputStream in = fs.open(logFile)) {
+            in.readFully(position, head);
+        } catch (IOException e) {
+            return false;
+        }
+        long base = Bytes.int64(head, 0);
+        long last = head[16] == 2 ? base + Bytes.int32(head, 23) : base; // a legacy message names its own offset
+        return base <= offset && offset <= last;
     }
 }

@@ -291,28 +291,43 @@ final class PartitionLog {
         try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
             for (Span sp : spans()) {
                 TimestampSearch search = new TimestampSearch(ts, sp.lo());
-                long from = TimeIndexLookup.positionFor(sp.fs(), sp.file(), sp.base(), ts,
+                TimeIndexLookup.Hint hint = TimeIndexLookup.hintFor(sp.fs(), sp.file(), sp.base(), ts,
                     sp.fs().getFileStatus(sp.file()).getLen());
-                try (SegmentStream s = new SegmentStream(sp.fs(), sp.file(), from, chunkBytes, headersOnly)) {
-                    while (s.next()) {
-                        if (BatchDecoder.lastOffset(s) < sp.lo()) {
-                            continue;
-                        }
-                        if (BatchDecoder.baseOffset(s) >= sp.hi()) {
-                            if (sp.hi() == logEndOffset) {
-                                return -1; // past the end of the log: the segment grew beyond it
+                boolean checked = hint.offset() < 0 || hint.offset() >= sp.hi(); // (past the span: not this index's)
+                long from = hint.offset() >= sp.hi() ? 0 : hint.position();
+                restart:
+                while (true) {
+                    try (SegmentStream s = new SegmentStream(sp.fs(), sp.file(), from, chunkBytes, headersOnly)) {
+                        while (s.next()) {
+                            if (!checked && BatchDecoder.lastOffset(s) >= hint.offset()) {
+                                checked = true; // the time index's claim, checked on the batch it names
+                                if (BatchDecoder.baseOffset(s) > hint.offset() || BatchDecoder.magic(s) < 2
+                                        || RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart())
+                                        != hint.timestamp()) {
+                                    from = 0;
+                                    continue restart;
+                                }
                             }
-                            break;
-                        }
-                        if (BatchDecoder.magic(s) >= 2
-                                && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
-                            continue;
-                        }
-                        decoder.decode(s, sp.lo(), sp.hi(), search);
-                        if (search.found >= 0) {
-                            return search.found;
+                            if (BatchDecoder.lastOffset(s) < sp.lo()) {
+                                continue;
+                            }
+                            if (BatchDecoder.baseOffset(s) >= sp.hi()) {
+                                if (sp.hi() == logEndOffset) {
+                                    return -1; // past the end of the log: the segment grew beyond it
+                                }
+                                break;
+                            }
+                            if (BatchDecoder.magic(s) >= 2
+                                    && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
+                                continue;
+                            }
+                            decoder.decode(s, sp.lo(), sp.hi(), search);
+                            if (search.found >= 0) {
+                                return search.found;
+                            }
                         }
                     }
+                    break;
                 }
             }
         }

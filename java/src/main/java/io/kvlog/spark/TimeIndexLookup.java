@@ -16,30 +16,43 @@ final class TimeIndexLookup {
     private TimeIndexLookup() {
     }
 
-    /** A file position at or before the first record whose timestamp is at or after {@code target}. */
-    static long positionFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
-        long known = lastOffsetBefore(fs, logFile, baseOffset, target);
-        return known < 0 ? 0 : OffsetIndexLookup.positionFor(fs, logFile, baseOffset, known, segmentSize);
+    /**
+     * Where a search for {@code target} may start: the last trusted entry below the target ({@code offset} -1:
+     * none, position 0) and the offset index's position for it. The entry is evidence to check: the batch
+     * holding {@code offset} must carry exactly {@code timestamp} as its max (Kafka's entries name the batch that
+     * reached the max so far), or the index is not this segment's and the search starts at position 0.
+     */
+    record Hint(long offset, long timestamp, long position) {
     }
 
-    /** The offset of the last trusted entry whose timestamp is below {@code target}; -1 if none. */
-    static long lastOffsetBefore(FileSystem fs, Path logFile, long baseOffset, long target) {
+    static Hint hintFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
+        long[] entry = lastEntryBefore(fs, logFile, baseOffset, target);
+        if (entry == null) {
+            return new Hint(-1, -1, 0);
+        }
+        return new Hint(entry[0], entry[1], OffsetIndexLookup.positionFor(fs, logFile, baseOffset, entry[0],
+            segmentSize));
+    }
+
+    /** {offset, timestamp} of the last trusted entry whose timestamp is below {@code target}; null if none. */
+    private static long[] lastEntryBefore(FileSystem fs, Path logFile, long baseOffset, long target) {
         byte[] data = OffsetIndexLookup.readEntries(fs, logFile, ".timeindex", ENTRY);
         if (data == null) {
-            return -1;
+            return null;
         }
-        long found = -1;
+        long[] found = null;
         long prevTs = Long.MIN_VALUE;
         long prevRel = -1;
         for (int p = 0; p + ENTRY <= data.length; p += ENTRY) {
             long ts = Bytes.int64(data, p);
-            long rel = Bytes.int32(data, p + 8) & 0xFFFFFFFFL;
-            if (ts <= prevTs || rel < prevRel || (p > 0 && ts == 0 && rel == 0) || ts >= target) {
+            long rel = Bytes.int32(data, p + 8); // Kafka's relative offsets are non-negative int32s
+            if (ts <= prevTs || ts < 0 || rel < 0 || rel < prevRel || (p > 0 && ts == 0 && rel == 0)
+                    || ts >= target) {
                 break;
             }
             prevTs = ts;
             prevRel = rel;
-            found = baseOffset + rel;
+            found = new long[] {baseOffset + rel, ts};
         }
         return found;
     }
