@@ -748,7 +748,8 @@ class LogSegment:
             self._refresh_indexes()
         # entries with a timestamp below the target prove everything up to their offset is earlier (when the
         # batches do not contradict the index: _vouch_time_index)
-        self._max_timestamp_and_offset()
+        if self._max_ts is None:
+            self._max_timestamp_and_offset()
         if timestamp > 0 and not self._max_ts_unindexed:
             known = self.time_index.lookup_offset(timestamp - 1)
         else:

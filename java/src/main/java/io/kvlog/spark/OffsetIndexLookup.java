@@ -51,6 +51,7 @@ final class OffsetIndexLookup {
             return 0;
         }
         long best = 0;
+        long bestRel = -1;
         long prev = -1;
         long lastRel = -1;
         long lastPos = 0;
@@ -66,9 +67,15 @@ final class OffsetIndexLookup {
             // the entry maps a batch's last offset to the batch's start: that batch holds nothing past it
             if (baseOffset + rel <= target) {
                 best = pos;
+                bestRel = rel;
             }
         }
-        return best > 0 && !holds(fs, logFile, lastPos, baseOffset + lastRel) ? 0 : best;
+        // the entry read from, and the last one: a foreign index rarely lands both on batches that hold them
+        if (best > 0 && (!holds(fs, logFile, best, baseOffset + bestRel)
+                || lastPos != best && !holds(fs, logFile, lastPos, baseOffset + lastRel))) {
+            return 0;
+        }
+        return best;
     }
 
     /**
