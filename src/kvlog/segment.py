@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from kvlog import _fd_cache, _files, _io
+from kvlog import _fd_cache, _files, _io, storage
 from kvlog._core import point as _p
 from kvlog._core import records as _k
 from kvlog._walk import BatchWalk
@@ -287,7 +287,9 @@ class LogSegment:
     def _max_timestamp_and_offset(self) -> TimestampOffset:
         if self._max_ts is None:
             last = self.time_index.last_entry
-            if last.timestamp >= 0 and (self._size == 0 or self._vouch_time_index(last)):
+            # (on an object store each check is a request: there the index is trusted as Kafka trusts it)
+            if last.timestamp >= 0 and (self._size == 0 or storage.is_remote(self.log_path)
+                                        or self._vouch_time_index(last)):
                 self._max_ts = TimestampOffset(last.timestamp, last.offset)
             elif self._max_ts_unindexed or last.timestamp >= 0:
                 # a time index without an entry (missing, emptied, or a small segment's) says nothing about
@@ -976,7 +978,7 @@ class LogSegment:
         """Finish the files as a roll does (final time-index entry, trimmed), then close them."""
         if self._closed:
             return
-        if not self._finished_while_evicted():
+        if not self.read_only and not self._finished_while_evicted():
             self.on_become_inactive()
         self.close_handlers()
 
@@ -989,7 +991,8 @@ class LogSegment:
         for idx in (self.offset_index, self.time_index):
             if idx.file_size != idx.size_in_bytes or idx.untrusted_tail():
                 return False
-        return self._max_timestamp_and_offset().timestamp <= self.time_index.last_entry.timestamp
+        # (a max timestamp never loaded changed nothing since the open: no reason to read the file for it)
+        return self._max_ts is None or self._max_ts.timestamp <= self.time_index.last_entry.timestamp
 
     def __del__(self) -> None:
         try:
