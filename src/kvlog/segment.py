@@ -522,10 +522,9 @@ class LogSegment:
             else:
                 base = int.from_bytes(head[:8], "big", signed=True)
                 if head[16] == 2 and len(head) >= 27:
-                    last = base + int.from_bytes(head[23:27], "big", signed=True)
-                else:  # a legacy message (set): its entry names the message's own offset
-                    last = base
-                ok = base <= entry.offset <= last
+                    ok = base <= entry.offset <= base + int.from_bytes(head[23:27], "big", signed=True)
+                else:  # a legacy message: its offset is its last (a compressed set's wrapper); old brokers
+                    ok = entry.offset <= base  # indexed a set by its first offset, which only decoding tells
         self._index_vouched = ok
         return ok
 

@@ -94,7 +94,11 @@ final class OffsetIndexLookup {
             return false;
         }
         long base = Bytes.int64(head, 0);
-        long last = head[16] == 2 ? base + Bytes.int32(head, 23) : base; // a legacy message names its own offset
-        return base <= offset && offset <= last;
+        if (head[16] != 2) {
+            // a legacy message's offset is its last (a compressed set's wrapper); old brokers indexed a set by
+            // its first offset, which only decoding tells
+            return offset <= base;
+        }
+        return base <= offset && offset <= base + Bytes.int32(head, 23);
     }
 }
