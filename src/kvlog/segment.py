@@ -524,7 +524,11 @@ class LogSegment:
                 if head[16] == 2 and len(head) >= 27:
                     ok = base <= entry.offset <= base + int.from_bytes(head[23:27], "big", signed=True)
                 else:  # a legacy message: its offset is its last (a compressed set's wrapper); old brokers
-                    ok = entry.offset <= base  # indexed a set by its first offset, which only decoding tells
+                    # indexed a set by its first offset, which only decoding tells: a plausible message
+                    # (magic 0 or 1, a length inside the file) at or past the entry's offset
+                    size = int.from_bytes(head[8:12], "big", signed=True)
+                    ok = head[16] in (0, 1) and 14 <= size <= self._size - entry.position - 12 \
+                        and self.base_offset <= entry.offset <= base
         self._index_vouched = ok
         return ok
 

@@ -96,8 +96,9 @@ final class OffsetIndexLookup {
         long base = Bytes.int64(head, 0);
         if (head[16] != 2) {
             // a legacy message's offset is its last (a compressed set's wrapper); old brokers indexed a set by
-            // its first offset, which only decoding tells
-            return offset <= base;
+            // its first offset, which only decoding tells: a plausible message at or past the entry's offset
+            int size = Bytes.int32(head, 8);
+            return (head[16] == 0 || head[16] == 1) && size >= 14 && offset <= base;
         }
         return base <= offset && offset <= base + Bytes.int32(head, 23);
     }
