@@ -37,12 +37,14 @@ def _broker_dir(root: str) -> str:
     return path
 
 
-def _targets(data: bytes) -> list[int]:
-    """Per batch: bytes of the base offset, length, leader epoch, magic, CRC, attributes, and a record byte."""
-    out = []
-    for b in kvlog.MemoryRecords(data).batches():
+def _targets(data: bytes, every: bool) -> list[int]:
+    """Bytes of the base offset, length, leader epoch, magic, CRC, attributes, and a record byte: of every
+    batch, or (by default) each field in one batch, the batches taken in turn."""
+    batches, out = list(kvlog.MemoryRecords(data).batches()), []
+    for i, b in enumerate(batches):
         p = b.position
-        out += [p + 7, p + 11, p + 15, p + 16, p + 18, p + 22, p + b.size_in_bytes - 3]
+        fields = [p + 7, p + 11, p + 15, p + 16, p + 18, p + 22, p + b.size_in_bytes - 3]
+        out += fields if every else fields[i::len(batches)]
     return out
 
 
@@ -57,8 +59,9 @@ def _outcome(spark, fmt: str, root: str, topic: str, fail_on_data_loss: bool) ->
         return "error"
 
 
+@pytest.mark.parametrize("every", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["sampled", "every"])
 @pytest.mark.parametrize("topic", ["TestTopicPatient", "__cluster_metadata"])
-def test_engines_agree_on_damage(jvm, tmp_path, topic):
+def test_engines_agree_on_damage(jvm, tmp_path, topic, every):
     root = str(tmp_path / "data")
     _broker_dir(root)
     seg = os.path.join(root, f"{topic}-0", SEG)
@@ -67,7 +70,7 @@ def test_engines_agree_on_damage(jvm, tmp_path, topic):
     original = _outcome(jvm, "kvlog_python", root, topic, True)
     assert original != "error" and len(original) in (3, 4)
     errors = 0
-    for position in _targets(pristine):
+    for position in _targets(pristine, every):
         damaged = bytearray(pristine)
         damaged[position] ^= 0xFF
         with open(seg, "wb") as f:

@@ -296,7 +296,7 @@ class LogSegment:
                 # records the segment held at open: taken as "no timestamps", time searches skipped it; one
                 # whose last entry the batches contradict (cut short, another segment's, garbage) neither
                 self._max_ts_unindexed = True
-                self._max_ts = self._max_timestamp_from_batches()
+                self._max_ts = self._max_timestamp_from_batches(checked=False)
             else:
                 self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
         return self._max_ts
@@ -324,11 +324,12 @@ class LogSegment:
         except CorruptRecordError:
             return False
 
-    def _max_timestamp_from_batches(self) -> TimestampOffset:
+    def _max_timestamp_from_batches(self, *, checked: bool) -> TimestampOffset:
         """The largest batch max timestamp and the last offset of the first batch that reached it, from the
-        batch headers (Kafka's recovery rebuilds a segment's max timestamp the same way)."""
+        batch headers (Kafka's recovery rebuilds a segment's max timestamp the same way); ``checked`` stops
+        at the first batch whose CRC fails."""
         best = TimestampOffset(NO_TIMESTAMP, self.base_offset)
-        for headers in self.iter_headers():
+        for headers in self.iter_headers(with_crc=checked, stop_on_crc=checked):
             if len(headers):
                 i = int(np.argmax(headers["max_timestamp"]))
                 ts = int(headers["max_timestamp"][i])
@@ -352,11 +353,7 @@ class LogSegment:
 
     def verified_max_timestamp(self) -> int:
         """The max timestamp recomputed from CRC-checked batch headers (never from an index)."""
-        best = NO_TIMESTAMP
-        for headers in self.iter_headers(with_crc=True, stop_on_crc=True):
-            if len(headers):
-                best = max(best, int(headers["max_timestamp"].max()))
-        return best
+        return self._max_timestamp_from_batches(checked=True).timestamp
 
     @property
     def rolling_based_timestamp(self) -> int | None:
