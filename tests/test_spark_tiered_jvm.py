@@ -401,6 +401,10 @@ def test_a_missing_remote_log_file_is_a_typed_error_naming_it(jvm, tmp_path):
     with pytest.raises(Exception, match="RemoteSegmentException") as e:
         jvm_rows(jvm, data, remote)
     assert str(gone) in str(e.value) and "is not in the LocalTieredStorage directory" in str(e.value)
+    from tiered_support import thrown
+
+    cause = thrown(e.value, "io.kvlog.spark.RemoteSegmentException")
+    assert cause.object().endswith(str(gone)) and cause.position() == -1
     # a query that does not read the segment: the JVM scan never opens it; the Python source's planning opens
     # the whole view, which checks every remote segment's first batch, and fails naming the object
     got, _ = engine_rows(jvm, "kvlog_jvm", data, remote, startingOffsets='{"orders": {"0": 200}}')
@@ -570,7 +574,7 @@ def test_the_lineage_examples_of_the_python_tests(hooks):
 
 
 # ------------------------------------------------------------------------- with tests/tiered_support.py
-from tiered_support import tier_log  # noqa: E402
+from tiered_support import thrown, tier_log  # noqa: E402
 from tiered_support import write_log as support_write_log  # noqa: E402
 
 
@@ -605,6 +609,8 @@ def test_damaged_bytes_in_a_remote_segment_name_the_object(jvm, tmp_path):
     with pytest.raises(Exception, match="CorruptLogException") as e:
         jvm_rows(jvm, t.root, **opts)
     assert t.segments[1].segment_id in str(e.value)
+    cause = thrown(e.value, "io.kvlog.spark.CorruptLogException")
+    assert cause.file().endswith(os.path.basename(path)) and 0 <= cause.position() <= 200
 
 
 def test_remote_log_metadata_elsewhere(jvm, tmp_path):

@@ -17,7 +17,7 @@ pytest.importorskip("cryptography")
 pytest.importorskip("zstandard")
 
 from tiered_aiven_writer import make_key_pair  # noqa: E402
-from tiered_support import T0, tier_log, to_aiven, write_log  # noqa: E402
+from tiered_support import T0, thrown, tier_log, to_aiven, write_log  # noqa: E402
 
 TOPIC = "orders"
 COLS = ["partition", "offset", "timestamp", "key", "value"]
@@ -114,6 +114,8 @@ def test_a_truncated_log_object_is_an_error_naming_it(jvm, tiered, tmp_path):
     with pytest.raises(Exception, match="is cut short") as e:
         rows(jvm, "kvlog_jvm", t0.root, **options(dest))
     assert logs[0].name in str(e.value)
+    cause = thrown(e.value, "io.kvlog.spark.RemoteSegmentException")  # the object and position as fields too
+    assert cause.object().endswith(logs[0].name) and 0 <= cause.position() < size
 
 
 def test_a_damaged_chunk_fails_its_tag_and_a_damaged_manifest_is_named(jvm, tiered, tmp_path):
@@ -128,6 +130,8 @@ def test_a_damaged_chunk_fails_its_tag_and_a_damaged_manifest_is_named(jvm, tier
     with pytest.raises(Exception, match="chunk 0 at byte 0 fails its AES-GCM tag check") as e:
         rows(jvm, "kvlog_jvm", t0.root, **options(dest, priv))
     assert log.name in str(e.value)
+    cause = thrown(e.value, "io.kvlog.spark.RemoteSegmentException")
+    assert cause.object().endswith(log.name) and cause.position() == 0
     manifest = next(p for p in dest.rglob("*.rsm-manifest") if seg.segment_id in p.name)
     manifest.write_text('{"version": "1", "compression": false, "chunkIndex": {}}')
     with pytest.raises(Exception, match="is not the Aiven plugin's SegmentManifestV1: chunkIndex") as e:

@@ -71,3 +71,18 @@ def test_aiven_objects_in_s3(s3, big, tmp_path, compression, encrypted):
             assert found == whole.offset_for_timestamp(ts)
         assert log.to_arrow().equals(whole.to_arrow())
     assert os.path.isdir(dest)
+
+
+def test_the_data_directory_in_s3_too(s3, big):
+    """The broker's directory and its remote storage both in the bucket: ``__remote_log_metadata`` is found
+    beside the partition, through the same store (the URI's endpoint and credentials)."""
+    t = big
+    key = s3.new_prefix()
+    s3.upload(t.remote_root, key + "/remote")
+    s3.upload(t.root, key + "/data")
+    base, query = s3.uri(key + "/data").split("?", 1)
+    partition = f"{base}/{os.path.basename(t.dir)}?{query}"
+    with Log.open(partition, read_only=True, remote_storage=LocalTieredStorage(s3.uri(key + "/remote"))) as log, \
+            _whole(t) as whole:
+        assert log.log_start_offset == whole.log_start_offset
+        assert log.to_arrow().equals(whole.to_arrow())

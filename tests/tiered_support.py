@@ -196,3 +196,14 @@ def to_aiven(t: Tiered, dest, *, key_prefix: str = "", chunk_size: int = 4096, c
         write_aiven_segment(dest, seg, log_bytes, indexes, key_prefix=key_prefix, chunk_size=chunk_size,
                             compression=compression, encryption=encryption)
     return os.fspath(dest)
+
+
+def thrown(exc, name):
+    """The JVM exception of class ``name`` in the cause chain of what a query raised (the executor's exception,
+    as the driver received it), for its fields."""
+    java = getattr(exc, "java_exception", None) or getattr(exc, "_origin", None)
+    while java is not None:
+        if java.getClass().getName() == name:
+            return java
+        java = java.getCause()
+    raise AssertionError(f"no {name} in the causes of {exc!r}")

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
+from kvlog import storage
 from kvlog.errors import ConfigError, redact
 
 if TYPE_CHECKING:
@@ -90,7 +91,10 @@ class RemoteSpec:
         """The replay of ``__remote_log_metadata`` for a partition directory (once per directory per plan)."""
         from kvlog.internal_topics.remote_log_metadata import replay_remote_log_metadata
 
-        where = self.metadata_path or os.path.dirname(partition_path.split("?", 1)[0].rstrip("/"))
+        # the data directory, its URI's query kept: the query carries the store's options (its endpoint)
+        base, query = storage.split_query(partition_path)
+        parent = os.path.dirname(base.rstrip("/"))
+        where = self.metadata_path or (f"{parent}?{query}" if query else parent)
         got = cache.get(where)
         if got is None:
             got = cache[where] = replay_remote_log_metadata(where)

@@ -65,7 +65,7 @@ final class AivenChunkedInput extends FSInputStream {
                 objectSize = store.getFileStatus(object).getLen();
                 raw = store.open(object);
             } catch (FileNotFoundException e) {
-                throw new RemoteSegmentException("no object " + name + " (the manifest describes a .log of "
+                throw new RemoteSegmentException(name, -1, "no object " + name + " (the manifest describes a .log of "
                     + m.originalFileSize + " bytes in " + m.chunks() + " chunks)");
             }
         }
@@ -79,7 +79,7 @@ final class AivenChunkedInput extends FSInputStream {
             end--;
         }
         if (end < first) {
-            throw new RemoteSegmentException(name + ": chunk " + first + " (bytes " + m.offsets[first] + ".."
+            throw new RemoteSegmentException(name, m.offsets[first], name + ": chunk " + first + " (bytes " + m.offsets[first] + ".."
                 + m.offsets[first + 1] + " of the object) is cut short: the object is " + objectSize + " bytes, its "
                 + "manifest's chunk index says " + m.offsets[m.chunks()] + " (a truncated upload, or another object "
                 + "under this key)");
@@ -95,14 +95,14 @@ final class AivenChunkedInput extends FSInputStream {
         try {
             raw.readFully(t0, data);
         } catch (EOFException e) {
-            throw new RemoteSegmentException(name + ": chunks " + first + ".." + last + " (bytes " + t0 + ".."
+            throw new RemoteSegmentException(name, t0, name + ": chunks " + first + ".." + last + " (bytes " + t0 + ".."
                 + (t0 + len) + " of the object) are cut short: the object ended before them");
         }
         long start = (long) first * m.originalChunkSize;
         long originalEnd = Math.min(m.originalFileSize, (long) (last + 1) * m.originalChunkSize);
         if (cipher == null && !m.compression) {
             if (len != originalEnd - start) {
-                throw new RemoteSegmentException(name + ": chunks " + first + ".." + last + " at byte " + t0 + " are "
+                throw new RemoteSegmentException(name, t0, name + ": chunks " + first + ".." + last + " at byte " + t0 + " are "
                     + len + " bytes; uncompressed and unencrypted they must be the original " + (originalEnd - start));
             }
             return new Span(first, last, start, data);
@@ -125,7 +125,7 @@ final class AivenChunkedInput extends FSInputStream {
                 try {
                     got = (int) Zstd.decompressByteArray(out, at, want, src, off, size);
                 } catch (RuntimeException e) {
-                    throw new RemoteSegmentException(name + ": chunk " + i + " at byte " + position
+                    throw new RemoteSegmentException(name, position, name + ": chunk " + i + " at byte " + position
                         + " does not decompress (zstd: " + e.getMessage() + ")");
                 }
             } else {
@@ -135,7 +135,7 @@ final class AivenChunkedInput extends FSInputStream {
                 }
             }
             if (got != want) {
-                throw new RemoteSegmentException(name + ": chunk " + i + " at byte " + position + " decodes to " + got
+                throw new RemoteSegmentException(name, position, name + ": chunk " + i + " at byte " + position + " decodes to " + got
                     + " bytes, not the " + want + " of the original chunk");
             }
             at += want;

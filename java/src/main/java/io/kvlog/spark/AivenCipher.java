@@ -27,7 +27,7 @@ final class AivenCipher {
      */
     byte[] decrypt(byte[] b, int off, int len, String what, String object, long position) {
         if (len < IV_SIZE + TAG_SIZE) {
-            throw new RemoteSegmentException(object + ": " + what + " at byte " + position + " is " + len
+            throw new RemoteSegmentException(object, position, object + ": " + what + " at byte " + position + " is " + len
                 + " bytes, shorter than an AES-GCM IV and tag (" + (IV_SIZE + TAG_SIZE) + ")");
         }
         try {
@@ -36,7 +36,7 @@ final class AivenCipher {
             aes.updateAAD(aad);
             return aes.doFinal(b, off + IV_SIZE, len - IV_SIZE);
         } catch (AEADBadTagException e) {
-            throw new RemoteSegmentException(object + ": " + what + " at byte " + position + " fails its AES-GCM tag "
+            throw new RemoteSegmentException(object, position, object + ": " + what + " at byte " + position + " fails its AES-GCM tag "
                 + "check (damaged bytes, or a data key that is not this segment's)");
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES/GCM/NoPadding is not available in this JVM ("

@@ -99,7 +99,7 @@ final class AivenKeyRing {
         if (!files.containsKey(keyId)) {
             String known = files.isEmpty() ? "no kvlog.remoteStorage.keyPairs were given"
                 : "the key pairs given are " + files.keySet();
-            throw new RemoteSegmentException("manifest " + manifest + ": the segment's data key is wrapped for key pair '"
+            throw new RemoteSegmentException(manifest, -1, "manifest " + manifest + ": the segment's data key is wrapped for key pair '"
                 + keyId + "', and " + known + ": pass kvlog.remoteStorage.keyPairs=" + keyId + "=<its private key "
                 + "PEM file> (encryption.key.pairs." + keyId + ".private.key.file in the plugin's configuration)");
         }
@@ -110,7 +110,7 @@ final class AivenKeyRing {
             rsa.init(Cipher.DECRYPT_MODE, k, OAEP);
             key = rsa.doFinal(wrapped);
         } catch (BadPaddingException | IllegalBlockSizeException e) {
-            throw new RemoteSegmentException("manifest " + manifest + ": the private key of key pair '" + keyId
+            throw new RemoteSegmentException(manifest, -1, "manifest " + manifest + ": the private key of key pair '" + keyId
                 + "' does not unwrap the segment's data key (a different key under the same id, or a damaged "
                 + "manifest)");
         } catch (GeneralSecurityException e) {
@@ -118,7 +118,7 @@ final class AivenKeyRing {
                 + e.getClass().getSimpleName() + ")", e);
         }
         if (key.length != 16 && key.length != 24 && key.length != 32) {
-            throw new RemoteSegmentException("manifest " + manifest + ": the unwrapped data key is " + key.length
+            throw new RemoteSegmentException(manifest, -1, "manifest " + manifest + ": the unwrapped data key is " + key.length
                 + " bytes, not an AES key");
         }
         return key;

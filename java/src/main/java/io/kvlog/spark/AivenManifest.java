@@ -66,10 +66,11 @@ final class AivenManifest {
         try {
             doc = JSON.readTree(data);
         } catch (JsonProcessingException e) {
-            throw new RemoteSegmentException("manifest " + name + " is not JSON: " + e.getOriginalMessage()
-                + (e.getLocation() == null ? "" : " at byte " + e.getLocation().getByteOffset()));
+            long at = e.getLocation() == null ? -1 : e.getLocation().getByteOffset();
+            throw new RemoteSegmentException(name, at, "manifest " + name + " is not JSON: " + e.getOriginalMessage()
+                + (at < 0 ? "" : " at byte " + at));
         } catch (IOException e) {
-            throw new RemoteSegmentException("manifest " + name + " is not JSON: " + e.getMessage());
+            throw new RemoteSegmentException(name, -1, "manifest " + name + " is not JSON: " + e.getMessage());
         }
         try {
             if (doc == null || !doc.isObject()) {
@@ -176,7 +177,7 @@ final class AivenManifest {
             return new AivenManifest(chunk, total, offsets, indexes, compression.asBoolean(), keyId, wrapped, aad,
                 meta != null && meta.isObject() ? meta : null);
         } catch (IllegalArgumentException e) {
-            throw new RemoteSegmentException("manifest " + name + " is not the Aiven plugin's SegmentManifestV1: "
+            throw new RemoteSegmentException(name, -1, "manifest " + name + " is not the Aiven plugin's SegmentManifestV1: "
                 + e.getMessage());
         }
     }
@@ -184,7 +185,7 @@ final class AivenManifest {
     /** The manifest's own description of its segment (when written) and its size agree with {@code seg}. */
     void check(AivenSegment seg, String name) {
         if (seg.size() >= 0 && originalFileSize != seg.size()) {
-            throw new RemoteSegmentException("manifest " + name + " describes a .log of " + originalFileSize
+            throw new RemoteSegmentException(name, -1, "manifest " + name + " describes a .log of " + originalFileSize
                 + " bytes; __remote_log_metadata says " + seg.describe() + " has " + seg.size());
         }
         if (metadata == null) {
@@ -194,7 +195,7 @@ final class AivenManifest {
         JsonNode start = metadata.get("startOffset");
         if ((id.isTextual() && !id.asText().equals(seg.segmentId()))
                 || (start != null && start.isIntegralNumber() && start.asLong() != seg.start())) {
-            throw new RemoteSegmentException("manifest " + name + " describes segment " + (id.isTextual()
+            throw new RemoteSegmentException(name, -1, "manifest " + name + " describes segment " + (id.isTextual()
                 ? id.asText() : "?") + " from offset " + (start == null ? "?" : start.asText()) + ", not "
                 + seg.describe());
         }

@@ -39,7 +39,7 @@ final class AivenSegmentFiles {
             try {
                 data = readWhole(new Path(segment.manifest()));
             } catch (FileNotFoundException e) {
-                throw new RemoteSegmentException(segment.describe() + ": no manifest " + name + " (the plugin's "
+                throw new RemoteSegmentException(name, -1, segment.describe() + ": no manifest " + name + " (the plugin's "
                     + "key.prefix here is '" + segment.keyPrefix() + "'; is it the broker's?)");
             }
             AivenManifest m = AivenManifest.parse(data, name);
@@ -89,7 +89,7 @@ final class AivenSegmentFiles {
                 try {
                     whole = readWhole(new Path(segment.indexes()));
                 } catch (FileNotFoundException e) {
-                    throw new RemoteSegmentException(segment.describe() + ": no object " + name);
+                    throw new RemoteSegmentException(name, -1, segment.describe() + ": no object " + name);
                 }
             }
             Map<String, byte[]> out = new java.util.HashMap<>();
@@ -104,7 +104,7 @@ final class AivenSegmentFiles {
                     continue;
                 }
                 if (r[0] + r[1] > whole.length) {
-                    throw new RemoteSegmentException(name + ": the " + e.getKey() + " index (bytes " + r[0] + ".."
+                    throw new RemoteSegmentException(name, r[0], name + ": the " + e.getKey() + " index (bytes " + r[0] + ".."
                         + (r[0] + r[1]) + ") is cut short: the object is " + whole.length + " bytes, the manifest "
                         + "places indexes up to byte " + end);
                 }
@@ -120,13 +120,13 @@ final class AivenSegmentFiles {
     private byte[] readWhole(Path p) throws IOException {
         long len = store.getFileStatus(p).getLen();
         if (len > Integer.MAX_VALUE - 16) {
-            throw new RemoteSegmentException(shown(p.toString()) + ": " + len + " bytes, too large to be this object");
+            throw new RemoteSegmentException(shown(p.toString()), -1, shown(p.toString()) + ": " + len + " bytes, too large to be this object");
         }
         byte[] data = new byte[(int) len];
         try (FSDataInputStream in = store.open(p)) {
             in.readFully(0, data);
         } catch (EOFException e) {
-            throw new RemoteSegmentException(shown(p.toString()) + ": the object ended before its " + len + " bytes");
+            throw new RemoteSegmentException(shown(p.toString()), len, shown(p.toString()) + ": the object ended before its " + len + " bytes");
         }
         return data;
     }

@@ -66,8 +66,8 @@ final class LocalTieredLayout implements RemoteLayout {
                 return new Path(dir, stem + ".log");
             }
         }
-        throw new RemoteSegmentException(TieredLineage.describe(s) + ": its file "
-            + LogDiscovery.shown(new Path(dir, s.start + "-" + s.id + ".log").toString())
+        String file = LogDiscovery.shown(new Path(dir, s.start + "-" + s.id + ".log").toString());
+        throw new RemoteSegmentException(file, -1, TieredLineage.describe(s) + ": its file " + file
             + " is not in the LocalTieredStorage directory " + LogDiscovery.shown(dir.toString()));
     }
 

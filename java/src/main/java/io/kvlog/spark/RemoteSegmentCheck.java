@@ -26,7 +26,7 @@ final class RemoteSegmentCheck {
             }
             long first = Bytes.int64(head, 0);
             if (first < start || first > end) {
-                throw new RemoteSegmentException(where + ": its first batch starts at offset " + first
+                throw new RemoteSegmentException(where, 0, where + ": its first batch starts at offset " + first
                     + ", outside the segment's offsets [" + start + ", " + end + "] in __remote_log_metadata (the "
                     + "object is not this segment, or the metadata is damaged)");
             }
@@ -49,7 +49,7 @@ final class RemoteSegmentCheck {
             lastPos = pos;
         }
         if (lastRel >= 0 && (start + lastRel > end || lastPos >= size)) {
-            throw new RemoteSegmentException(where + ": its offset index's last entry (offset " + (start + lastRel)
+            throw new RemoteSegmentException(where, lastPos, where + ": its offset index's last entry (offset " + (start + lastRel)
                 + ", position " + lastPos + ") is not within the segment (the index is not this segment's, or the "
                 + "metadata is damaged)");
         }
