@@ -349,7 +349,7 @@ def spark_answers(spark: Any, fmt: str, root: Path, w: Written, p: Plan, txn: bo
         for k, v in opts.items():
             reader = reader.option(k, v)
         df = reader.load(str(root))
-        got = df.select("offset", "key", "value", F.unix_millis("timestamp")).orderBy("offset").collect()
+        got = sorted(df.select("offset", "key", "value", F.unix_millis("timestamp")).collect(), key=lambda r: r[0])
         return [(r[0], None if r[1] is None else bytes(r[1]), None if r[2] is None else bytes(r[2]), r[3])
                 for r in got]
 

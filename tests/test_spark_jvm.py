@@ -99,8 +99,10 @@ def _rows(spark, fmt: str, root: str, options: dict[str, str], columns: tuple[st
     df = spark.read.format(fmt).options(**options).load(root)
     if columns is not None:
         df = df.select(*columns)
-    key = [c for c in ("topic", "partition", "offset") if c in df.columns]
-    return [tuple(r) for r in df.orderBy(*key).collect()] if key else [tuple(r) for r in df.collect()]
+    # sorted here, not by orderBy: a range sort runs a sampling job first, which reads the source a second time
+    key = [df.columns.index(c) for c in ("topic", "partition", "offset") if c in df.columns]
+    rows = [tuple(r) for r in df.collect()]
+    return sorted(rows, key=lambda r: tuple(r[i] for i in key)) if key else rows
 
 
 EVERY_TOPIC = {"subscribePattern": ".*"}  # reads need subscribe, subscribePattern or assign, as Spark's Kafka source
@@ -707,11 +709,13 @@ def test_pushed_aggregates_equal_the_rows(jvm, logs, big_logs, which, options):
     for name, query in _agg_queries().items():
         want = _collected(query(rows))
         for mode, extra in modes.items():
-            df = jvm.read.format("kvlog").options(**options, **extra).load(root)
-            assert _collected(query(df)) == want, (name, mode)
+            if mode == "unpushed" and name != "by partition":
+                continue  # the switch is shown on one query; the others' unpushed answers are Spark's own
+            result = query(jvm.read.format("kvlog").options(**options, **extra).load(root))
+            assert _collected(result) == want, (name, mode)
             if name in ("count", "not pushed"):
                 continue
-            plan = query(df)._jdf.queryExecution().executedPlan().toString()
+            plan = result._jdf.queryExecution().executedPlan().toString()  # the plan that ran, not planned again
             assert ("(aggregates from batch headers)" in plan) == (mode != "unpushed"), (name, mode, plan)
             if mode == "budget":  # whole when the ranges hold at most 3 batches, else partial
                 whole = "answered while planning" in plan

@@ -263,7 +263,7 @@ def engine_rows(spark, fmt, root, remote=None, **options):
     for k, v in options.items():
         reader = reader.option(k, v)
     df = reader.load(str(root))
-    return [tuple(r) for r in df.select(*COLS).orderBy("offset").collect()], df.rdd.getNumPartitions()
+    return sorted((tuple(r) for r in df.select(*COLS).collect()), key=lambda r: r[0]), df.rdd.getNumPartitions()
 
 
 def jvm_rows(spark, root, remote=None, **options):
