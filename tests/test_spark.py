@@ -16,7 +16,7 @@ import kvlog.spark
 from kvlog import LogCleaner, LogConfig, LogManager, MemoryRecords, Record
 from kvlog.log import Log
 
-pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+pytestmark = pytest.mark.spark
 PY = "kvlog_python"  # the Python source by the name it keeps on a session whose format("kvlog") is the JVM scan
 
 with warnings.catch_warnings():
@@ -188,32 +188,36 @@ def test_reads_a_kafka_directory_written_by_another_implementation(spark, tmp_pa
 
 def test_read_while_another_process_appends(spark, tmp_path):
     root = _make_root(tmp_path / "d", topics=(("live", 1),), n=10, config=LogConfig(segment_bytes=4096))
+    stop = str(tmp_path / "stop")
     script = textwrap.dedent(f"""
-        import time, kvlog
+        import os, time, kvlog
         from kvlog import LogManager, Record
         with LogManager({root!r}) as m:
             log = m.log("live", 0)
-            deadline = time.time() + 5
+            deadline = time.time() + 60
             i = log.log_end_offset
-            while time.time() < deadline:
+            while time.time() < deadline and not os.path.exists({stop!r}):
                 log.append([Record(b"k", b"live-0-%d" % j, timestamp=1000 + j) for j in range(i, i + 20)])
                 i += 20
                 if i % 100 == 0:
                     log.flush()
+                time.sleep(0.005)  # paced (~4,000 records/s): reads overlap appends without racing a growing log
             log.flush()
         """)
     writer = subprocess.Popen([sys.executable, "-c", script])
     try:
         seen = []
-        deadline = time.time() + 30
-        while writer.poll() is None and time.time() < deadline:
+        deadline = time.time() + 60
+        while writer.poll() is None and time.time() < deadline and len(seen) < 4:
             rows = spark.read.format(PY).option("subscribePattern", ".*").load(root).collect()
             offsets = sorted(r.offset for r in rows)
             assert offsets == list(range(len(offsets)))  # a prefix, no gaps or duplicates
             assert all(r.value == b"live-0-%d" % r.offset for r in rows)
             seen.append(len(offsets))
+        assert writer.poll() is None, "the writer stopped before the reads were done"
+        open(stop, "w").close()
         assert writer.wait(30) == 0
-        assert len(seen) >= 2 and seen[-1] > seen[0]  # the reads really overlapped the appends
+        assert len(seen) == 4 and seen[-1] > seen[0]  # the reads really overlapped the appends
     finally:
         writer.kill()
 

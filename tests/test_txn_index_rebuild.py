@@ -440,7 +440,6 @@ def test_random_interleavings_against_the_reference(ops, drop, drop_txn_only, ke
 
 # ------------------------------------------------------------------------------------------- Spark
 @pytest.mark.spark
-@pytest.mark.xdist_group("spark")
 def test_spark_python_source_read_committed_on_raw_segments(spark, tmp_path):
     pytest.importorskip("pyspark")
     import kvlog.spark
