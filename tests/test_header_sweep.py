@@ -127,7 +127,7 @@ def sweep(tmp_path: Path, fmt: tuple, positions: str, modes: tuple[str, ...]) ->
     probe.close()
     targets = _header_bytes(original)
     if positions == "sample":
-        targets = targets[::8] + targets[-3:]
+        targets = targets[::10] + targets[-3:]
     work = tmp_path / "work" / "t-0"
     cases = aside = intact = named = 0
     for pos in targets:

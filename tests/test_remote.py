@@ -411,7 +411,7 @@ def test_spark_streaming_from_s3(spark, s3, tmp_path):
 
     def run():
         q = (spark.readStream.format("kvlog_python").option("subscribePattern", ".*").option("startingOffsets", "earliest")
-             .option("maxOffsetsPerTrigger", "100").load(s3.uri(key))
+             .option("maxOffsetsPerTrigger", "150").load(s3.uri(key))
              .select("offset", "value").writeStream.format("parquet").option("path", str(out))
              .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())
         try:

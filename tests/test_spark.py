@@ -208,7 +208,8 @@ def test_read_while_another_process_appends(spark, tmp_path):
     try:
         seen = []
         deadline = time.time() + 60
-        while writer.poll() is None and time.time() < deadline and len(seen) < 4:
+        # (the writer may not have appended yet when the first reads run: read until the log has grown)
+        while writer.poll() is None and time.time() < deadline and not (len(seen) >= 3 and seen[-1] > seen[0]):
             rows = spark.read.format(PY).option("subscribePattern", ".*").load(root).collect()
             offsets = sorted(r.offset for r in rows)
             assert offsets == list(range(len(offsets)))  # a prefix, no gaps or duplicates
@@ -217,7 +218,7 @@ def test_read_while_another_process_appends(spark, tmp_path):
         assert writer.poll() is None, "the writer stopped before the reads were done"
         open(stop, "w").close()
         assert writer.wait(30) == 0
-        assert len(seen) == 4 and seen[-1] > seen[0]  # the reads really overlapped the appends
+        assert len(seen) >= 3 and seen[-1] > seen[0]  # the reads really overlapped the appends
     finally:
         writer.kill()
 
