@@ -65,7 +65,7 @@ def reopen_and_check(d, ends, damaged_at, damaged, written):
 
 @pytest.mark.parametrize("magic,codec", FORMATS)
 def test_bytes_damaged_sampled(tmp_path, magic, codec):
-    sweep(tmp_path, magic, codec, step=11)
+    sweep(tmp_path, magic, codec, step=13)
 
 
 @pytest.mark.slow
@@ -98,8 +98,8 @@ def sweep(tmp_path, magic, codec, step):
 
 @pytest.mark.parametrize("magic,codec", FORMATS)
 def test_length_cuts_sampled(tmp_path, magic, codec):
-    """Every cut within two bytes of a batch boundary and in the first header, every ninth elsewhere."""
-    cut_sweep(tmp_path, magic, codec, every=9)
+    """Every cut within two bytes of a batch boundary and in the first header, every eleventh elsewhere."""
+    cut_sweep(tmp_path, magic, codec, every=11)
 
 
 @pytest.mark.slow

@@ -83,7 +83,7 @@ def test_a_stream_reads_the_remote_history_from_s3(jvm, s3, tiered, tmp_path):
     s3.upload(t0.remote_root, key)
     out, ckpt = str(tmp_path / "out"), str(tmp_path / "ckpt")
     q = (jvm.readStream.format("kvlog").options(**local_tiered(s3.uri(key))).option("startingOffsets", "earliest")
-         .option("maxOffsetsPerTrigger", "300").load(str(t0.root))
+         .option("maxOffsetsPerTrigger", "500").load(str(t0.root))
          .select(*COLS).writeStream.format("parquet").option("path", out)
          .option("checkpointLocation", ckpt).trigger(availableNow=True).start())
     try:
