@@ -17,7 +17,7 @@ pytest.importorskip("cryptography")
 pytest.importorskip("zstandard")
 
 from tiered_aiven_writer import make_key_pair  # noqa: E402
-from tiered_support import T0, thrown, tier_log, to_aiven, write_log  # noqa: E402
+from tiered_support import T0, thrown, tier_log, to_aiven, two_tiered_partitions, write_log  # noqa: E402
 
 TOPIC = "orders"
 COLS = ["partition", "offset", "timestamp", "key", "value"]
@@ -28,11 +28,7 @@ PREFIX = "rsm/"
 def tiered(tmp_path_factory):
     """Two partitions: 0 with three of five segments remote, 1 with two of four (one of them also still local)."""
     base = tmp_path_factory.mktemp("aiven")
-    root = base / "data"
-    write_log(root, TOPIC, 0, segments=5)
-    write_log(root, TOPIC, 1, segments=4, compression="zstd")
-    t0 = tier_log(root, TOPIC, 0, remote=3)
-    t1 = tier_log(root, TOPIC, 1, remote=2, overlap=1, after=t0)
+    t0, t1 = two_tiered_partitions(base, TOPIC)
     pub, _, _, priv = make_key_pair(base, "k1")
     return base, t0, t1, pub, priv
 

@@ -10,7 +10,7 @@ The oracle is the same records read as one plain local log.
 from __future__ import annotations
 
 import pytest
-from tiered_support import T0, tier_log, to_aiven, write_log
+from tiered_support import T0, to_aiven, two_tiered_partitions
 
 pytest.importorskip("pyspark")
 
@@ -21,14 +21,7 @@ CREATE_ONLY = "io.kvlog.spark.WriterBlocksForTests$CreateOnlyFileSystem"
 
 @pytest.fixture(scope="module")
 def tiered(tmp_path_factory):
-    """Two partitions: 0 with three of five segments remote, 1 with two of four (one of them still local too)."""
-    base = tmp_path_factory.mktemp("tiered-os")
-    root = base / "data"
-    write_log(root, TOPIC, 0, segments=5)
-    write_log(root, TOPIC, 1, segments=4, compression="zstd")
-    t0 = tier_log(root, TOPIC, 0, remote=3)
-    t1 = tier_log(root, TOPIC, 1, remote=2, overlap=1, after=t0)
-    return t0, t1
+    return two_tiered_partitions(tmp_path_factory.mktemp("tiered-os"), TOPIC)
 
 
 def rows(spark, fmt, root, **opts):

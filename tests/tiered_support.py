@@ -207,3 +207,13 @@ def thrown(exc, name):
             return java
         java = java.getCause()
     raise AssertionError(f"no {name} in the causes of {exc!r}")
+
+
+def two_tiered_partitions(base, topic="orders"):
+    """``base/data``: partition 0 with three of five segments remote, partition 1 (zstd) with two of four, one
+    of them still local too. Returns their ``Tiered`` (they share one remote storage and metadata)."""
+    root = os.path.join(os.fspath(base), "data")
+    write_log(root, topic, 0, segments=5)
+    write_log(root, topic, 1, segments=4, compression="zstd")
+    t0 = tier_log(root, topic, 0, remote=3)
+    return t0, tier_log(root, topic, 1, remote=2, overlap=1, after=t0)
