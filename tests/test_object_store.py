@@ -141,3 +141,71 @@ def test_cached_bytes_stay_within_the_stores_budget(tmp_path):
     for f in files:
         f.close()
     assert store._kept_bytes == 0 and not store._kept
+
+
+@pytest.mark.parametrize("seed,big", [(0, False), (1, False), (2, True), (3, True)])
+def test_a_scan_reads_inside_the_stores_blocks(subtree, monkeypatch, seed, big):
+    """A scan of an object-store log fetches pieces that each lie inside one block (a view of it) but for a
+    short crossing at each block's end: the bytes copied to join blocks are a small part of the bytes read
+    (a scan used to join 64 MiB pieces of 8 MiB blocks: every byte copied once more). The records equal the
+    local log's, over the whole log and over ranges that start and end anywhere."""
+    import numpy as np
+
+    from kvlog.object_store import ObjectFile
+
+    prefix, box, store = subtree
+    rng = np.random.default_rng(seed)
+    cfg = kvlog.LogConfig(segment_bytes=256 << 10, index_interval_bytes=int(rng.choice([256, 4096])))
+    with kvlog.Log.open(str(box / "s-0"), cfg) as log:
+        n = 0
+        while log.log_end_offset < 3000:
+            top = 90_000 if big and rng.random() < 0.1 else 400  # some batches larger than a 64 KiB block
+            k = int(rng.integers(1, 12 if top < 1000 else 3))
+            log.append([Record(b"k%d" % (n + i), rng.bytes(int(rng.integers(0, top))), 1000 + n + i)
+                        for i in range(k)], compression=str(rng.choice(["none", "lz4"])))
+            n += k
+    copied, read = [0], [0]
+    real = ObjectFile._read
+
+    def counting(self, size, offset):
+        got = real(self, size, offset)
+        read[0] += len(got)
+        bs = self.store.block_size
+        if len(got) and offset // bs != (offset + len(got) - 1) // bs:
+            copied[0] += len(got)
+        return got
+
+    monkeypatch.setattr(ObjectFile, "_read", counting)
+    with kvlog.Log.open(f"{prefix}/s-0", read_only=True) as remote, \
+            kvlog.Log.open(str(box / "s-0"), read_only=True) as local:
+        assert len(remote.segments) > 2
+        copied[0] = read[0] = 0  # (the open frames the last segment: not the scan's)
+        assert remote.to_arrow().equals(local.to_arrow())
+        if not big:  # pieces inside blocks; each crossing is an eighth of a block and a batch or two
+            assert copied[0] < read[0] / 4, (copied[0], read[0])
+        end = remote.log_end_offset
+        for a, b in rng.integers(0, end + 1, (12, 2)).tolist():
+            a, b = min(a, b), max(a, b)
+            assert remote.to_arrow(a, b).equals(local.to_arrow(a, b)), (a, b)
+        a = int(rng.integers(0, end))
+        assert [r.offset for r in remote.records(a)] == list(range(a, end))
+
+
+def test_a_scan_that_ends_at_a_segment_does_not_fetch_the_next(subtree):
+    """A range ending where a segment ends (a Spark split, the remote part of a tiered log) reads that
+    segment only: the read-ahead of the next segment is for scans that go on into it."""
+    prefix, box, store = subtree
+    with kvlog.Log.open(str(box / "n-0"), kvlog.LogConfig(segment_bytes=256 << 10)) as log:
+        for i in range(500):
+            log.append([Record(b"k%d" % i, os.urandom(300), 1000 + i) for _ in range(5)])
+    with kvlog.Log.open(f"{prefix}/n-0", read_only=True) as remote:
+        assert len(remote.segments) >= 3  # (the open reads the last one)
+        first, second = remote.segments[0], remote.segments[1]
+        before = store.stats.get_bytes
+        assert remote.to_arrow(0, second.base_offset).num_rows == second.base_offset
+        fetched = store.stats.get_bytes - before
+        assert first.size_in_bytes <= fetched < first.size_in_bytes + second.size_in_bytes // 2, \
+            (fetched, first.size_in_bytes, second.size_in_bytes)
+        before = store.stats.get_bytes
+        assert remote.to_arrow(0, second.base_offset + 1).num_rows == second.base_offset + 1
+        assert store.stats.get_bytes - before >= second.size_in_bytes // 2  # it goes on: the next is read ahead

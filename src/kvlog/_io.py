@@ -82,6 +82,16 @@ class FileSystem:
         if fd >= REMOTE_FD:
             _storage.handle(fd).will_need(offset, size)
 
+    def scan_block(self, fd: int, offset: int) -> tuple[int, int] | None:
+        """The remote block (or chunk group) holding ``offset``, ``(start, end)``: a scan's read inside it
+        is served without a copy. None for a local file, or a store that fetches no blocks."""
+        if fd >= REMOTE_FD:
+            block = getattr(_storage.handle(fd), "scan_block", None)
+            if block is not None:
+                start, end = block(offset)
+                return int(start), int(end)
+        return None
+
     def size(self, fd: int) -> int:
         """The file's current length (``fstat``); a remote object's length as listed."""
         if fd >= REMOTE_FD:

@@ -453,6 +453,13 @@ class ObjectFile:
             if isinstance(old, Future):
                 old.cancel()
 
+    def scan_block(self, offset: int) -> tuple[int, int]:
+        """Where the block holding ``offset`` starts and ends: a read inside one block is a view of it,
+        where a read across blocks copies them into one buffer."""
+        bs = self.store.block_size
+        first = offset // bs * bs
+        return first, min(self.size, first + bs)
+
     def will_need(self, offset: int, size: int) -> None:
         """Start fetching ``[offset, offset + size)`` in the background (a scan about to reach it)."""
         if self.size == 0 or offset >= self.size:

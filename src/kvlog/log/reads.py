@@ -21,7 +21,7 @@ from kvlog.damage import DataLossWarning, LogDamage
 from kvlog.errors import CorruptRecordError, OffsetOutOfRangeError
 from kvlog.log._common import LONG_MAX, OffsetAndTimestamp, _int_arg, _located
 from kvlog.records import MemoryRecords, Record, record_schema
-from kvlog.segment import LogSegment
+from kvlog.segment import HEADER_ROOM, LogSegment
 
 if TYPE_CHECKING:
     from kvlog.log.log import Log
@@ -61,38 +61,61 @@ def chunks(log: Log, start: int, end: int, chunk: int, where: list[Any] | None =
     filter): a fetch loop over segments. ``where`` is set to ``[file, position]`` of the piece being
     yielded (for errors). Not a ``kvlog._walk.BatchWalk``: it walks by offset, and the fetch kernel
     finds, cuts and frames each piece in one call (a batch larger than ``chunk`` comes whole, as a fetch
-    returns at least one batch), where a position walk would add a framing pass per piece."""
+    returns at least one batch), where a position walk would add a framing pass per piece.
+
+    On an object store the pieces follow the store's blocks: a piece inside one fetched block is a view
+    of it, where a piece across blocks would copy every byte once more (a third of a scan's time)."""
     segments = log._segments
     i, offset = segments.floor_index(start), start
     stop = end if end < log._next_offset else LONG_MAX
-    ahead = -1
+    ahead, pos = -1, -1
     while offset < end and i < len(segments):
+        seg = segments[i]
         if ahead != i:
-            ahead = read_ahead(log, i, offset)
-        got = segments[i].read(offset, chunk, None, True, stop)
+            ahead, pos = read_ahead(log, i, offset, end)
+        got = seg.read(offset, chunk if pos < 0 else _piece(seg, pos, chunk), None, True, stop)
         if got is None or not len(got[1]) or got[2] < 0:
             if log.damage:
                 offset = past_damage(log, offset, end)
             i += 1
             continue
         if where is not None:
-            where[:] = [segments[i].log_path, got[0]]
+            where[:] = [seg.log_path, got[0]]
         yield got[1]
         offset = got[2]
+        if pos >= 0:
+            pos = got[0] + len(got[1])
 
 
-def read_ahead(log: Log, i: int, offset: int) -> int:
-    """Internal (the Spark source): a scan reaches segment ``i`` at ``offset``, so the rest of it and
-    the next segment are wanted soon. An object store starts fetching them (in parallel, while this one
-    is decoded); a local file ignores the hint (the kernel reads ahead). Returns ``i``."""
+def _piece(seg: LogSegment, pos: int, chunk: int) -> int:
+    """The size of a fetch from ``pos`` of a remote segment that stays inside the block holding it (with
+    the room a fetch reads beyond its size: an index interval and a header). Near the block's end the
+    fetch crosses into the next block by a 32nd of a block (256 KiB of 8 MiB), so that only that much is
+    copied (a batch straddling the boundary that is larger comes whole, as a fetch returns one at least)."""
+    block = _io.fs.scan_block(seg.fileno(), pos)
+    if block is None:
+        return chunk
+    start, end = block
+    crossing = max(4 << 10, (end - start) // 32)
+    room = end - pos - seg.index_interval_bytes - HEADER_ROOM
+    return min(chunk, room if room >= crossing else end - pos + crossing)
+
+
+def read_ahead(log: Log, i: int, offset: int, end: int = LONG_MAX) -> tuple[int, int]:
+    """Internal (the Spark source): a scan of offsets up to ``end`` reaches segment ``i`` at ``offset``,
+    so the rest of it, and the next segment if the scan goes on there, are wanted soon. An object store
+    starts fetching them (in parallel, while this one is decoded); a local file ignores the hint (the
+    kernel reads ahead). Returns ``(i, the position the fetch starts from at the latest)``, the position
+    -1 for a local segment."""
     segments = log._segments
     seg = segments[i]
-    if storage.is_remote(seg.log_path):  # (a tiered view's remote segments below a local directory too)
-        pos = seg.index_position(offset)
-        _io.fs.will_need(seg.fileno(), pos, seg.size_in_bytes - pos)
-        if i + 1 < len(segments) and storage.is_remote(segments[i + 1].log_path):
-            _io.fs.will_need(segments[i + 1].fileno(), 0, segments[i + 1].size_in_bytes)
-    return i
+    if not storage.is_remote(seg.log_path):  # (a tiered view's remote segments below a local directory too)
+        return i, -1
+    pos = seg.index_position(offset)
+    _io.fs.will_need(seg.fileno(), pos, seg.size_in_bytes - pos)
+    if i + 1 < len(segments) and segments[i + 1].base_offset < end and storage.is_remote(segments[i + 1].log_path):
+        _io.fs.will_need(segments[i + 1].fileno(), 0, segments[i + 1].size_in_bytes)
+    return i, pos
 
 
 def bounds(log: Log, start: int | None, end: int | None) -> tuple[int, int]:

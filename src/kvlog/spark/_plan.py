@@ -688,7 +688,7 @@ def _windows(log: Log, start: int, end: int, window: int, include_headers: bool)
     buf = bytearray(window)
     schema = record_schema(include_headers)
     for seg, lo, hi in log.ranges(start, end):
-        log.read_ahead(log.segment_index_for(seg.base_offset), seg.base_offset)  # an object store fetches ahead
+        log.read_ahead(log.segment_index_for(seg.base_offset), seg.base_offset, end)  # an object store fetches ahead
         walk = BatchWalk(seg.fileno, lo, hi, window, buffer=buf, strict=True, path=seg.log_path)
         for pos, view in walk:
             try:

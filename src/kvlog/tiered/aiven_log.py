@@ -218,6 +218,12 @@ class ChunkedLogFile:
                 entry.cancel()
 
     # ------------------------------------------------------------------------------- RangedFile
+    def scan_block(self, offset: int) -> tuple[int, int]:
+        """Where the scan group holding ``offset`` starts and ends (see ``ObjectFile.scan_block``)."""
+        span = self._group * self._cs
+        first = offset // span * span
+        return first, min(self.size, first + span)
+
     def will_need(self, offset: int, size: int) -> None:
         """A scan of ``[offset, offset + size)`` is coming: fetch its first groups in the background."""
         if offset >= self.size or size <= 0:
