@@ -20,6 +20,7 @@ Figures, each the best of ``--repeat`` (the open included):
 * requests of ``offset_for_timestamp`` into a remote segment after the open, per layout;
 * GETs per MiB of each scan.
 Targets: tiered ≥ 1.0× plain; aiven zstd+aes ≥ 0.5× aiven plain; ≤ 3 requests per search after the open.
+Each ratio is given twice: of the bests, and ``paired_median``, the median of the rounds' ratios.
 """
 
 from __future__ import annotations
@@ -233,13 +234,15 @@ def measure(gb: float, segment_mib: int, repeat: int, with_spark: bool = False) 
         for name, (opener, counter) in layouts.items():
             scan_remote(data, local_start, opener)  # warm
         best = {name: float("inf") for name in layouts}
+        times: dict[str, list[float]] = {name: [] for name in layouts}
         gets = {}
         for _ in range(repeat):
             for name, (opener, counter) in layouts.items():  # alternately, so drift hits all alike
                 before = stats(counter)
                 t = time.perf_counter()
                 got = scan_remote(data, local_start, opener)
-                best[name] = min(best[name], time.perf_counter() - t)
+                times[name].append(time.perf_counter() - t)
+                best[name] = min(best[name], times[name][-1])
                 after = stats(counter)
                 assert got == expect, (name, got, expect)
                 gets[name] = (after.gets - before.gets) / (remote_bytes / (1 << 20))
@@ -251,6 +254,16 @@ def measure(gb: float, segment_mib: int, repeat: int, with_spark: bool = False) 
         out["tiered_vs_plain"] = round(best["plain"] / best["tiered"], 2)
         out["aiven_vs_plain"] = round(best["plain"] / best["aiven"], 2)
         out["aiven_zstd_aes_vs_aiven"] = round(best["aiven"] / best["aiven zstd+aes"], 2)
+
+        def paired(a: str, b: str) -> float:
+            """The median of the ratios of rounds (each round reads every layout once, one after another):
+            steadier than a ratio of bests on a VM whose speed drifts."""
+            import statistics
+
+            return round(statistics.median(x / y for x, y in zip(times[a], times[b])), 2)
+
+        out["paired_median"] = {"tiered_vs_plain": paired("plain", "tiered"), "aiven_vs_plain": paired("plain", "aiven"),
+                                "aiven_zstd_aes_vs_aiven": paired("aiven", "aiven zstd+aes")}
     finally:
         if proc is not None and proc.poll() is None:
             proc.kill()

@@ -162,13 +162,14 @@ class AivenTieredStorage:
     ``key_prefix``: the plugin's ``key.prefix`` (prepended as is: ``"kafka/"`` with its slash).
     ``key_pairs``: ``{key pair id: private key}`` for encrypted segments, the key as PEM or DER bytes,
     PEM text, a file path or a ``cryptography`` RSA private key; only the ids are ever shown.
-    ``block_size``: original bytes per request of a scan; ``prefetch``: scan groups fetched ahead.
+    ``block_size``: original bytes per request of a scan; ``prefetch``: scan groups fetched ahead (2,
+    as many as an object store fetches blocks ahead for a plain log).
     """
 
     name = "aiven"
 
     def __init__(self, location: str | os.PathLike[str], *, key_prefix: str = "",
-                 key_pairs: Mapping[str, Any] | None = None, block_size: int = 8 << 20, prefetch: int = 1) -> None:
+                 key_pairs: Mapping[str, Any] | None = None, block_size: int = 8 << 20, prefetch: int = 2) -> None:
         text = os.fspath(location)
         if not isinstance(key_prefix, str):
             raise ConfigError("key_prefix is the plugin's key.prefix, a string")
