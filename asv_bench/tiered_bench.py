@@ -262,6 +262,7 @@ def measure(gb: float, segment_mib: int, repeat: int, with_spark: bool = False) 
 
             return round(statistics.median(x / y for x, y in zip(times[a], times[b])), 2)
 
+        out["rounds_s"] = {name: [round(x, 3) for x in ts] for name, ts in times.items()}
         out["paired_median"] = {"tiered_vs_plain": paired("plain", "tiered"), "aiven_vs_plain": paired("plain", "aiven"),
                                 "aiven_zstd_aes_vs_aiven": paired("aiven", "aiven zstd+aes")}
     finally:

@@ -481,19 +481,30 @@ class ObjectFile:
         return memoryview(got)
 
     def readinto(self, view: memoryview, offset: int) -> int:
-        got = self._read(len(view), offset)
-        view[: len(got)] = got
-        return len(got)
+        """Fill ``view`` from ``offset``: each block's piece copied straight into place (no joined copy)."""
+        n = 0
+        for piece in self._pieces(len(view), offset):
+            view[n : n + len(piece)] = piece
+            n += len(piece)
+        return n
 
-    def _read(self, size: int, offset: int) -> bytes | bytearray | memoryview:
+    def _read(self, size: int, offset: int) -> bytes | memoryview:
+        pieces = self._pieces(size, offset)
+        if len(pieces) == 1:
+            return pieces[0]
+        return b"".join(pieces)  # one copy of each piece, straight into place (no zero-filled buffer first)
+
+    def _pieces(self, size: int, offset: int) -> list[memoryview]:
+        """``[offset, offset + size)`` (shorter only at the end of the object) as views of the cached blocks
+        (or the point range) it covers, in order."""
         end = min(offset + size, self.size)
         if offset >= end:
-            return b""
+            return [memoryview(b"")]
         with self._lock:
             point = self._point
             if point is not None and point[0] <= offset and end <= point[0] + len(point[1]):
                 self._next = end
-                return memoryview(point[1])[offset - point[0] : end - point[0]]
+                return [memoryview(point[1])[offset - point[0] : end - point[0]]]
             bs = self.store.block_size
             first = offset // bs * bs
             if first not in self._blocks and offset != self._next and end - offset < self.store.point_block:
@@ -503,7 +514,7 @@ class ObjectFile:
                 self._point = (start, data)
                 self.store._keep(self, -1, len(data))
                 self._next = end
-                return memoryview(data)[offset - start : end - start]
+                return [memoryview(data)[offset - start : end - start]]
             self._next = end
             last = (end - 1) // bs * bs
             # every block of this read that is neither cached nor in flight, requested in parallel,
@@ -513,11 +524,9 @@ class ObjectFile:
             parts = [self._resolve(s) for s in range(first, last + bs, bs)]
             self._evict(last)
         if len(parts) == 1:
-            return memoryview(parts[0])[offset - first : end - first]
-        # one copy of each piece, straight into place (no zero-filled buffer first)
-        pieces = [memoryview(part)[offset - first if k == 0 else 0 : min(len(part), end - (first + k * bs))]
-                  for k, part in enumerate(parts)]
-        return b"".join(pieces)
+            return [memoryview(parts[0])[offset - first : end - first]]
+        return [memoryview(part)[offset - first if k == 0 else 0 : min(len(part), end - (first + k * bs))]
+                for k, part in enumerate(parts)]
 
     def close(self) -> None:
         self.store._release(self)
