@@ -39,7 +39,10 @@ REMOTE_FD = 1 << 40
 
 
 class RangedFile(Protocol):
-    """One open object: its size and ranged reads (short only at the end of the object)."""
+    """One open object: its size and ranged reads (short only at the end of the object).
+
+    Optionally ``scan_block(offset) -> (start, end)``: the fetched block holding ``offset``, so that a
+    scan's reads can stay inside blocks (``kvlog.log.reads.chunks``)."""
 
     path: str
     size: int
