@@ -234,3 +234,32 @@ def test_groups_surface_damage_instead_of_an_older_commit(tmp_path, capfd):
     out, err = capfd.readouterr()
     assert rc != 0 and "committed" not in out.lower()
     assert "__consumer_offsets-6" in err and "position" in err, err
+
+
+@pytest.mark.parametrize("which", [0, 17, 38])
+def test_a_damaged_batch_among_many_small_segments_is_named_by_its_own_file(tmp_path, which):
+    """``to_arrow`` decodes small segments' pieces together: a CRC error still names the segment file and
+    the position of the damaged batch, not the first piece of the group; the records equal ``records()``."""
+    path = str(tmp_path / "small-0")
+    with kvlog.Log.open(path, kvlog.LogConfig(segment_bytes=300)) as log:
+        for i in range(120):
+            log.append([kvlog.Record(b"k%d" % i, b"v%d" % i * 10, 1_700_000_000_000 + i) for _ in range(2)])
+    with kvlog.Log.open(path, read_only=True) as log:
+        segments = [(s.base_offset, s.log_path) for s in log.segments]
+        assert len(segments) > 40
+        want = [(r.offset, r.key, r.value) for r in log.records()]
+        t = log.to_arrow()
+        assert list(zip(*(t.column(c).to_pylist() for c in ("offset", "key", "value")))) == want
+        assert log.to_arrow(5, 101).column("offset").to_pylist() == list(range(5, 101))
+    base, victim = segments[which]
+    with open(victim, "rb") as f:
+        first = next(kvlog.MemoryRecords(f.read()).batches()).size_in_bytes
+    with open(victim, "r+b") as f:  # the segment's second batch, inside the bytes its CRC covers
+        f.seek(first + 40)
+        b = f.read(1)
+        f.seek(first + 40)
+        f.write(bytes([b[0] ^ 0xFF]))
+    with kvlog.Log.open(path, read_only=True) as log:  # (the flip is in flushed data: reads raise)
+        with pytest.raises(CorruptRecordError) as err:
+            log.to_arrow()
+    assert err.value.file == victim and err.value.position == first, (err.value.file, err.value.position)

@@ -149,20 +149,59 @@ def records_in(log: Log, start: int, end: int, extra: dict[str, Any]) -> Iterato
         raise _located(exc, where) from None
 
 
+_SMALL_PIECE = 256 << 10  # pieces below this (small segments' whole contents) are decoded together
+_HELD_BYTES = 4 << 20
+
+
 def arrow_in(log: Log, start: int, end: int, include_headers: bool, check_crc: bool,
              extra: dict[str, Any]) -> pa.Table:
-    """The Records of ``[start, end)`` as one Arrow table, decoded in 64 MiB chunks with ``extra``."""
-    tables = []
+    """The Records of ``[start, end)`` as one Arrow table, decoded in 64 MiB chunks with ``extra``.
+
+    A fetch never crosses a segment, so a log of many small segments yields as many small pieces; those
+    are joined (whole batches one after another) and decoded together up to 4 MiB: one decoder call and
+    one table each, not one per segment (10,000 one-batch segments: 0.4 ms of fixed cost each)."""
+    tables: list[pa.Table] = []
     where: list[Any] = []
+    held: list[tuple[Any, list[Any]]] = []  # small pieces waiting, each with its [file, position]
+
+    def decode(data: Any, at: list[Any]) -> None:
+        try:
+            t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc, **extra)
+        except CorruptRecordError as exc:
+            raise _located(exc, at) from None
+        off = t.column("offset")
+        if len(t) and (pc.min(off).as_py() < start or pc.max(off).as_py() >= end):
+            t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
+        tables.append(t)
+
+    def flush() -> None:
+        if len(held) > 1:
+            try:
+                decode(b"".join(d for d, _ in held), held[0][1])
+            except CorruptRecordError:
+                for data, at in held:  # the piece at fault raises again, with its own file and position
+                    decode(data, at)
+                raise
+        elif held:
+            decode(*held[0])
+        held.clear()
+
+    size = 0
     try:
         for data in chunks(log, start, end, 64 << 20, where):
-            t = MemoryRecords(data).to_arrow(include_headers=include_headers, check_crc=check_crc, **extra)
-            off = t.column("offset")
-            if len(t) and (pc.min(off).as_py() < start or pc.max(off).as_py() >= end):
-                t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
-            tables.append(t)
+            if len(data) >= _SMALL_PIECE:
+                flush()
+                decode(data, where)
+                size = 0
+                continue
+            held.append((data, list(where)))
+            size += len(data)
+            if size >= _HELD_BYTES:
+                flush()
+                size = 0
+        flush()
     except CorruptRecordError as exc:
-        raise _located(exc, where) from None
+        raise _located(exc, where) from None  # (a fetch's own errors; a decoder's are located already)
     if not tables:
         return pa.Table.from_batches([], schema=record_schema(include_headers))  # (empty_table imports pandas)
     return pa.concat_tables(tables)
