@@ -422,7 +422,8 @@ import json, os, sys
 from pyspark.sql import SparkSession
 import kvlog.spark
 spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+         .config("spark.driver.extraJavaOptions",
+                 "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote")
          .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1").getOrCreate())
 engine = kvlog.spark.register(spark)
 every = {"subscribePattern": ".*"}
