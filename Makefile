@@ -70,6 +70,9 @@ $(WHEEL_VENV)/.installed: pyproject.toml
 # The suite against the installed wheel, run from a scratch directory outside the source tree: a module,
 # stub or data file missing from the wheel fails here. The tests and their helpers still come from tests/.
 # Several people share this checkout: one `make test` at a time owns the wheel and its virtualenv (flock).
+# The run's temporary files (pytest's tmp_path, TMPDIR, Spark's local dirs) go to one directory from
+# tools/test_tmpdir.sh: on the tmpfs /dev/shm when it has 2 GiB free (KVLOG_TEST_TMP=/tmp runs on the disk),
+# removed after a passing run and kept, with its path printed, after a failing one.
 test:
 	@if command -v flock >/dev/null; then mkdir -p $(WHEEL_BUILD) && \
 		flock $(WHEEL_BUILD)/.test.lock $(MAKE) --no-print-directory test-wheel; \
@@ -78,15 +81,22 @@ test:
 test-wheel: wheel
 	$(MAKE) --no-print-directory $(WHEEL_VENV)/.installed
 	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
-	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && cd "$$scratch" && \
+	@scratch=$$(tools/test_tmpdir.sh) && mkdir "$$scratch/tmp" "$$scratch/spark" && cd "$$scratch" && \
 	$(CURDIR)/$(WHEEL_PY) -c "import kvlog, sys; f = kvlog.__file__; \
 		sys.exit(0 if '/site-packages/' in f and '$(CURDIR)/src' not in f else 'kvlog imported from ' + f)" && \
-	PYTHONPATH=$(CURDIR) $(CURDIR)/$(WHEEL_PY) -m pytest -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) \
-		-p no:cacheprovider -n $(JOBS) -q $(PYTEST_ARGS) $(addprefix $(CURDIR)/,$(TESTS))
+	PYTHONPATH=$(CURDIR) TMPDIR="$$scratch/tmp" SPARK_LOCAL_DIRS="$$scratch/spark" \
+	$(CURDIR)/$(WHEEL_PY) -m pytest -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) \
+		-p no:cacheprovider -n $(JOBS) --basetemp="$$scratch/pytest" -q $(PYTEST_ARGS) $(addprefix $(CURDIR)/,$(TESTS)); \
+	status=$$?; cd $(CURDIR); if [ $$status -eq 0 ]; then rm -rf "$$scratch"; \
+	else echo "make test: the run's files are kept in $$scratch (remove it when done)"; fi; exit $$status
 
 # Quick developer loop: the suite against the in-place build in .venv.
 test-inplace: build
-	$(PY) -m pytest -n $(JOBS) -q $(PYTEST_ARGS)
+	@scratch=$$(tools/test_tmpdir.sh) && mkdir "$$scratch/tmp" "$$scratch/spark" && \
+	TMPDIR="$$scratch/tmp" SPARK_LOCAL_DIRS="$$scratch/spark" \
+	$(PY) -m pytest -n $(JOBS) --basetemp="$$scratch/pytest" -q $(PYTEST_ARGS); \
+	status=$$?; if [ $$status -eq 0 ]; then rm -rf "$$scratch"; \
+	else echo "make test-inplace: the run's files are kept in $$scratch (remove it when done)"; fi; exit $$status
 
 # Long soaks and big fuzz runs (opt-in).
 test-slow: build
