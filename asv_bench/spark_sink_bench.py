@@ -6,7 +6,8 @@ One local[2] session with kvlog's jar (UI off), each writer run alternately with
   (codec none, lz4, zstd), ``format("kvlog_python")`` and ``write.parquet`` (Spark's default snappy),
   4 Kafka partitions, into tmpfs;
 * commit: the driver's commit time (``KvlogSource.lastSinkCommitNanos``) for a 16 MB write and a 2 GB one;
-* streaming: ``readStream.format("kvlog")`` → ``writeStream.format("kvlog")`` with ``Trigger.AvailableNow``.
+* streaming: ``readStream.format("kvlog")`` → ``writeStream.format("kvlog")`` with ``Trigger.AvailableNow``
+  (one stream to warm up, reported apart, then the best of N).
 
     python asv_bench/spark_sink_bench.py [--rows N] [--repeat R] [--big-rows N] [--quick | --one-row]
 """
@@ -174,8 +175,13 @@ def sink_rows(repeat: int, rows: int = N_ROWS, big_rows: int = 18_000_000, quick
         commits = commit_times(spark, work, 150_000, big_rows)
         out.append((f"JVM sink driver commit, {commits['small_bytes'] / 1e6:.0f} MB written",
                     f"same, {commits['big_bytes'] / 1e9:.1f} GB written", commits["small"], commits["big"], "ms", None))
-        out.append(("Spark JVM sink streaming AvailableNow", "(target 1 M rows/s)", stream_rate(spark, work, rows) / 1e6,
-                    1.0, "M rows/s", 1.0))
+        # as every writer above: one run to warm up (the session's first stream loads and compiles the streaming
+        # path: about half the rate of the later ones), then the best of `repeat`; the first is reported apart
+        streams = [stream_rate(spark, work, rows) / 1e6 for _ in range(1 + repeat)]
+        out.append(("Spark JVM sink streaming AvailableNow", "(target 1 M rows/s)", max(streams[1:]), 1.0,
+                    "M rows/s", 1.0))
+        out.append(("  the same, the session's first stream", "(target 1 M rows/s)", streams[0], 1.0, "M rows/s",
+                    None))
         return out
     finally:
         spark.stop()
