@@ -72,7 +72,7 @@ $(WHEEL_VENV)/.installed: pyproject.toml
 # Several people share this checkout: one `make test` at a time owns the wheel and its virtualenv (flock).
 # The run's temporary files (pytest's tmp_path, TMPDIR, Spark's local dirs) go to one directory from
 # tools/test_tmpdir.sh: on the tmpfs /dev/shm when it has 2 GiB free (KVLOG_TEST_TMP=/tmp runs on the disk),
-# removed after a passing run and kept, with its path printed, after a failing one.
+# kept, with its path printed, when tests failed (pytest's status 1 or 3), else removed (passed, interrupted).
 test:
 	@if command -v flock >/dev/null; then mkdir -p $(WHEEL_BUILD) && \
 		flock $(WHEEL_BUILD)/.test.lock $(MAKE) --no-print-directory test-wheel; \
@@ -87,7 +87,7 @@ test-wheel: wheel
 	PYTHONPATH=$(CURDIR) TMPDIR="$$scratch/tmp" SPARK_LOCAL_DIRS="$$scratch/spark" \
 	$(CURDIR)/$(WHEEL_PY) -m pytest -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) \
 		-p no:cacheprovider -n $(JOBS) --basetemp="$$scratch/pytest" -q $(PYTEST_ARGS) $(addprefix $(CURDIR)/,$(TESTS)); \
-	status=$$?; cd $(CURDIR); if [ $$status -eq 0 ]; then rm -rf "$$scratch"; \
+	status=$$?; cd $(CURDIR); if [ $$status -ne 1 ] && [ $$status -ne 3 ]; then rm -rf "$$scratch"; \
 	else echo "make test: the run's files are kept in $$scratch (remove it when done)"; fi; exit $$status
 
 # Quick developer loop: the suite against the in-place build in .venv.
@@ -95,7 +95,7 @@ test-inplace: build
 	@scratch=$$(tools/test_tmpdir.sh) && mkdir "$$scratch/tmp" "$$scratch/spark" && \
 	TMPDIR="$$scratch/tmp" SPARK_LOCAL_DIRS="$$scratch/spark" \
 	$(PY) -m pytest -n $(JOBS) --basetemp="$$scratch/pytest" -q $(PYTEST_ARGS); \
-	status=$$?; if [ $$status -eq 0 ]; then rm -rf "$$scratch"; \
+	status=$$?; if [ $$status -ne 1 ] && [ $$status -ne 3 ]; then rm -rf "$$scratch"; \
 	else echo "make test-inplace: the run's files are kept in $$scratch (remove it when done)"; fi; exit $$status
 
 # Long soaks and big fuzz runs (opt-in).
