@@ -19,6 +19,8 @@ import kvlog
 import kvlog.spark
 from kvlog import Record, TimestampType, encode_batch
 
+from conftest import TEST_JVM_OPTS
+
 pytest.importorskip("pyspark")
 pytestmark = pytest.mark.spark
 
@@ -422,8 +424,7 @@ import json, os, sys
 from pyspark.sql import SparkSession
 import kvlog.spark
 spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.driver.extraJavaOptions",
-                 "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote")
+         .config("spark.driver.extraJavaOptions", sys.argv[2])
          .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1").getOrCreate())
 engine = kvlog.spark.register(spark)
 every = {"subscribePattern": ".*"}
@@ -451,7 +452,8 @@ def test_without_the_jar_kvlog_is_the_python_source(tmp_path):
     _write_partition(str(tmp_path / "root"), "t", 0, [batches], [0])
     env = {k: v for k, v in os.environ.items() if k not in ("KVLOG_SPARK_JAR", "PYSPARK_SUBMIT_ARGS")}
     env.update(PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
-    done = subprocess.run([sys.executable, "-c", FALLBACK_SCRIPT, str(tmp_path / "root")], env=env,
+    jvm_opts = os.environ.get("KVLOG_TEST_JVM_OPTS", TEST_JVM_OPTS)  # as the shared session's (conftest.py)
+    done = subprocess.run([sys.executable, "-c", FALLBACK_SCRIPT, str(tmp_path / "root"), jvm_opts], env=env,
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])

@@ -164,6 +164,7 @@ def arrow_in(log: Log, start: int, end: int, include_headers: bool, check_crc: b
     tables: list[pa.Table] = []
     where: list[Any] = []
     held: list[tuple[Any, list[Any]]] = []  # small pieces waiting, each with its [file, position]
+    held_bytes = 0  # their total, kept as they come (summing them per piece would be quadratic)
 
     def decode(data: Any, at: list[Any]) -> None:
         try:
@@ -176,6 +177,7 @@ def arrow_in(log: Log, start: int, end: int, include_headers: bool, check_crc: b
         tables.append(t)
 
     def flush() -> None:
+        nonlocal held_bytes
         if len(held) > 1:
             try:
                 decode(b"".join(d for d, _ in held), held[0][1])
@@ -186,20 +188,18 @@ def arrow_in(log: Log, start: int, end: int, include_headers: bool, check_crc: b
         elif held:
             decode(*held[0])
         held.clear()
+        held_bytes = 0
 
-    size = 0
     try:
         for data in chunks(log, start, end, 64 << 20, where):
             if len(data) >= _SMALL_PIECE:
                 flush()
                 decode(data, where)
-                size = 0
                 continue
             held.append((data, list(where)))
-            size += len(data)
-            if size >= _HELD_BYTES:
+            held_bytes += len(data)
+            if held_bytes >= _HELD_BYTES:
                 flush()
-                size = 0
         flush()
     except CorruptRecordError as exc:
         raise _located(exc, where) from None  # (a fetch's own errors; a decoder's are located already)
