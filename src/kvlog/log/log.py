@@ -583,7 +583,9 @@ class Log:
         """The earliest offset whose record timestamp is ≥ ``timestamp`` (KIP-79 / KIP-33).
 
         Special targets: ``LATEST`` (-1) → the log end offset, ``EARLIEST`` (-2) → the log start
-        offset, ``MAX_TIMESTAMP`` (-3) → the first record carrying the largest timestamp.
+        offset, ``MAX_TIMESTAMP`` (-3) → the first record carrying the largest timestamp, as Kafka's
+        ListOffsets finds it: the first batch reaching it decides, a control batch (a transaction marker, a
+        KRaft ``LeaderChange``) too.
         None when no record is that recent.
         """
         if self._closed:

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 
 from kvlog import _io, storage
@@ -209,18 +210,60 @@ def arrow_in(log: Log, start: int, end: int, include_headers: bool, check_crc: b
 
 
 def max_timestamp_offset(log: Log) -> OffsetAndTimestamp | None:
-    """The first record carrying the log's largest timestamp (``offset_for_timestamp(MAX_TIMESTAMP)``)."""
+    """``offset_for_timestamp(MAX_TIMESTAMP)``, as Kafka's ListOffsets answers it (``UnifiedLog``, 3.8+).
+
+    The first segment holding the log's largest batch max timestamp; in it, the first batch reaching that
+    timestamp, control batches included (a transaction marker, a KRaft ``LeaderChange``); then the first
+    record of that batch carrying it. A data batch's record is found by the time search from that batch
+    on; a control batch's is its control record."""
     for d in log.damage:  # the damaged bytes may hold the largest timestamp
         past_damage(log, d.first_offset, LONG_MAX)
     best: LogSegment | None = None
     for seg in log._segments:
         if seg.size_in_bytes and (best is None or seg.max_timestamp > best.max_timestamp):
-            best = seg
+            best = seg  # (strictly greater: the first segment reaching the maximum, as Kafka's maxBy)
     if best is None or best.max_timestamp < 0:
         return None
     target = best.max_timestamp
-    found = best.find_offset_by_timestamp(target, log.log_start_offset)
+    start = log.log_start_offset
+    holder = _first_batch_reaching(best, target, start)
+    if holder is not None and int(holder["magic"]) >= 2 and int(holder["attributes"]) & 0x20:
+        data = best._window(int(holder["position"]), int(holder["size"]))
+        try:
+            for rec in MemoryRecords(data).records(check_crc=False, include_control=True):
+                if rec.timestamp == target and rec.offset >= start:
+                    return OffsetAndTimestamp(rec.offset, target)
+        except CorruptRecordError as exc:
+            raise exc.with_context(file=best.log_path, base_position=int(holder["position"])) from None
+        return None  # (Kafka's offsetOfMaxTimestamp: no record carries the batch's max timestamp)
+    found = best.find_offset_by_timestamp(target, start if holder is None else max(start, int(holder["base_offset"])))
     return OffsetAndTimestamp(*found) if found else None
+
+
+def _first_batch_reaching(seg: LogSegment, target: int, start: int) -> Any:
+    """The header of the first batch of ``seg`` whose max timestamp is ``target`` and last offset ≥ ``start``,
+    searched from where the offset index places the batch that set the segment's max timestamp (Kafka's
+    lookup); None when the walk finds none or meets damage (the time search then answers alone)."""
+    shallow = seg.shallow_offset_of_max_timestamp
+    pos = seg.index_position(shallow)
+    try:
+        while True:
+            first = True
+            for headers in seg.iter_headers(pos, chunk=HEADER_ROOM * 1024):
+                if not len(headers):
+                    continue
+                if first:
+                    first = False
+                    if pos and int(headers["base_offset"][0]) > shallow:
+                        break  # an index entry past the batch it should precede: from the start instead
+                hit = np.flatnonzero((headers["max_timestamp"] == target) & (headers["last_offset"] >= start))
+                if len(hit):
+                    return headers[int(hit[0])]
+            else:
+                return None
+            pos = 0
+    except CorruptRecordError:
+        return None
 
 
 def _damage_at(log: Log, offset: int) -> LogDamage | None:

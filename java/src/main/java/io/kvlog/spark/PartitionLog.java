@@ -247,8 +247,14 @@ final class PartitionLog {
             return logEndOffset;
         }
         if (ts == MAX_TIMESTAMP) {
-            long max = maxTimestamp();
-            return max < 0 ? -1 : offsetForTimestamp(max);
+            long[] max = maxTimestamp();
+            if (max[0] < 0) {
+                return -1;
+            }
+            // the first batch reaching the maximum answers, a control batch too (a transaction marker, a KRaft
+            // LeaderChange: Kafka's ListOffsets returns its one control record's offset); a data batch's record
+            // is found by the time search, which skips control batches and so lands on that first data batch
+            return max[1] >= 0 ? max[1] : offsetForTimestamp(max[0]);
         }
         return searchTimestamp(ts);
     }
@@ -258,11 +264,13 @@ final class PartitionLog {
     static final long MAX_TIMESTAMP = -3;
 
     /**
-     * The largest record timestamp of the batches from the log start on (-1: none), from the batch headers. A
-     * batch that reaches the log end is not part of the log (as the Python source's view ends before it).
+     * The largest record timestamp of the batches from the log start on (-1: none), from the batch headers, and
+     * the base offset of the first batch reaching it when that is a control batch (else -1). A batch that reaches
+     * the log end is not part of the log (as the Python source's view ends before it).
      */
-    private long maxTimestamp() throws IOException {
+    private long[] maxTimestamp() throws IOException {
         long max = -1;
+        long control = -1;
         for (Span sp : spans()) {
             try (SegmentStream s = new SegmentStream(sp.fs(), sp.file(), 0, chunkBytes, headersOnly)) {
                 while (s.next()) {
@@ -271,7 +279,7 @@ final class PartitionLog {
                     }
                     if (BatchDecoder.lastOffset(s) >= sp.hi()) {
                         if (sp.hi() == logEndOffset) {
-                            return max; // past the end of the log: the segment grew beyond it
+                            return new long[] {max, control}; // past the end of the log: the segment grew beyond it
                         }
                         break; // a remote piece ends inside this batch: the next piece or the local log serves the rest
                     }
@@ -280,11 +288,16 @@ final class PartitionLog {
                             + "batches of magic 2; " + tp + " holds older message sets: read it with the Python "
                             + "source (format kvlog_python)");
                     }
-                    max = Math.max(max, RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()));
+                    long batchMax = RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart());
+                    if (batchMax > max) { // strictly: the first batch reaching the maximum, as Kafka's
+                        max = batchMax;
+                        control = RecordBatchV2Decoder.isControl(s.buffer(), s.batchStart())
+                            ? Math.max(BatchDecoder.baseOffset(s), sp.lo()) : -1;
+                    }
                 }
             }
         }
-        return max;
+        return new long[] {max, control};
     }
 
     private long searchTimestamp(long ts) throws IOException {

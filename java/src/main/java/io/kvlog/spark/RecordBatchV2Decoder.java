@@ -27,6 +27,10 @@ final class RecordBatchV2Decoder {
         return Bytes.int64(b, p + MAX_TIMESTAMP_OFFSET);
     }
 
+    static boolean isControl(byte[] b, int p) {
+        return (Bytes.int16(b, p + ATTRIBUTES_OFFSET) & 0x20) != 0;
+    }
+
     static void checkCrc(byte[] b, int p, int size) throws BatchFormatException {
         CRC32C crc = new CRC32C();
         crc.update(b, p + ATTRIBUTES_OFFSET, size - ATTRIBUTES_OFFSET);
