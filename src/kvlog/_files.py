@@ -134,6 +134,22 @@ def lock_file(path: str, what: str) -> int:
     return fd
 
 
+def lock_existing_file(path: str, what: str) -> int | None:
+    """``lock_file`` for a reader that must not write: the lock is taken only if ``path`` exists (nothing is
+    created; a writer creates it before it writes), so a writer holding it is refused all the same. None when
+    there is no such file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LogLockedError(f"{what} is already open for writing by another process or object") from None
+    return fd
+
+
 def unlock_file(fd: int) -> None:
     fcntl.flock(fd, fcntl.LOCK_UN)
     os.close(fd)

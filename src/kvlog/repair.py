@@ -15,7 +15,8 @@ Before a segment file changes, its original bytes are kept beside it as ``<segme
 (numbered when taken); a restored quarantine file is renamed to ``….repaired`` as well. The segment's
 offset and time indexes are removed, so the next open rebuilds them from the repaired bytes; so is the
 partition's ``leader-epoch-checkpoint`` when anything changed (the next writer's open rebuilds it). Repair
-holds the partition's writer lock throughout: a log open for writing is refused.
+holds the partition's writer lock throughout: a log open for writing is refused. A dry run writes nothing
+(not the lock file either: it takes the lock only where a writer's lock file already is).
 """
 
 from __future__ import annotations
@@ -151,12 +152,16 @@ def repair_partition(path: str, topic: str | None = None, partition: int | None 
     """Repair one partition directory (see the module docstring); ``dry_run`` changes nothing."""
     path = os.path.abspath(path)
     report = RepairReport(path)
-    lock = _files.lock_file(os.path.join(path, _files.LOCK), f"log {path}")
+    # a dry run writes nothing, not even the lock file: it locks one a writer left, and is refused the same
+    lock_path = os.path.join(path, _files.LOCK)
+    what = f"log {path}"
+    lock = _files.lock_existing_file(lock_path, what) if dry_run else _files.lock_file(lock_path, what)
     try:
         with tempfile.TemporaryDirectory(prefix="kvlog-repair-") as scratch:
             _repair_locked(path, topic, partition, dry_run, scratch, report)
     finally:
-        _files.unlock_file(lock)
+        if lock is not None:
+            _files.unlock_file(lock)
     return report
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 from kvlog import _files
 from kvlog.cli._common import (
@@ -19,8 +20,9 @@ def cmd_repair(args: argparse.Namespace) -> int:
     """Rewrite only proven fields (``kvlog.repair``); exit 1 while anything unproven remains."""
     _, parts = _files.discover_partitions(args.path)
     reports = []
+    tty = sys.stderr.isatty()  # progress only for a person watching (docs/cli.md)
     for i, (p, t, n) in enumerate(parts):
-        if len(parts) > 1:
+        if tty and len(parts) > 1:
             _err(f"repair: partition {i + 1}/{len(parts)} {os.path.basename(p)}")
         reports.append(repair_partition(p, t, n, dry_run=args.dry_run))
     if args.json:
