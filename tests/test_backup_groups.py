@@ -144,7 +144,7 @@ def oracle(events, as_of, log_ranges, groups=None, topics=None):
         got = start if offset < start else end if offset > end else offset
         rows.append({"group": g, "topic": t, "partition": p, "offset": got, "original_offset": offset,
                      "clamped": got != offset, "leader_epoch": epoch if version >= 3 and epoch >= 0 else None,
-                     "metadata": metadata, "commit_timestamp": commit_ts})
+                     "metadata": metadata, "commit_timestamp": commit_ts, "topic_id": None})
     return rows
 
 
@@ -462,7 +462,7 @@ def segment_bytes(path):
 
 def peer_commits(path, peer):
     """(group, topic, partition) → (offset, epoch, metadata, commit ts) from a peer's read of the
-    segment bytes, keys and values decoded here with struct (OffsetCommitKey v1, value v3)."""
+    segment bytes, keys and values decoded here with struct (OffsetCommitKey v1, value v4)."""
     out = {}
     for batch in peer_decode(peer, segment_bytes(path)):
         assert batch["magic"] == 2 and not batch["is_transactional"] and not batch["is_control"]
@@ -477,11 +477,13 @@ def peer_commits(path, peer):
                 pos += 2 + n
             (partition,) = struct.unpack_from(">i", key, pos)
             assert pos + 4 == len(key)
-            version, offset, epoch, n = struct.unpack_from(">hqih", value)
-            assert version == 3
-            metadata = value[16:16 + n].decode()
-            (commit_ts,) = struct.unpack_from(">q", value, 16 + n)
-            assert 24 + n == len(value)
+            # value v4, as a 4.1+ coordinator writes it: flexible, a compact string (one-byte length here)
+            # and a tag section (no tag: the restore writes no topic id unless it knows the target's)
+            version, offset, epoch, n = struct.unpack_from(">hqiB", value)
+            assert version == 4 and n < 0x80
+            metadata = value[15:15 + n - 1].decode()
+            (commit_ts,) = struct.unpack_from(">q", value, 14 + n)
+            assert value[22 + n:] == b"\x00"
             out[(fields[0], fields[1], partition)] = (offset, epoch, metadata, commit_ts)
     return out
 

@@ -192,6 +192,10 @@ def test_dump_v2_batches_with_headers_and_codecs(tmp_path, capfd, codec):
     assert out[5].endswith("headerKeys: [only] key: k2")
 
 
+# the LeaderChangeMessage value a Kafka 4.4.0 broker (node 1, a single-voter quorum) wrote on its first election
+LEADER_CHANGE_440 = bytes.fromhex("00000000000102000000010002000000010000")
+
+
 def test_dump_transactional_and_control_batches(tmp_path, capfd):
     recs = [Record(b"a", b"1", T0), Record(b"b", b"2", T0 + 1), Record(b"c", b"3", T0 + 2)]
     txn = kvlog.encode_batch(recs, producer_id=42, producer_epoch=3, base_sequence=INT32_MAX - 1,
@@ -203,7 +207,7 @@ def test_dump_transactional_and_control_batches(tmp_path, capfd):
 
     data = (txn + control(3, b"\x00\x00\x00\x01", b"\x00\x00\x00\x00\x00\x07")
             + control(4, b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x08")
-            + control(5, b"\x00\x00\x00\x02", b"\x00\x00")
+            + control(5, b"\x00\x00\x00\x02", LEADER_CHANGE_440)
             + control(6, b"\x00\x00\x00\x63", None))
     path = seg_file(tmp_path, data)
     rc, out, err = run(capfd, "dump", "--files", path, "--print-data-log")
@@ -218,7 +222,8 @@ def test_dump_transactional_and_control_batches(tmp_path, capfd):
         rec_line(i, r.timestamp, r.key, r.value, seq=seqs[i]) for i, r in enumerate(recs)] + [
         lines[1], ctl.format(3, 6) + " endTxnMarker: COMMIT coordinatorEpoch: 7",
         lines[2], ctl.format(4, 6) + " endTxnMarker: ABORT coordinatorEpoch: 8",
-        lines[3], ctl.format(5, 2) + " controlType: LEADER_CHANGE(2)",
+        lines[3], ctl.format(5, 19) + ' LeaderChange: {"version":0,"leaderId":1,"voters":[{"voterId":1}],'
+                                     '"grantingVoters":[{"voterId":1}]}',
         lines[4], ctl.format(6, -1) + " controlType: UNKNOWN(99)",
     ]
 
@@ -269,7 +274,7 @@ def test_dump_skip_record_metadata(tmp_path, capfd):
     data = kvlog.encode_batch([Record(b"k", b"v", T0), Record(None, b"w", T0)])
     path = seg_file(tmp_path, data)
     rc, out, _ = run(capfd, "dump", "--files", path, "--print-data-log", "--skip-record-metadata")
-    assert rc == 0 and out[3:] == ["| key: k payload: v", " payload: w"]
+    assert rc == 0 and out[3:] == ["| key: k payload: v", "| payload: w"]  # Kafka 4.4 ("payload: w" before)
     rc, out, _ = run(capfd, "dump", "--files", path, "--deep-iteration", "--skip-record-metadata")
     assert out[3:] == ["", ""]
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import kvlog
 from kvlog import Log, Record
 from kvlog.errors import CorruptInternalRecordError
+from kvlog.internal_topics.cluster_metadata import topic_id_text
 from kvlog.internal_topics.consumer_offsets import fast_offset_commit, offsets_schema, replay
 from kvlog.internal_topics.decoders import decode_coordinator_record, encode_coordinator_record, encode_metadata_record
 
@@ -325,18 +326,20 @@ def generic(key, value):
     if r.value is None:
         return gtp, None
     v = r.value
+    topic_id = v.get("topicId", uuid.UUID(int=0))
     return gtp, (v["offset"], v.get("leaderEpoch", -1), v["metadata"], v["commitTimestamp"],
-                 v.get("expireTimestamp", -1))
+                 v.get("expireTimestamp", -1), None if topic_id.int == 0 else topic_id_text(topic_id))
 
 
 @given(st.integers(0, 4), st.sampled_from([0, 1]), st.text(max_size=70), st.text(max_size=5),
        st.integers(-(2**31), 2**31 - 1), st.integers(-(2**63), 2**63 - 1), st.text(max_size=140),
-       st.booleans(), st.binary(max_size=6), st.integers(0, 40))
-@example(4, 1, "g", "t", 0, 1, "m" * 200, False, b"", 3)
+       st.booleans(), st.binary(max_size=6), st.integers(0, 40), st.sampled_from([0, 1, 2**128 - 1, 0x1234 << 64]))
+@example(4, 1, "g", "t", 0, 1, "m" * 200, False, b"", 3, 0)
+@example(4, 1, "g", "t", 0, 1, "m", False, b"", 29, 0x1234 << 64)
 def test_fast_path_agrees_with_the_schema_tables(version, key_type, group, topic, partition, offset, metadata,
-                                                 tomb, junk, cut):
+                                                 tomb, junk, cut, topic_id):
     value = {"offset": offset, "leaderEpoch": partition, "metadata": metadata, "commitTimestamp": offset ^ 5,
-             "expireTimestamp": offset ^ 9}
+             "expireTimestamp": offset ^ 9, "topicId": uuid.UUID(int=topic_id)}
     k, v = encode_coordinator_record(CO, key_type, {"group": group, "topic": topic, "partition": partition},
                                      version, None if tomb else value)
     fast = fast_offset_commit(k, v)

@@ -89,10 +89,10 @@ def test_cluster_metadata_decoder_on_the_kraft_fixture(kraft_segment, capfd):
     stamps = [1726045943832] + [1726045957397] * 3
     assert lines == [f"| offset: {i} CreateTime: {stamps[i]} keySize: -1 valueSize: {sizes[i]} sequence: -1 "
                      f"headerKeys: [] payload: {FIXTURE_PAYLOADS[i]}" for i in range(4)]
-    # without metadata and without a key the line starts with " payload:" (the 4.0 tool prints the "| "
-    # indent only before a key; the later Java port prints "| payload:")
+    # without metadata and without a key the line starts with "| payload:", as Kafka 4.4's Java tool prints it
+    # (4.0-4.2's Scala tool printed the "| " indent only before a key: " payload:")
     rc, out, _ = run(capfd, "dump", "--cluster-metadata-decoder", "--skip-record-metadata", "--files", kraft_segment)
-    assert [ln for ln in out if "payload" in ln] == [f" payload: {p}" for p in FIXTURE_PAYLOADS]
+    assert [ln for ln in out if "payload" in ln] == [f"| payload: {p}" for p in FIXTURE_PAYLOADS]
 
 
 def test_transaction_and_share_state_decoders(tmp_path, capfd):
@@ -107,7 +107,7 @@ def test_transaction_and_share_state_decoders(tmp_path, capfd):
                      tmp_path / "__transaction_state-0" / SEG0)
     assert record_lines(out) == [
         '| key: {"type":"0","data":{"transactionalId":"tx-1"}} payload: {"version":"1","data":{"producerId":1000,'
-        '"previousProducerId":999,"producerEpoch":3,"transactionTimeoutMs":60000,"transactionStatus":2,'
+        '"previousProducerId":999,"producerEpoch":3,"transactionTimeoutMs":60000,"transactionStatus":"PrepareCommit",'
         '"transactionPartitions":[{"topic":"orders","partitionIds":[0,1]}],'
         '"transactionLastUpdateTimestampMs":1700000000005,"transactionStartTimestampMs":1700000000000}}']
     tid = uuid.UUID(int=0x91)

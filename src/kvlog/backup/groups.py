@@ -77,10 +77,11 @@ __all__ = [
 TOPIC = InternalTopic.CONSUMER_OFFSETS.value
 RESET_SCRIPT = "reset-offsets.sh"
 OFFSET_COMMIT_KEY_TYPE = 1      # what a 4.x coordinator writes (GroupCoordinatorRecordHelpers)
-OFFSET_COMMIT_VALUE_VERSION = 3  # MetadataVersion.offsetCommitValueVersion without an expire timestamp
+OFFSET_COMMIT_VALUE_VERSION = 4  # GroupCoordinatorRecordHelpers.offsetCommitValueVersion, 4.1+, no expire timestamp
 BATCH_RECORDS = 1000
 BATCH_BYTES = 512 << 10          # well under __consumer_offsets' max.message.bytes (1 MiB)
-_RESERVED_TOPIC_IDS = (uuid.UUID(int=0), uuid.UUID(int=1))  # Kafka's Uuid.RESERVED
+_ZERO_ID = uuid.UUID(int=0)
+_RESERVED_TOPIC_IDS = (_ZERO_ID, uuid.UUID(int=1))  # Kafka's Uuid.RESERVED
 _MAX_NAME = 200                  # escaped group ids longer than this are cut and get a hash suffix
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -109,7 +110,8 @@ def coordinator_partition(group_id: str, num_partitions: int) -> int:
 def group_offsets_schema() -> pa.Schema:
     """Columns of :func:`group_offsets_at_cut`: ``offset`` is where the group resumes on the target
     (clamped), ``original_offset`` what the source had committed; ``leader_epoch`` is null when the
-    commit recorded none."""
+    commit recorded none; ``topic_id`` is the topic id the source's commit carried (a v4 value's
+    ``topicId``, Kafka's text form), null when it carried none."""
     return pa.schema([
         pa.field("group", pa.string(), nullable=False),
         pa.field("topic", pa.string(), nullable=False),
@@ -120,6 +122,7 @@ def group_offsets_schema() -> pa.Schema:
         pa.field("leader_epoch", pa.int32()),
         pa.field("metadata", pa.string(), nullable=False),
         pa.field("commit_timestamp", pa.timestamp("ms", tz="UTC"), nullable=False),
+        pa.field("topic_id", pa.string()),
     ])
 
 
@@ -237,6 +240,7 @@ def group_offsets_at_cut(source_root: str | os.PathLike[str], *, as_of: int | No
         "metadata": [c.metadata for _, (_, c) in rows],
         "commit_timestamp": pa.array([c.commit_timestamp for _, (_, c) in rows],
                                      pa.int64()).cast(pa.timestamp("ms", tz="UTC")),
+        "topic_id": pa.array([c.topic_id for _, (_, c) in rows], pa.string()),
     }, schema=group_offsets_schema())
 
 
@@ -250,6 +254,7 @@ class _Row:
     leader_epoch: int | None
     metadata: str
     commit_timestamp: int | None
+    topic_id: str | None = None
 
 
 def _rows(table: pa.Table, what: str) -> list[_Row]:
@@ -272,16 +277,18 @@ def _rows(table: pa.Table, what: str) -> list[_Row]:
         return values
 
     out, seen = [], set()
-    for g, t, p, o, e, m, ts in zip(column("group", None), column("topic", None), column("partition", None),
-                                    column("offset", None), column("leader_epoch", None),
-                                    column("metadata", ""), column("commit_timestamp", None)):
+    for g, t, p, o, e, m, ts, tid in zip(column("group", None), column("topic", None), column("partition", None),
+                                         column("offset", None), column("leader_epoch", None),
+                                         column("metadata", ""), column("commit_timestamp", None),
+                                         column("topic_id", None)):
         if not isinstance(g, str) or not isinstance(t, str) or not isinstance(p, int) or not isinstance(o, int):
             raise ConfigError(f"{what}: a row needs a group, topic, partition and offset, got "
                               f"{(g, t, p, o)!r:.200}")
         if (g, t, p) in seen:
             raise ConfigError(f"{what}: group {g!r} has two rows for {t}-{p}")
         seen.add((g, t, p))
-        out.append(_Row(g, t, p, o, e if e is not None and e >= 0 else None, m or "", ts))
+        out.append(_Row(g, t, p, o, e if e is not None and e >= 0 else None, m or "", ts,
+                        tid if isinstance(tid, str) and tid else None))
     return out
 
 
@@ -379,8 +386,8 @@ class OffsetsPartition:
     commits: int
 
 
-def _topic_id(topic_id: str | uuid.UUID) -> str:
-    """Kafka's text of a topic id (base64url, 22 characters), from that text or a UUID."""
+def _topic_uuid(topic_id: str | uuid.UUID) -> uuid.UUID:
+    """A topic id from Kafka's text (base64url, 22 characters) or a UUID; ConfigError for anything else."""
     value: uuid.UUID | None = topic_id if isinstance(topic_id, uuid.UUID) else None
     if value is None and isinstance(topic_id, str):
         text = topic_id.strip()
@@ -398,6 +405,12 @@ def _topic_id(topic_id: str | uuid.UUID) -> str:
     if value is None:
         raise ConfigError(f"topic id {topic_id!r:.60} is neither Kafka's base64 form (22 characters, as "
                           f"kafka-topics --describe prints it) nor a UUID")
+    return value
+
+
+def _topic_id(topic_id: str | uuid.UUID) -> str:
+    """Kafka's text of a topic id (base64url, 22 characters), from that text or a UUID; not a reserved id."""
+    value = _topic_uuid(topic_id)
     if value in _RESERVED_TOPIC_IDS:
         raise ConfigError(f"topic id {topic_id!r} is reserved by Kafka (Uuid.RESERVED)")
     return topic_id_text(value)
@@ -422,17 +435,19 @@ def _check_target(path: str, topic_id: str | None) -> None:
 
 
 def _records(rows: list[_Row], now: int, keep_leader_epochs: bool, keep_commit_timestamps: bool,
-             ) -> list[list[Record]]:
+             target_ids: Mapping[str, uuid.UUID]) -> list[list[Record]]:
     """The OffsetCommit records of one partition, in batches of bounded size."""
     batches: list[list[Record]] = [[]]
     size = 0
     for r in rows:
         epoch = r.leader_epoch if keep_leader_epochs and r.leader_epoch is not None else -1
         commit_ts = r.commit_timestamp if keep_commit_timestamps and r.commit_timestamp is not None else now
+        topic_id = target_ids.get(r.topic, _ZERO_ID) if r.topic_id is not None else _ZERO_ID
         key, value = encode_coordinator_record(
             TOPIC, OFFSET_COMMIT_KEY_TYPE, {"group": r.group, "topic": r.topic, "partition": r.partition},
             OFFSET_COMMIT_VALUE_VERSION,
-            {"offset": r.offset, "leaderEpoch": epoch, "metadata": r.metadata, "commitTimestamp": commit_ts})
+            {"offset": r.offset, "leaderEpoch": epoch, "metadata": r.metadata, "commitTimestamp": commit_ts,
+             "topicId": topic_id})
         assert value is not None
         grows = len(key) + len(value) + 32
         if batches[-1] and (len(batches[-1]) >= BATCH_RECORDS or size + grows > BATCH_BYTES):
@@ -446,7 +461,8 @@ def _records(rows: list[_Row], now: int, keep_leader_epochs: bool, keep_commit_t
 def write_offsets_partitions(table: pa.Table, target_root: str | os.PathLike[str], *, num_partitions: int,
                              topic_id: str | uuid.UUID | None, partitions: Iterable[int] | None = None,
                              keep_leader_epochs: bool = False, keep_commit_timestamps: bool = False,
-                             now: int | None = None) -> list[OffsetsPartition]:
+                             now: int | None = None, topic_ids: Mapping[str, str | uuid.UUID] | None = None,
+                             ) -> list[OffsetsPartition]:
     """Write the table's offsets as ``__consumer_offsets-N`` partitions under ``target_root`` (a stopped
     broker's log directory), which its group coordinator loads at startup; returns what was written,
     by partition.
@@ -459,8 +475,9 @@ def write_offsets_partitions(table: pa.Table, target_root: str | os.PathLike[str
     (a broker holding some replicas). Only partitions that get records are written; a partition
     directory that already exists must be empty.
 
-    Records: key type 1 (OffsetCommitKey), value version 3 (offset, leader epoch, metadata, commit
-    timestamp; what a 4.x coordinator writes), plain (not transactional) v2 batches, uncompressed,
+    Records: key type 1 (OffsetCommitKey), value version 4 (offset, leader epoch, metadata, commit
+    timestamp and the tagged topic id; what a 4.1+ coordinator writes for a commit without an expire
+    timestamp), plain (not transactional) v2 batches, uncompressed,
     create time ``now`` (epoch ms, default the clock). No group record is needed: replaying an offset
     commit of an unknown group creates an empty classic group (``OffsetMetadataManager.replay``), which
     a classic consumer joins and a consumer-protocol consumer converts. The commit timestamp is ``now``
@@ -470,8 +487,17 @@ def write_offsets_partitions(table: pa.Table, target_root: str | os.PathLike[str
     committed epoch against the target's leader epochs, which restart with the target's topic, and an
     epoch the target never had makes it reset the partition (``SubscriptionState``: "Truncation
     detected").
+
+    ``topic_ids`` maps topic names to the *target's* topic ids (each restored topic's, as its
+    ``partition.metadata`` names it). A commit that carried a topic id on the source (``topic_id``: a
+    4.4 broker stores the id of every commit that named the topic by id) is written with its topic's
+    target id, as the target's coordinator would have stored it; without one, or when the source's commit
+    carried none, with no id (Kafka's zero id, which matches the topic whatever its id). The source's id is
+    never written: a 4.4 coordinator answers an offset fetch by id with no offset when the stored id
+    differs (``OffsetMetadataManager.isMismatchedTopicId``), and the target's topics have ids of their own.
     """
     rows = _rows(table, "write_offsets_partitions")
+    target_ids = {str(t): _topic_uuid(i) for t, i in (topic_ids or {}).items()}
     coordinator_partition("", num_partitions)  # checks the count
     wanted = None if partitions is None else set(partitions)
     tid = None if topic_id is None else _topic_id(topic_id)
@@ -492,7 +518,7 @@ def write_offsets_partitions(table: pa.Table, target_root: str | os.PathLike[str
         # Kafka writes partition.metadata before the first append; without the target's id, none at all (a
         # broker sets a partition without one aside, so the operator must still give it)
         with Log.open(paths[n], topic_id=tid if tid is not None else broker_files.NO_TOPIC_ID) as log:
-            for batch in _records(part, stamp, keep_leader_epochs, keep_commit_timestamps):
+            for batch in _records(part, stamp, keep_leader_epochs, keep_commit_timestamps, target_ids):
                 if batch:
                     log.append(batch)
         out.append(OffsetsPartition(n, paths[n], len({r.group for r in part}), len(part)))

@@ -447,7 +447,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     settle()
     _checkpoints(dst, [(manifest.partitions[k], result.partitions[k]) for k in labels], cleaned)
     if groups_csv is not None or groups_partitions is not None:
-        _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, topic_ids or {}, dst)
+        _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, topic_ids or {}, dst, ids)
     _sync(dst)  # the checkpoints, before the journal says the restore is complete
     # kept, marked complete: a run of the same command after a kill that came just after this does nothing
     # (a broker ignores regular files at a log directory's root)
@@ -460,7 +460,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
 
 def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, as_of: int | None,
                     csv_dir: str | os.PathLike[str] | None, partitions: int | None, given: Mapping[str, str],
-                    dst: str) -> None:
+                    dst: str, ids: Mapping[str, str]) -> None:
     from kvlog.backup import groups
 
     if not any(e.topic == groups.TOPIC for e in manifest.partitions.values()):
@@ -477,7 +477,7 @@ def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, a
         result.groups["csv"] = groups.write_reset_csv(table, csv_dir)
     if partitions is not None:
         written = groups.write_offsets_partitions(table, dst, num_partitions=partitions,
-                                                  topic_id=given[groups.TOPIC])
+                                                  topic_id=given[groups.TOPIC], topic_ids=ids)
         result.groups["partitions"] = [w.path for w in written]
 
 

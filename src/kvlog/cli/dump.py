@@ -1,5 +1,9 @@
 """``kvlog dump``: segment, index, transaction index and producer snapshot files printed as Kafka's
 ``kafka-dump-log.sh`` (``DumpLogSegments``) prints them.
+
+The target is Kafka 4.4's tool (``docs/cli.md`` lists where older versions print otherwise): control records
+as their JSON (``LeaderChange: {...}``, ``SnapshotHeader {...}``, ``KRaftVoters {...}``), a file whose name has
+no suffix (KRaft's ``quorum-state``) ignored with "Ignoring unknown file" on stderr.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ from kvlog.cli._common import (
 from kvlog.cli._remote import aiven_segment_of, remote_storage_from
 from kvlog.cli.groups import dump_parser
 from kvlog.compression import Compression, decompress
-from kvlog.errors import CorruptRecordError, KvlogError
+from kvlog.errors import CorruptInternalRecordError, CorruptRecordError, KvlogError
 from kvlog.index import OffsetIndex, TimeIndex, kafka_index_end, read_offset_index, read_time_index
+from kvlog.internal_topics.control_records import control_text
 from kvlog.internal_topics.dump_format import Parser
 from kvlog.producer_state import increment_sequence
-from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
+from kvlog.records import MemoryRecords, Record, RecordBatch
 from kvlog.tiered.base import RemoteSegment, RemoteStorage
 from kvlog.txn_index import ENTRY_SIZE, parse_entries
 
@@ -90,8 +95,19 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+def _control_part(rec: Record) -> tuple[str, str | None]:
+    """The text DumpLogSegments (4.4) prints for a control record, and the problem when its value does not
+    decode (Kafka's tool stops with an exception there; kvlog prints the type and goes on)."""
+    try:
+        return control_text(rec), None
+    except CorruptInternalRecordError as exc:
+        key = rec.key or b""
+        type_id = int.from_bytes(key[2:4], "big", signed=True) if len(key) >= 4 else -1
+        return f"controlType: {rec.control_type.name}({type_id})", f"control record at offset {rec.offset}: {exc}"
+
+
 def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *, print_data: bool,
-                 skip_metadata: bool, parser: Parser | None = None) -> str:
+                 skip_metadata: bool, parser: Parser | None = None, problems: list[str] | None = None) -> str:
     prefix = "| "
     line = ""
     if not skip_metadata:
@@ -107,14 +123,10 @@ def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *
         if legacy is not None:
             line += f" isValid: {_bool(legacy[1])} crc: {legacy[0]}}}"
         if b.is_control:
-            key = rec.key or b""
-            type_id = int.from_bytes(key[2:4], "big", signed=True) if len(key) >= 4 else -1
-            ctype = rec.control_type
-            if ctype in (ControlRecordType.ABORT, ControlRecordType.COMMIT):
-                epoch = rec.coordinator_epoch
-                line += f" endTxnMarker: {ctype.name} coordinatorEpoch: {epoch if epoch is not None else -1}"
-            else:
-                line += f" controlType: {ctype.name}({type_id})"
+            text, problem = _control_part(rec)
+            line += f" {text}"
+            if problem is not None and problems is not None:
+                problems.append(problem)
     if print_data and not b.is_control:
         key_text, value_text = parser(rec) if parser is not None else (
             None if rec.key is None else _text(rec.key), None if rec.value is None else _text(rec.value))
@@ -122,7 +134,7 @@ def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *
             line += f"{prefix}key: {key_text}"
             prefix = " "
         if value_text is not None:
-            line += f" payload: {value_text}"
+            line += f"{prefix}payload: {value_text}"  # 4.4: "| payload:" when neither metadata nor key came first
     return line
 
 
@@ -163,8 +175,12 @@ def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, ski
                         legacy = None
                         if checks is not None:
                             legacy = checks[i] if i < len(checks) else (0, False)
+                        problems: list[str] = []
                         _out(_record_line(b, rec, legacy, print_data=print_data, skip_metadata=skip_metadata,
-                                          parser=parser))
+                                          parser=parser, problems=problems))
+                        for problem in problems:
+                            _err(f"kvlog: {path}: {problem}")
+                            state.failed = True
                 valid += b.size_in_bytes
         except CorruptRecordError as exc:
             _err(f"kvlog: {exc}")
@@ -309,10 +325,10 @@ def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
     for e in entries:
         txn = f"OptionalLong[{e.current_txn_first_offset}]" if e.current_txn_first_offset >= 0 else "OptionalLong.empty"
         line = (f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} coordinatorEpoch: "
-                f"{e.coordinator_epoch} currentTxnFirstOffset: {txn} lastTimestamp: {e.last_timestamp} ")
-        if e.batches:
+                f"{e.coordinator_epoch} currentTxnFirstOffset: {txn} lastTimestamp: {e.last_timestamp}")
+        if e.batches:  # (Kafka 4.0-4.2 also end a line without a batch with a space; 4.4 does not)
             b = e.batches[0]
-            line += (f"firstSequence: {b.first_seq} lastSequence: {b.last_seq} lastOffset: {b.last_offset} "
+            line += (f" firstSequence: {b.first_seq} lastSequence: {b.last_seq} lastOffset: {b.last_offset} "
                      f"offsetDelta: {b.offset_delta} timestamp: {b.timestamp}")
         _out(line)
 

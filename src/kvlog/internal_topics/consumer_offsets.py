@@ -15,8 +15,10 @@ had then (what a failover to a mirror taken at that time needs).
 
 from __future__ import annotations
 
+import base64
 import os
 import struct
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -51,12 +53,20 @@ def offsets_schema() -> pa.Schema:
         pa.field("expire_timestamp", ts),              # null unless a v1 value set it
         pa.field("coordinator_partition", pa.int32(), nullable=False),  # N of __consumer_offsets-N
         pa.field("record_offset", pa.int64(), nullable=False),          # where the commit is in it
+        pa.field("topic_id", pa.string()),  # a v4 value's topicId (Kafka's base64 form); null: none (zero)
     ])
 
 
+_TOPIC_ID_TAG = b"\x01\x00\x10"  # a v4 value's tag section holding only topicId: 1 field, tag 0, 16 bytes
+_ZERO = uuid.UUID(int=0)
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
+
+
+def _id_text(raw: bytes) -> str | None:
+    """A topic id as Kafka prints it, None for the zero id (Uuid.ZERO_UUID: no id)."""
+    return None if raw == bytes(16) else base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
 def _short_string(data: bytes, pos: int) -> tuple[str, int] | None:
@@ -69,12 +79,14 @@ def _short_string(data: bytes, pos: int) -> tuple[str, int] | None:
 
 
 def fast_offset_commit(key: bytes | None, value: bytes | None,
-                       ) -> tuple[GroupTopicPartition, tuple[int, int, str, int, int] | None] | None:
+                       ) -> tuple[GroupTopicPartition, tuple[int, int, str, int, int, str | None] | None] | None:
     """An offset-commit record read with ``struct`` alone (most of ``__consumer_offsets``): ``((group,
-    topic, partition), (offset, leader epoch, metadata, commit ms, expire ms) or None for a tombstone)``.
+    topic, partition), (offset, leader epoch, metadata, commit ms, expire ms, topic id text or None) or
+    None for a tombstone)``.
 
     None for anything it does not read plainly (other record types, unusual lengths, trailing bytes,
-    tagged fields): the schema-table codec then decodes it, and reports what is wrong.
+    tagged fields other than a v4 value's lone ``topicId``): the schema-table codec then decodes it, and
+    reports what is wrong.
     """
     if key is None or len(key) < 10 or _I16.unpack_from(key, 0)[0] not in _OFFSET_COMMIT_TYPES:
         return None
@@ -105,10 +117,13 @@ def fast_offset_commit(key: bytes | None, value: bytes | None,
             return None  # not a one-byte compact length of a non-null string
         n = value[pos] - 1
         end = pos + 1 + n
-        if end + 9 != len(value) or value[end + 8] != 0:
+        topic_id = None
+        if end + 27 == len(value) and value[end + 8:end + 11] == _TOPIC_ID_TAG:
+            topic_id = _id_text(value[end + 11:end + 27])  # Kafka writes no tag for the zero id
+        elif end + 9 != len(value) or value[end + 8] != 0:
             return None
         metadata = value[pos + 1:end].decode("utf-8", "replace")
-        return gtp, (offset, epoch, metadata, _I64.unpack_from(value, end)[0], -1)
+        return gtp, (offset, epoch, metadata, _I64.unpack_from(value, end)[0], -1, topic_id)
     if version not in (0, 1, 2, 3):
         return None
     got = _short_string(value, pos)
@@ -119,7 +134,7 @@ def fast_offset_commit(key: bytes | None, value: bytes | None,
     if want != len(value):
         return None
     expire = _I64.unpack_from(value, pos + 8)[0] if version == 1 else -1
-    return gtp, (offset, epoch, metadata, _I64.unpack_from(value, pos)[0], expire)
+    return gtp, (offset, epoch, metadata, _I64.unpack_from(value, pos)[0], expire, None)
 
 
 @dataclass
@@ -129,6 +144,7 @@ class _Commit:
     metadata: str
     commit_timestamp: int
     expire_timestamp: int
+    topic_id: str | None  # a v4 value's topicId in Kafka's text form; None when zero or not written
     batch_offset: int    # base offset of the batch that carried it (Kafka compares these)
     record_offset: int
 
@@ -207,7 +223,8 @@ class OffsetsReplay:
             if r.value is not None:
                 v = r.value
                 commit = _Commit(v["offset"], v.get("leaderEpoch", -1), v["metadata"], v["commitTimestamp"],
-                                 v.get("expireTimestamp", -1), batch.base_offset, rec.offset)
+                                 v.get("expireTimestamp", -1), _id_text(v.get("topicId", _ZERO).bytes),
+                                 batch.base_offset, rec.offset)
             self._apply(gtp, commit, batch.producer_id if txn else None)
 
     def _apply(self, gtp: GroupTopicPartition, commit: _Commit | None, producer_id: int | None) -> None:
@@ -247,6 +264,7 @@ class OffsetsReplay:
                                           for _, c in rows], pa.int64()).cast(pa.timestamp("ms", tz="UTC")),
             "coordinator_partition": pa.array([self.partition] * len(rows), pa.int32()),
             "record_offset": pa.array([c.record_offset for _, c in rows], pa.int64()),
+            "topic_id": pa.array([c.topic_id for _, c in rows], pa.string()),
         }, schema=offsets_schema())
 
 

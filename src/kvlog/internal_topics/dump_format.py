@@ -8,7 +8,8 @@ are expanded into their consumer-protocol JSON. ``--cluster-metadata-decoder`` p
 key and the ``toString`` of the Java object a ``__remote_log_metadata`` record deserializes into. Records that do not decode print Kafka's
 "Unknown record type ..." / "Error at offset ..." texts in their place, so one bad record never stops a
 dump. The JSON is compact, fields in spec order, tagged fields only when not at their default, bytes as
-base64 and uuids in Kafka's base64url form, as Kafka's generated JSON converters write them.
+base64 and uuids in Kafka's base64url form, as Kafka's generated JSON converters write them. Where Kafka
+versions differ, the text is Kafka 4.4's: a transaction's ``transactionStatus`` by name (``"Ongoing"``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from kvlog.internal_topics.decoders import (
 )
 from kvlog.internal_topics.remote_log_text import java_text, refusal
 from kvlog.internal_topics.schemas_coordinator import CONSUMER_ASSIGNMENT, CONSUMER_SUBSCRIPTION
+from kvlog.internal_topics.transaction_state import TRANSACTION_STATES
 from kvlog.internal_topics.schemas_metadata import METADATA_RECORDS
 from kvlog.records import Record
 
@@ -66,6 +68,11 @@ def base64_text(data: bytes) -> str:
 def _value_json(topic: InternalTopic, record_type: int, version: int, fields: dict[str, Any]) -> dict[str, Any]:
     rt = topic.record_types[record_type]
     out = codec.to_json_obj(rt.value.fields, version, fields)
+    if topic is InternalTopic.TRANSACTION_STATE and "transactionStatus" in out:
+        # Kafka 4.4 prints the state by name (TransactionState.stateName), an id it does not know as its
+        # number in a JSON string; 4.0-4.3 print the bare number
+        status = out["transactionStatus"]
+        out["transactionStatus"] = TRANSACTION_STATES.get(status, str(status))
     if topic is InternalTopic.CONSUMER_OFFSETS and record_type == 2 and out.get("protocolType") == "consumer":
         for member, raw in zip(out.get("members") or [], fields.get("members") or []):
             member["subscription"] = _consumer_protocol(raw["subscription"], CONSUMER_SUBSCRIPTION)

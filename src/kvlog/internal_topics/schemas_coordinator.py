@@ -68,6 +68,7 @@ OFFSET_COMMIT_VALUE = message("OffsetCommitValue", "0-4", "4+", [
     f("metadata", "string"),
     f("commitTimestamp", "int64"),
     f("expireTimestamp", "int64", "1", default=-1),
+    f("topicId", "uuid", "4+", tag=0),  # KAFKA-19141 (4.1): set by commits that name the topic by id (4.4)
 ])
 GROUP_METADATA_KEY = _key("GroupMetadataKey", ("group", "string"))
 GROUP_METADATA_VALUE = message("GroupMetadataValue", "0-4", "4+", [
@@ -97,17 +98,21 @@ _CONSUMER_MEMBER_METADATA = _v0("ConsumerGroupMemberMetadataValue", [
     f("SubscribedTopicRegex", "string", nullable="0+"),
     f("RebalanceTimeoutMs", "int32", default=-1),
     f("ServerAssignor", "string", nullable="0+"),
-    f("ClassicMemberMetadata", "struct", nullable="0+", tag=0, default=None, fields=[
+    # "default": null in the spec is no default at all: an absent tag reads as the empty struct, a consumer-
+    # protocol member's null is written as a tag (generated code: the field starts as a new struct)
+    f("ClassicMemberMetadata", "struct", nullable="0+", tag=0, fields=[
         f("SessionTimeoutMs", "int32"),
         f("SupportedProtocols", "[]struct", fields=[f("Name", "string"), f("Metadata", "bytes")]),
     ]),
 ])
-_CONSUMER_ASSIGNED = (*_TOPIC_PARTITIONS, f("AssignmentEpochs", "[]int32", nullable="0+", tag=0, default=None))
+# AssignmentEpochs (and LastAssignmentConfigs below) have the spec's JSON-null default, i.e. none: absent
+# reads as an empty list, and null is written as a tag of its own
+_CONSUMER_ASSIGNED = (*_TOPIC_PARTITIONS, f("AssignmentEpochs", "[]int32", nullable="0+", tag=0))
 
 # Streams groups: a task is a (subtopology, partition) pair; assignments list them per subtopology.
 _KEY_VALUE = (f("Key", "string"), f("Value", "string"))
 _TASK_IDS = (f("SubtopologyId", "string"), f("Partitions", "[]int32"))
-_ASSIGNED_TASK_IDS = (*_TASK_IDS, f("AssignmentEpochs", "[]int32", nullable="0+", tag=0, default=None))
+_ASSIGNED_TASK_IDS = (*_TASK_IDS, f("AssignmentEpochs", "[]int32", nullable="0+", tag=0))
 _TOPIC_INFO = [
     f("Name", "string"), f("Partitions", "int32"), f("ReplicationFactor", "int16"),
     f("TopicConfigs", "[]struct", fields=[f("key", "string"), f("value", "string")]),
@@ -156,7 +161,10 @@ GROUP_RECORDS: dict[int, RecordType] = {rt.id: rt for rt in [
     RecordType(11, "ShareGroupMetadata", _group_key("ShareGroupMetadataKey"),
                _v0("ShareGroupMetadataValue", [f("Epoch", "int32"), f("MetadataHash", "int64")])),
     RecordType(12, "ShareGroupTargetAssignmentMetadata", _group_key("ShareGroupTargetAssignmentMetadataKey"),
-               _v0("ShareGroupTargetAssignmentMetadataValue", [f("AssignmentEpoch", "int32")])),
+               _v0("ShareGroupTargetAssignmentMetadataValue", [
+                   f("AssignmentEpoch", "int32"),
+                   f("AssignmentTimestamp", "int64", tag=0, default=0),  # Kafka 4.4
+               ])),
     RecordType(13, "ShareGroupTargetAssignmentMember", _member_key("ShareGroupTargetAssignmentMemberKey"),
                _v0("ShareGroupTargetAssignmentMemberValue", [
                    f("TopicPartitions", "[]struct", fields=_TOPIC_PARTITIONS),
@@ -188,7 +196,7 @@ GROUP_RECORDS: dict[int, RecordType] = {rt.id: rt for rt in [
                    f("Epoch", "int32"),
                    f("MetadataHash", "int64"),
                    f("ValidatedTopologyEpoch", "int32", tag=0, default=-1),
-                   f("LastAssignmentConfigs", "[]struct", nullable="0+", tag=1, default=None, fields=_KEY_VALUE),
+                   f("LastAssignmentConfigs", "[]struct", nullable="0+", tag=1, fields=_KEY_VALUE),
                    f("StoredDescriptionTopologyEpoch", "int32", tag=2, default=-1),
                    f("FailedDescriptionTopologyEpoch", "int32", tag=3, default=-1),
                ])),
@@ -253,6 +261,7 @@ TRANSACTION_RECORDS: dict[int, RecordType] = {0: RecordType(
         f("PreviousProducerId", "int64", "1+", tag=0, default=-1),
         f("NextProducerId", "int64", "1+", tag=1, default=-1),
         f("ProducerEpoch", "int16"),
+        f("NextProducerEpoch", "int16", "1+", tag=3, default=-1),  # KIP-939 (4.1 specs)
         f("TransactionTimeoutMs", "int32"),
         f("TransactionStatus", "int8"),
         f("TransactionPartitions", "[]struct", nullable="0+", fields=[

@@ -1,8 +1,11 @@
-"""Schema tables of KRaft's ``__cluster_metadata`` records (Kafka's ``metadata`` resources, 3.x–4.x).
+"""Schema tables of KRaft's ``__cluster_metadata`` records (Kafka's ``metadata`` resources, 3.x–4.4).
 
 A metadata record has no key; its value is framed by three unsigned varints (frame version 1, the
 record's api key, the record's version) followed by the record, every version flexible. Api keys 6, 13
 and 16 were used by record types Kafka removed before 3.0 and are absent here, as they are upstream.
+Checked field by field against the specs shipped in the Kafka 4.1.2 and 4.4.0 jars (``common/metadata/*.json``)
+and against the records a 4.4.0 broker formatted at metadata.version 4.4-IV2 wrote (RegisterBrokerRecord v4,
+BrokerRegistrationChangeRecord v3 with an empty ``CordonedLogDirs``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ _ENDPOINTS = [f("Name", "string"), f("Host", "string"), f("Port", "uint16"), f("
 _FEATURES = [f("Name", "string"), f("MinSupportedVersion", "int16"), f("MaxSupportedVersion", "int16")]
 
 METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
-    _m(0, "RegisterBrokerRecord", "0-3", [
+    _m(0, "RegisterBrokerRecord", "0-4", [
         f("BrokerId", "int32"),
         f("IsMigratingZkBroker", "bool", "2+", default=False),
         f("IncarnationId", "uuid"),
@@ -33,6 +36,7 @@ METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
         f("Fenced", "bool", default=True),
         f("InControlledShutdown", "bool", "1+", default=False),
         f("LogDirs", "[]uuid", "3+", tag=0),
+        f("CordonedLogDirs", "[]uuid", "4+", nullable="4+", tag=1, default=None),  # KIP-1066, MV 4.3-IV0
     ]),
     _m(1, "UnregisterBrokerRecord", "0", [f("BrokerId", "int32"), f("BrokerEpoch", "int64")]),
     _m(2, "TopicRecord", "0", [f("Name", "string"), f("TopicId", "uuid")]),
@@ -87,12 +91,13 @@ METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
     _m(15, "ProducerIdsRecord", "0", [
         f("BrokerId", "int32"), f("BrokerEpoch", "int64", default=-1), f("NextProducerId", "int64"),
     ]),
-    _m(17, "BrokerRegistrationChangeRecord", "0-2", [
+    _m(17, "BrokerRegistrationChangeRecord", "0-3", [
         f("BrokerId", "int32"),
         f("BrokerEpoch", "int64"),
         f("Fenced", "int8", tag=0),
         f("InControlledShutdown", "int8", "1+", tag=1),
         f("LogDirs", "[]uuid", "2+", tag=2),
+        f("CordonedLogDirs", "[]uuid", "3+", nullable="3+", tag=3, default=None),  # KIP-1066: null = unchanged
     ]),
     _m(18, "AccessControlEntryRecord", "0", [
         f("Id", "uuid"), f("ResourceType", "int8"), f("ResourceName", "string"), f("PatternType", "int8"),
@@ -110,7 +115,8 @@ METADATA_RECORDS: dict[int, Message] = {m.api_key: m for m in [
         f("ControllerId", "int32"), f("IncarnationId", "uuid"), f("ZkMigrationReady", "bool"),
         f("EndPoints", "[]struct", fields=_ENDPOINTS), f("Features", "[]struct", fields=_FEATURES),
     ]),
-    _m(28, "ClearElrRecord", "0", [f("TopicName", "string")]),
+    _m(28, "ClearElrRecord", "0", [f("TopicName", "string")]),  # "" clears every topic's ELR
+    _m(29, "UnregisterControllerRecord", "0", [f("ControllerId", "int32")]),  # KIP-1312, MV 4.4-IV2
 ]}
 
 

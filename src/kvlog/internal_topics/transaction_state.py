@@ -30,6 +30,7 @@ def transaction_state_schema() -> pa.Schema:
         pa.field("producer_epoch", pa.int16(), nullable=False),
         pa.field("previous_producer_id", pa.int64(), nullable=False),
         pa.field("next_producer_id", pa.int64(), nullable=False),
+        pa.field("next_producer_epoch", pa.int16(), nullable=False),  # KIP-939 tag 3; -1 when not written
         pa.field("state", pa.string(), nullable=False),
         pa.field("timeout_ms", pa.int32(), nullable=False),
         pa.field("partitions", pa.list_(pa.struct([pa.field("topic", pa.string()),
@@ -73,6 +74,7 @@ def _replay(path: str, n: int, as_of: int | None, errors: str, problems: list[st
                     "transactional_id": tid, "producer_id": v["producerId"], "producer_epoch": v["producerEpoch"],
                     "previous_producer_id": v.get("previousProducerId", -1),
                     "next_producer_id": v.get("nextProducerId", -1),
+                    "next_producer_epoch": v.get("nextProducerEpoch", -1),
                     "state": TRANSACTION_STATES.get(v["transactionStatus"], f"Unknown({v['transactionStatus']})"),
                     "timeout_ms": v["transactionTimeoutMs"],
                     "partitions": [{"topic": p["topic"], "partition": i}

@@ -40,6 +40,7 @@ def consumer_offsets_schema() -> StructType:
         StructField("expire_timestamp", TimestampType()),
         StructField("coordinator_partition", IntegerType(), False),
         StructField("record_offset", LongType(), False),
+        StructField("topic_id", StringType()),
     ])
 
 
