@@ -1,7 +1,7 @@
 """``kvlog dump``: segment, index, transaction index and producer snapshot files printed as Kafka's
 ``kafka-dump-log.sh`` (``DumpLogSegments``) prints them.
 
-The target is Kafka 4.4's tool (``docs/cli.md`` lists where older versions print otherwise): control records
+The target is Kafka 4.4's tool (``docs/internal-topics.md`` lists where older versions print otherwise): control records
 as their JSON (``LeaderChange: {...}``, ``SnapshotHeader {...}``, ``KRaftVoters {...}``), a file whose name has
 no suffix (KRaft's ``quorum-state``) ignored with "Ignoring unknown file" on stderr.
 """
