@@ -306,9 +306,10 @@ def partition(tid, pid, elr):
                        "directories": [DIR], "eligibleLeaderReplicas": elr, "lastKnownElr": elr})
 
 
-def write_44_metadata(root, *, log_values=(), quorum=QUORUM_V1_440):
+def write_44_metadata(root, *, log_values=(), quorum=QUORUM_V1_440, tail=b""):
     """A 4.4 metadata directory: a snapshot at offset 6 (header, kraft.version, voters, records, footer) and
-    the log from offset 0 (a leader change at epoch 1, data before and after the snapshot)."""
+    the log from offset 0 (a leader change at epoch 1, data before and after the snapshot); ``tail``: batch
+    bytes after them."""
     d = root / "__cluster_metadata-0"
     d.mkdir(parents=True)
     snapshot = [
@@ -329,7 +330,7 @@ def write_44_metadata(root, *, log_values=(), quorum=QUORUM_V1_440):
            + data_batch(1, [meta(12, 0, {"name": "metadata.version", "featureLevel": 33})] * 5, epoch=1))
     if log_values:
         log += data_batch(6, list(log_values), epoch=1)
-    (d / f"{SEG0}.log").write_bytes(log)
+    (d / f"{SEG0}.log").write_bytes(log + tail)
     if quorum is not None:
         (d / "quorum-state").write_text(quorum)
     return d
@@ -393,13 +394,16 @@ def test_a_damaged_quorum_state_is_noted_not_fatal(tmp_path):
     assert len(state.problems) == 1 and "data_version" in state.problems[0]
 
 
-def test_a_damaged_voters_record_is_a_typed_error(tmp_path):
+def test_a_damaged_voters_record_is_noted_and_the_metadata_still_read(tmp_path):
     d = tmp_path / "__cluster_metadata-0"
     d.mkdir()
-    (d / f"{SEG0}.log").write_bytes(control_batch(0, b"\x00\x00\x00\x06", b"\x00\x00\x09"))
+    (d / f"{SEG0}.log").write_bytes(control_batch(0, b"\x00\x00\x00\x06", b"\x00\x00\x09")
+                                    + data_batch(1, [meta(2, 0, {"name": "t", "topicId": PARTITION_T})]))
     with pytest.raises(CorruptInternalRecordError, match="VotersRecord"):
-        cluster_metadata(tmp_path)
-    assert "VotersRecord" in cluster_metadata(tmp_path, errors="skip").problems[0]
+        decode_control_record(b"\x00\x00\x00\x06", b"\x00\x00\x09")
+    state = cluster_metadata(tmp_path)  # errors="raise": the quorum's record is still only noted
+    assert state.topic_names == {PARTITION_T: "t"} and state.voters().num_rows == 0
+    assert len(state.problems) == 1 and "VotersRecord" in state.problems[0] and "offset 0" in state.problems[0]
 
 
 # =========================================================== __consumer_offsets and __transaction_state

@@ -20,7 +20,8 @@ Control batches carry the quorum's own records: the newest ``KRaftVersionRecord`
 (in the snapshot or the log) give ``kraft_version`` and ``voters``; a static quorum (``kraft.version`` 0)
 writes neither, and both stay None. The newest ``LeaderChangeMessage`` of the log (also one before the
 snapshot's end offset, which the snapshot does not keep) gives ``quorum_leader_id`` and its batch's leader
-epoch ``quorum_leader_epoch``.
+epoch ``quorum_leader_epoch``. A control record that does not decode is noted in ``problems``, whatever
+``errors`` says: it describes the quorum, not the metadata the rest of the state comes from.
 """
 
 from __future__ import annotations
@@ -275,8 +276,8 @@ class _Replay:
             try:
                 self.state.apply_control(rec, batch)
             except CorruptInternalRecordError as exc:
-                if self.errors == "raise":
-                    raise
+                # the quorum's own record, not cluster metadata: noted, never fatal (the JVM engine's replay of
+                # the same log skips control batches, and the two must resolve topic configs alike)
                 self.state.problems.append(str(exc))
 
     def feed(self, records: Iterable[Record], start: int = 0) -> None:
