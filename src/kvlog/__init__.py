@@ -45,6 +45,7 @@ from kvlog.errors import (
     TransactionCoordinatorFencedError,
     UnknownTopicOrPartitionError,
     UnsupportedCodecError,
+    WrongDirectoryKindError,
 )
 from kvlog.internal_topics.cluster_metadata import ClusterMetadata, cluster_metadata
 from kvlog.internal_topics.consumer_offsets import consumer_offsets
@@ -118,6 +119,7 @@ __all__ = [
     "InconsistentTopicIdError",
     "UnknownTopicOrPartitionError",
     "DirectoryNotFoundError",
+    "WrongDirectoryKindError",
     "consumer_offsets",
     "cluster_metadata",
     "ClusterMetadata",

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 
 from kvlog import _io, storage
-from kvlog.errors import DirectoryNotFoundError, LogLockedError
+from kvlog.errors import DirectoryNotFoundError, LogLockedError, WrongDirectoryKindError
 
 LOG = ".log"
 INDEX = ".index"
@@ -30,6 +30,13 @@ _MAX_PARTITION = 2**31 - 1
 PARTITION_FILES = frozenset({"partition.metadata", "leader-epoch-checkpoint", "quorum-state"})
 #: the KRaft metadata log: Raft's own log, never an ordinary topic
 CLUSTER_METADATA = "__cluster_metadata"
+#: files at the top of a data directory (a ``log.dirs`` entry) that no partition directory holds: Kafka's
+#: ``meta.properties``, root checkpoints, clean-shutdown marker, lock and KRaft bootstrap; kvlog's topic table
+DATA_DIR_FILES = frozenset({"meta.properties", "recovery-point-offset-checkpoint", "log-start-offset-checkpoint",
+                            "replication-offset-checkpoint", "cleaner-offset-checkpoint", CLEAN_SHUTDOWN, ".lock",
+                            "bootstrap.checkpoint", "kvlog-topics.json"})
+# a partition directory Kafka renamed: <topic>-<partition>.<32 hex digits>-delete|-future|-stray
+_RENAMED_PARTITION_DIR = re.compile(r"^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})\.[0-9a-fA-F]{32}-(delete|future|stray)$")
 
 
 def prefix(offset: int) -> str:
@@ -67,6 +74,74 @@ def looks_like_partition(names: Iterable[str]) -> bool:
     """Whether a directory holding ``names`` holds a Kafka partition: at least one file named by a
     20-digit offset (segment, index, producer snapshot) or one of :data:`PARTITION_FILES`."""
     return any(is_offset_name(n) or n in PARTITION_FILES for n in names)
+
+
+def is_kafka_partition_name(path: str) -> bool:
+    """Whether a directory's name is one Kafka gives a partition's directory: ``<topic>-<partition>``
+    (:func:`parse_partition_dir`), or that renamed for deletion, a replica move or a stray replica
+    (``<topic>-<partition>.<uuid>-delete|-future|-stray``, Kafka's ``UnifiedLog`` names)."""
+    name = os.path.basename(os.path.normpath(path))
+    return parse_partition_dir(name) is not None or _RENAMED_PARTITION_DIR.match(name) is not None
+
+
+def _kvlog_partition_file(name: str) -> bool:
+    """kvlog's own files in a partition directory that hold no data: the writer's lock, the mirror's checkpoint
+    (and a temporary file of it or of a partition file)."""
+    return (name == LOCK or name.split(".", 1)[0] == "mirror-checkpoint"
+            or name.endswith(".tmp") and name[:-4] in PARTITION_FILES)
+
+
+def _listed(names: list[str], limit: int = 6) -> str:
+    return ", ".join(names[:limit]) + (", …" if len(names) > limit else "")
+
+
+def check_log_directory(path: str, names: list[str], *, read_only: bool) -> None:
+    """Refuse (``WrongDirectoryKindError``) a directory ``Log.open`` must not take as one partition's log.
+
+    A directory holding segments is a log, whatever its name. One without: a data directory (Kafka's root
+    files, or ``<topic>-<partition>`` directories holding partition files) is refused to writers and readers
+    alike (a writer would put segments beside the partitions); a reader is also refused a directory that holds
+    files but no Kafka partition file (segment, index, snapshot, ``partition.metadata``,
+    ``leader-epoch-checkpoint``), and an empty one whose name is no partition's (``<topic>-<partition>``,
+    also renamed ``-delete``/``-future``/``-stray``): either read as an empty log would hide the mistake.
+    A new or empty directory opened for writing is how a log is created."""
+    if any(n.endswith(LOG) and is_offset_name(n) for n in names):
+        return
+    signs = sorted(n for n in names if n in DATA_DIR_FILES)
+    if not looks_like_partition(names) or signs:
+        signs += sorted(os.path.basename(p) for p in partition_dirs(path)[0].values())
+    if signs:
+        raise WrongDirectoryKindError(
+            f"{path} is a Kafka data directory (a broker's log.dirs entry: it holds {_listed(signs)}), not one "
+            f"partition's log: open one of its partitions (Log.open({os.path.join(path, '<topic>-<partition>')!r})),"
+            f" or the whole directory with LogManager({path!r}, read_only=True)")
+    if not read_only or looks_like_partition(names):
+        return
+    foreign = sorted(n for n in names if not _kvlog_partition_file(n))
+    if foreign:
+        raise WrongDirectoryKindError(
+            f"{path} is not a Kafka partition directory: it holds no segment, index, producer snapshot, "
+            f"partition.metadata or leader-epoch-checkpoint file, only {_listed(foreign)}; pass a partition "
+            "directory (<data directory>/<topic>-<partition>)")
+    if not names and not is_kafka_partition_name(path):
+        raise WrongDirectoryKindError(
+            f"{path} is an empty directory whose name is not a partition's (<topic>-<partition>): there is no log "
+            "to read here; pass a partition directory (<data directory>/<topic>-<partition>), or open it for "
+            "writing to create a log")
+
+
+def check_data_directory(path: str, names: list[str]) -> None:
+    """Refuse (``WrongDirectoryKindError``) a partition directory given where a data directory is wanted
+    (``LogManager``): one holding segments or partition files directly."""
+    own = sorted(n for n in names if (is_offset_name(n) and n.endswith(LOG)) or n in PARTITION_FILES)
+    if not own and not looks_like_partition(names):
+        return
+    if not own:
+        own = sorted(n for n in names if is_offset_name(n))
+    parent = os.path.dirname(os.path.normpath(path))
+    raise WrongDirectoryKindError(
+        f"{path} is a partition directory (it holds {_listed(own)}), not a data directory: pass the data "
+        f"directory holding it (LogManager({parent!r})), or open this partition with Log.open({path!r})")
 
 
 def partition_dirs(root: str) -> tuple[dict[tuple[str, int], str], list[str]]:

@@ -237,6 +237,12 @@ class DirectoryNotFoundError(KvlogError, FileNotFoundError):
     """A data directory or partition directory that is not there (or holds no Kafka partition)."""
 
 
+class WrongDirectoryKindError(KvlogError, ValueError):
+    """A directory of the other kind: a data directory (a broker's ``log.dirs`` entry) or a directory that is
+    no Kafka partition given to ``Log.open``, or a partition directory given to ``LogManager``. The message
+    says what the directory looks like and what to pass instead."""
+
+
 class InvalidRecordError(KvlogError, ValueError):
     """A batch that is well formed but not allowed here (Kafka's InvalidRecordException), e.g. a
     producer id without a sequence number."""

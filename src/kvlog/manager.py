@@ -131,6 +131,8 @@ class LogManager:
             if read_only:
                 raise DirectoryNotFoundError(f"no data directory at {self.root}")
             os.makedirs(self.root, mode=_io.DIR_MODE, exist_ok=True)
+        else:  # not a partition directory (its files would read as no topics, and a writer's root files go in)
+            _files.check_data_directory(self.root, _io.fs.listdir(self.root))
         self._checkpoints = _RootCheckpoints(self.root)
         self._clean_shutdown = False
         if not read_only:

@@ -56,6 +56,8 @@ def load(log: Log, clean_shutdown: bool) -> None:
             if n.endswith(_files.SNAPSHOT + ".tmp") and _files.is_offset_name(n):
                 _io.fs.unlink(os.path.join(log.dir, n))
     logs = [n for n in names if n.endswith(_files.LOG) and _files.is_offset_name(n)]
+    if not logs and log.read_only:  # (a writer's open checked before taking the lock)
+        _files.check_log_directory(log.dir, listed, read_only=True)
     committed = committed_range(log)
     log._governed = committed is not None
     if committed is not None:  # a governed directory: what lies at or past the committed end is not the log

@@ -208,6 +208,8 @@ class Log:
             os.makedirs(os.path.dirname(self.dir), mode=_io.DIR_MODE, exist_ok=True)
             _io.fs.mkdir(self.dir)
             _io.fs.fsync_dir(os.path.dirname(self.dir))
+        elif not read_only:  # (before the lock file goes in: not into a data directory's root; a reader's load checks)
+            _files.check_log_directory(self.dir, os.listdir(self.dir), read_only=False)
         if not read_only:
             self._lock()
         try:
