@@ -87,7 +87,7 @@ def tier(data: str, remote: str) -> tuple[list[RemoteSegment], dict[int, int]]:
             for suffix in (".log", ".index", ".timeindex"):
                 shutil.move(os.path.join(d, f"{base:020d}{suffix}"), os.path.join(pdir, f"{base}-{rs.segment_id}{suffix}"))
             for suffix, data_ in ((".snapshot", b""), (".leader_epoch_checkpoint", broker_files.format_leader_epochs([(0, 0)]))):
-                with open(os.path.join(pdir, f"{base}-{rs.segment_id}{suffix}"), "wb") as f:
+                with open(os.path.join(pdir, f"{base:020d}-{rs.segment_id}{suffix}"), "wb") as f:
                     f.write(data_)
             tip = {"name": "bench", "id": _uuid(topic_id), "partition": p}
             sid = {"topicIdPartition": tip, "id": _uuid(rs.segment_id)}
@@ -109,7 +109,7 @@ def to_aiven(segments: list[RemoteSegment], remote: str, dest: str, encryption) 
 
     for seg in segments:
         pdir = os.path.join(remote, f"{seg.topic}-{seg.partition}-{seg.topic_id}")
-        stem = os.path.join(pdir, f"{seg.start_offset}-{seg.segment_id}")
+        stem = os.path.join(pdir, f"{seg.start_offset:020d}-{seg.segment_id}")
         with open(stem + ".log", "rb") as f:
             log_bytes = f.read()
         indexes = {}

@@ -205,7 +205,7 @@ def copy_to_remote(pdir, remote, base, sid, old_name=False):
     text, _ = topic_uuid(pdir)
     target = pathlib.Path(remote) / f"{TOPIC}-0-{text}"
     target.mkdir(parents=True, exist_ok=True)
-    stem = topic_id_text(sid) if old_name else f"{base}-{topic_id_text(sid)}"
+    stem = topic_id_text(sid) if old_name else f"{base:020d}-{topic_id_text(sid)}"  # as brokers name them
     for suffix in SUFFIXES:
         src = pathlib.Path(pdir) / f"{base:020d}{suffix}"
         if src.exists():

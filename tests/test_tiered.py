@@ -449,3 +449,20 @@ def test_read_committed_and_verify_through_the_aiven_layout(tmp_path, capfd):
     assert local and sorted(remote) == sorted(local)
     assert main(["verify", t.root, "--remote-storage", dest, "--remote-layout", "aiven"]) == 1
     assert "k1" in capfd.readouterr().out
+
+
+def test_segment_files_named_as_brokers_and_older_releases_name_them(tiered):
+    """Kafka's LocalTieredStorage names a segment's files ``<start offset, 20 digits>-<segment id>.*`` (3.7.2
+    and 4.1.2 brokers in the broker tests; kvlog looked for an unpadded offset and found nothing); an unpadded
+    offset and the id alone are read too."""
+    remote = pathlib.Path(tiered.remote_root)
+    names = sorted(p.name for p in remote.rglob("*.log"))
+    assert names and all(len(n.split("-", 1)[0]) == 20 for n in names)
+    with open_tiered(tiered) as log, open_whole(tiered) as whole:
+        assert same_rows(log, whole) == 500
+    for i, p in enumerate(sorted(remote.rglob("*"))):
+        if p.is_file():
+            start, sid = p.name.split("-", 1)
+            p.rename(p.with_name(f"{int(start)}-{sid}" if i % 2 else sid))
+    with open_tiered(tiered) as log, open_whole(tiered) as whole:
+        assert same_rows(log, whole) == 500

@@ -58,7 +58,7 @@ class Tiered:
         return os.path.join(self.remote_root, f"{self.topic}-{self.partition}-{self.topic_id}")
 
     def remote_file(self, seg: RemoteSegment, suffix: str) -> str:
-        return os.path.join(self.remote_dir(), f"{seg.start_offset}-{seg.segment_id}{suffix}")
+        return os.path.join(self.remote_dir(), f"{seg.start_offset:020d}-{seg.segment_id}{suffix}")  # as brokers name them
 
     def write_metadata(self) -> None:
         """(Re)write ``__remote_log_metadata-0`` from ``records``."""

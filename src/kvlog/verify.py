@@ -28,6 +28,9 @@ from kvlog.txn_index import ENTRY_SIZE as TXN_ENTRY_SIZE
 __all__ = ["MAX_REPORTED", "PartitionReport", "Problem", "verify_partition", "verify_path"]
 
 MAX_REPORTED = 20  # problems of one kind reported per file before summarising
+# Kafka 3.6-3.7's topic-based remote log metadata manager keeps its consumed positions of a tiered partition
+# in this file of the partition's directory (seen in a 3.7.2 broker's directory; later versions do not).
+REMOTE_LOG_SNAPSHOT = "remote_log_snapshot"
 
 
 @dataclass
@@ -38,6 +41,8 @@ class Problem:
     file: str
     message: str
     position: int | None = None
+    count: int = 1
+    """How many findings this problem stands for: a summary of findings not listed one by one counts them all."""
 
     def text(self) -> str:
         where = f" position {self.position}" if self.position is not None else ""
@@ -45,7 +50,7 @@ class Problem:
 
     def as_dict(self) -> dict[str, Any]:
         return {"severity": self.severity, "file": self.file, "position": self.position,
-                "message": self.message}
+                "message": self.message, "count": self.count}
 
 
 @dataclass
@@ -72,8 +77,17 @@ class PartitionReport:
     def warnings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == "warning"]
 
-    def error(self, file: str, message: str, position: int | None = None) -> None:
-        self.problems.append(Problem("error", file, message, position))
+    @property
+    def error_count(self) -> int:
+        """Every error found, the summarised ones included (``errors`` lists at most MAX_REPORTED of a kind)."""
+        return sum(p.count for p in self.errors)
+
+    @property
+    def warning_count(self) -> int:
+        return sum(p.count for p in self.warnings)
+
+    def error(self, file: str, message: str, position: int | None = None, count: int = 1) -> None:
+        self.problems.append(Problem("error", file, message, position, count))
 
     def warn(self, file: str, message: str, position: int | None = None) -> None:
         self.problems.append(Problem("warning", file, message, position))
@@ -84,13 +98,15 @@ class PartitionReport:
             msg, pos = describe(i)
             self.error(file, msg, pos)
         if len(hits) > MAX_REPORTED:
-            self.error(file, f"... and {len(hits) - MAX_REPORTED} more like the above")
+            more = len(hits) - MAX_REPORTED
+            self.error(file, f"... and {more} more like the above", count=more)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "path": self.path, "topic": self.topic, "partition": self.partition, "ok": not self.errors,
             "segments": self.segments, "batches": self.batches, "bytes": self.bytes,
             "first_offset": self.first_offset, "next_offset": self.next_offset,
+            "error_count": self.error_count, "warning_count": self.warning_count,
             "errors": [p.as_dict() for p in self.errors], "warnings": [p.as_dict() for p in self.warnings],
         }
 
@@ -234,7 +250,9 @@ def _verify_segment(report: PartitionReport, directory: str, base: int, last_seg
         max_a = h["max_timestamp"].astype(np.int64)
         if audit.valid_end == size:  # after a cut the index entries past it point at set-aside bytes
             _verify_offset_index(report, directory, base, log_name, pos_a, last_a)
-            _verify_time_index(report, directory, base, log_name, pos_a, last_a, max_a, last_segment)
+            first_a = (np.where((h["magic"] < 2) & (h["base_offset"] < 0), h["last_offset"], h["base_offset"])
+                       .astype(np.int64) if len(h) else last_a)
+            _verify_time_index(report, directory, base, log_name, pos_a, first_a, last_a, max_a, last_segment)
         txn = _files.segment_path(directory, base, _files.TXN_INDEX)
         if _io.fs.exists(txn) and _io.fs.getsize(txn) % TXN_ENTRY_SIZE:
             report.error(os.path.basename(txn), f"size {_io.fs.getsize(txn)} is not a multiple of the "
@@ -268,6 +286,13 @@ def _index_entries(report: PartitionReport, directory: str, base: int, suffix: s
     if length % entry:
         report.error(name, f"file size {length} is not a multiple of the {entry}-byte entry")
     cut = kafka_index_end(offsets, base)
+    if cut and offsets[0] == base and other[0] == 0 and not ((offsets[1:] != base) | (other[1:] != 0)).any():
+        # Nothing but zeros: an index a broker preallocated (segment.index.bytes, 10 MiB by default) for its
+        # active segment and has not written yet, as a running or killed broker leaves it. Entry 0 reads as
+        # (base offset, position 0) or (timestamp 0, base offset), which Kafka never writes: an offset index
+        # entry comes only after index.interval.bytes of data, a time index entry only for a timestamp above
+        # the last one.
+        cut = 0
     tail = np.flatnonzero((offsets[cut:] != base) | (other[cut:] != 0))
     if len(tail):
         k = cut + int(tail[0])
@@ -303,7 +328,7 @@ def _verify_offset_index(report: PartitionReport, directory: str, base: int, log
 
 
 def _verify_time_index(report: PartitionReport, directory: str, base: int, log_name: str,
-                       positions: np.ndarray, lasts: np.ndarray, maxes: np.ndarray,
+                       positions: np.ndarray, firsts: np.ndarray, lasts: np.ndarray, maxes: np.ndarray,
                        last_segment: bool) -> None:
     if (loaded := _index_entries(report, directory, base, _files.TIME_INDEX,
                                  "missing time index (Kafka creates an empty one when it loads the log)")) is None:
@@ -316,19 +341,24 @@ def _verify_time_index(report: PartitionReport, directory: str, base: int, log_n
         f"entry {i}: offset {int(offsets[i])} is below the previous entry's {int(offsets[i - 1])}", i * 12))
     if not len(stamps):
         return
+    # Two rules, by the broker version that wrote the segment (docs/storage-format.md#time-index): from
+    # Kafka 3.8 (KAFKA-16310) an entry names the last offset of the batch that brought its timestamp; before,
+    # the offset of the record carrying it, inside that batch. Either way the timestamp is the largest of
+    # the segment up to that batch, and under the older rule that batch holds it.
     cummax = np.maximum.accumulate(maxes) if len(maxes) else maxes
     j = np.searchsorted(lasts, offsets)
     jc = np.minimum(j, max(len(lasts) - 1, 0))
-    found = (j < len(lasts)) & (lasts[jc] == offsets) if len(lasts) else np.zeros(len(offsets), bool)
-    report.many(name, np.flatnonzero(~found), lambda i: (
-        (f"entry {i} (timestamp {int(stamps[i])}, offset {int(offsets[i])}): no batch of {log_name} ends at "
+    inside = (j < len(lasts)) & (firsts[jc] <= offsets) if len(lasts) else np.zeros(len(offsets), bool)
+    report.many(name, np.flatnonzero(~inside), lambda i: (
+        (f"entry {i} (timestamp {int(stamps[i])}, offset {int(offsets[i])}): no batch of {log_name} holds "
          f"offset {int(offsets[i])}"), i * 12))
     if len(lasts):
-        wrong = found & (cummax[jc] != stamps)
+        ends = lasts[jc] == offsets
+        wrong = inside & ((cummax[jc] != stamps) | (~ends & (maxes[jc] != stamps)))
         report.many(name, np.flatnonzero(wrong), lambda i: (
             (f"entry {i}: timestamp {int(stamps[i])} at offset {int(offsets[i])}, but the largest "
              f"timestamp up to that offset is {int(cummax[jc[i]])} (batch at position "
-             f"{int(positions[jc[i]])} of {log_name})"),
+             f"{int(positions[jc[i]])} of {log_name}, its own largest {int(maxes[jc[i]])})"),
             i * 12))
         top = int(cummax[-1])
         if not last_segment and top >= 0 and int(stamps[-1]) != top:
@@ -401,7 +431,7 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
                 report.error(n, str(exc))
         elif n.endswith(".tmp"):
             report.warn(n, "leftover temporary file (an interrupted checkpoint write)")
-        elif n in (_files.LOCK, "quorum-state") or n.endswith(_KRAFT_SUFFIXES):
+        elif n in (_files.LOCK, "quorum-state", REMOTE_LOG_SNAPSHOT) or n.endswith(_KRAFT_SUFFIXES):
             continue
         else:
             report.warn(n, "unknown file")

@@ -29,7 +29,8 @@ VERSIONS = ("2.8.2", "3.7.2", "4.1.2", "4.4.0")
 
 JVM_OPTS = ["-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true",
-            "-Dzookeeper.admin.enableServer=false"]
+            "-Dzookeeper.admin.enableServer=false", "-Dfile.encoding=UTF-8", "-Dsun.stdout.encoding=UTF-8",
+            "-Dsun.stderr.encoding=UTF-8"]
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
@@ -89,7 +90,7 @@ class KafkaDist:
         return "org.apache.kafka.tools.DumpLogSegments"
 
     def java_cmd(self, main: str, *args: str, log_level: str = "warn", log_file: str = "System.err",
-                 extra_jvm: tuple[str, ...] = ()) -> list[str]:
+                 extra_jvm: tuple[str, ...] = (), extra_classpath: tuple[str, ...] = ()) -> list[str]:
         exe = java()
         assert exe is not None
         return [exe, *JVM_OPTS, *extra_jvm,
@@ -98,7 +99,7 @@ class KafkaDist:
                 "-Dorg.slf4j.simpleLogger.showDateTime=true",
                 "-Dorg.slf4j.simpleLogger.log.kafka.request.logger=warn",
                 "-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper=warn",
-                "-cp", self.classpath, main, *args]
+                "-cp", ":".join((*extra_classpath, self.classpath)), main, *args]
 
     def run_tool(self, main: str, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
         return subprocess.run(self.java_cmd(main, *args), capture_output=True, text=True, timeout=timeout,
@@ -120,6 +121,7 @@ class Broker:
     dist: KafkaDist
     root: Path
     extra: dict[str, str] = field(default_factory=dict)
+    classpath: tuple[str, ...] = ()  # before Kafka's jars (a plugin of the tests')
     node_id: int = 1
     cluster_id: str = field(default_factory=random_uuid)
     proc: subprocess.Popen[bytes] | None = None
@@ -267,7 +269,8 @@ class Broker:
         out = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             self.dist.java_cmd("kafka.Kafka", str(self.root / "server.properties"), log_level="info",
-                               log_file="System.out", extra_jvm=("-Xmx768m",)),
+                               log_file="System.out", extra_jvm=("-Xmx768m",),
+                               extra_classpath=self.classpath),
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         out.close()
         self.starts += 1

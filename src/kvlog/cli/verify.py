@@ -50,9 +50,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         summary = (f"{_count(r.segments, 'segment')}, {_count(r.batches, 'batch')}, "
                    f"{_count(r.bytes, 'byte')}{offsets}")
         if r.errors:
-            status = f"{_count(len(r.errors), 'error')}, {_count(len(r.warnings), 'warning')}"
+            status = f"{_count(r.error_count, 'error')}, {_count(r.warning_count, 'warning')}"
         else:
-            status = f"OK with {_count(len(r.warnings), 'warning')}" if r.warnings else "OK"
+            status = f"OK with {_count(r.warning_count, 'warning')}" if r.warnings else "OK"
         _out(f"{r.path}: {status} ({summary})")
         for p in r.problems:
             _out(f"  {p.text()}")

@@ -3,10 +3,12 @@
 
 Sources: Kafka's ``storage/src/test/java/org/apache/kafka/server/log/remote/storage/``
 ``RemoteTopicPartitionDirectory.java`` (a partition's directory is ``<topic>-<partition>-<topic id>``) and
-``RemoteLogSegmentFileset.java`` (a segment's files are ``<start offset>-<segment id><suffix>``, the start
-offset in plain decimal, not zero-padded; suffixes ``.log``, ``.index``, ``.timeindex``, ``.txnindex``
-(optional), ``.leader_epoch_checkpoint``, ``.snapshot``). Releases before the start offset was added to the
-name wrote ``<segment id><suffix>``; both are read. The files are Kafka's own segment files, unchanged.
+``RemoteLogSegmentFileset.java`` (a segment's files are ``<start offset>-<segment id><suffix>``; suffixes
+``.log``, ``.index``, ``.timeindex``, ``.txnindex`` (optional), ``.leader_epoch_checkpoint``, ``.snapshot``).
+The brokers write the start offset zero-padded to 20 digits, as a segment's own file names are (seen from
+Kafka 3.7.2 and 4.1.2 in the broker tests; the source read before suggested plain decimal); plain decimal and
+the ``<segment id><suffix>`` of releases before the start offset was added to the name are read too. The files
+are Kafka's own segment files, unchanged.
 
 A partition directory is listed once (one LIST on an object store) and the listing kept; each file is
 then read with the store's ranged, prefetching reads.
@@ -95,19 +97,23 @@ class LocalTieredSegmentFiles:
             listing = self._owner.listing(self._dir)
             sid = self.segment.segment_id
             found: dict[str, str] = {}
-            for stem in (f"{self.segment.start_offset}-{sid}", sid):
+            for stem in (f"{self.segment.start_offset:020d}-{sid}", f"{self.segment.start_offset}-{sid}", sid):
                 for suffix in (".log", *SUFFIXES.values()):
                     if stem + suffix in listing and suffix not in found:
                         found[suffix] = stem + suffix
             self._names = found
         return self._names
 
+    def _stem(self) -> str:
+        """The name a broker gives the segment's files (before the suffix)."""
+        return f"{self.segment.start_offset:020d}-{self.segment.segment_id}"
+
     def _path(self, suffix: str) -> str | None:
         name = self._files().get(suffix)
         return None if name is None else storage.join(self._dir, name)
 
     def log_object(self) -> str:
-        path = self._path(".log") or storage.join(self._dir, f"{self.segment.start_offset}-{self.segment.segment_id}.log")
+        path = self._path(".log") or storage.join(self._dir, self._stem() + ".log")
         return storage.redact(path)
 
     def log_size(self) -> int:
@@ -117,7 +123,7 @@ class LocalTieredSegmentFiles:
         return _io.fs.getsize(path)
 
     def _missing(self, suffix: str) -> ObjectNotFoundError:
-        where = storage.redact(storage.join(self._dir, f"{self.segment.start_offset}-{self.segment.segment_id}{suffix}"))
+        where = storage.redact(storage.join(self._dir, self._stem() + suffix))
         return ObjectNotFoundError(f"{self.segment}: its file {where} is not in the LocalTieredStorage directory "
                                    f"{storage.redact(self._dir)}", path=where)
 

@@ -61,12 +61,14 @@ final class LocalTieredLayout implements RemoteLayout {
     public Path logFile(RemoteLogMetadataReplay.Segment s) throws IOException {
         Path dir = partitionDir(s);
         Set<String> names = listing(dir);
-        for (String stem : new String[] {s.start + "-" + s.id, s.id}) {
+        // Kafka's LocalTieredStorage writes the start offset zero-padded to 20 digits (seen from 3.7.2 and 4.1.2
+        // brokers); the unpadded and id-only stems are read too.
+        for (String stem : new String[] {String.format("%020d-%s", s.start, s.id), s.start + "-" + s.id, s.id}) {
             if (names.contains(stem + ".log")) {
                 return new Path(dir, stem + ".log");
             }
         }
-        String file = LogDiscovery.shown(new Path(dir, s.start + "-" + s.id + ".log").toString());
+        String file = LogDiscovery.shown(new Path(dir, String.format("%020d-%s.log", s.start, s.id)).toString());
         throw new RemoteSegmentException(file, -1, TieredLineage.describe(s) + ": its file " + file
             + " is not in the LocalTieredStorage directory " + LogDiscovery.shown(dir.toString()));
     }
