@@ -449,6 +449,26 @@ def test_consumer_protocol_member_null_classic_metadata_is_a_written_tag():
     assert decode_coordinator_record(CO, k17, v17[:-4] + b"\x00").value["lastAssignmentConfigs"] == []
 
 
+def test_share_group_state_partition_metadata_as_a_44_broker_writes_it():
+    # two records of a 4.4.0 broker whose share group "sg" initialised topic "s": no per-topic
+    # CreateTimestamp (a development spec's untagged field kvlog's table had; 4.1.2 and 4.4.0 lack it)
+    key = bytes.fromhex("000f00027367")
+    texts = {
+        "00000250baec3f9c48484b821d2c65ff597a940273020000000000010100":
+            '{"version":"0","data":{"initializingTopics":[{"topicId":"ULrsP5xISEuCHSxl_1l6lA","topicName":"s",'
+            '"partitions":[0]}],"initializedTopics":[],"deletingTopics":[]}}',
+        "0000010250baec3f9c48484b821d2c65ff597a9402730200000000000100":
+            '{"version":"0","data":{"initializingTopics":[],"initializedTopics":[{"topicId":"ULrsP5xISEuCHSxl_1l6lA",'
+            '"topicName":"s","partitions":[0]}],"deletingTopics":[]}}',
+    }
+    for raw, text in texts.items():
+        value = bytes.fromhex(raw)
+        assert coordinator_texts(InternalTopic.CONSUMER_OFFSETS, Record(key, value, T0)) == (
+            '{"type":"15","data":{"groupId":"sg"}}', text)
+        r = decode_coordinator_record(CO, key, value)
+        assert encode_coordinator_record(CO, 15, r.key, 0, r.value) == (key, value)
+
+
 def test_share_group_target_assignment_timestamp():
     k, v = encode_coordinator_record(CO, 12, {"groupId": "sg"}, 0, {"assignmentEpoch": 3, "assignmentTimestamp": T0})
     assert v == struct.pack(">hi", 0, 3) + b"\x01\x00\x08" + struct.pack(">q", T0)

@@ -177,13 +177,13 @@ GROUP_RECORDS: dict[int, RecordType] = {rt.id: rt for rt in [
                    f("AssignedPartitions", "[]struct", fields=_TOPIC_PARTITIONS),
                ])),
     RecordType(15, "ShareGroupStatePartitionMetadata", _group_key("ShareGroupStatePartitionMetadataKey"),
+               # (a development spec had an untagged CreateTimestamp per topic; neither 4.1.2 nor 4.4.0 has it,
+               # and a 4.4.0 broker's records end after Partitions)
                _v0("ShareGroupStatePartitionMetadataValue", [
                    f("InitializingTopics", "[]struct", fields=[
-                       f("TopicId", "uuid"), f("TopicName", "string"), f("Partitions", "[]int32"),
-                       f("CreateTimestamp", "int64")]),
+                       f("TopicId", "uuid"), f("TopicName", "string"), f("Partitions", "[]int32")]),
                    f("InitializedTopics", "[]struct", fields=[
-                       f("TopicId", "uuid"), f("TopicName", "string"), f("Partitions", "[]int32"),
-                       f("CreateTimestamp", "int64")]),
+                       f("TopicId", "uuid"), f("TopicName", "string"), f("Partitions", "[]int32")]),
                    f("DeletingTopics", "[]struct", fields=[f("TopicId", "uuid"), f("TopicName", "string")]),
                ])),
     RecordType(16, "ConsumerGroupRegularExpression",
