@@ -118,7 +118,8 @@ def cmd_groups(args: argparse.Namespace) -> int:
     for r in rows:
         end = ends.get((r["topic"], r["partition"]))
         r["log_end_offset"] = end
-        r["lag"] = None if end is None else max(0, end - r["committed_offset"])
+        # Kafka's tool: LOG-END-OFFSET - CURRENT-OFFSET, unclamped (a commit past the end shows a negative lag)
+        r["lag"] = None if end is None else end - r["committed_offset"]
     rows.sort(key=lambda r: (r["group"], r["topic"], r["partition"]))
     if args.json:
         for r in rows:
@@ -133,8 +134,16 @@ def cmd_groups(args: argparse.Namespace) -> int:
         for row in table:
             _out(" ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     _warn(problems)
+    # a group the coordinator knows (its metadata record, not deleted) without a committed offset has no row:
+    # say so rather than print nothing (Kafka's tool prints no table for it either, only a line on stderr)
+    with_rows = {r["group"] for r in rows}
+    known = {g for s in states for g, alive in s.groups.items() if alive}
+    for g in sorted(known - with_rows):
+        sys.stderr.write(f"kvlog: consumer group {g!r} has no committed offsets in {args.root}\n")
     if not rows and args.group is not None:
-        sys.stderr.write(f"kvlog: consumer group {args.group!r} has no committed offsets in {args.root}\n")
+        if args.group not in known:
+            sys.stderr.write(f"kvlog: consumer group {args.group!r} does not exist in {args.root} (no committed "
+                             "offsets, no group metadata)\n")
         return 1
     return 0
 
