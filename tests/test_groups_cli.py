@@ -185,11 +185,11 @@ def test_offsets_failover_lines(tmp_path, capfd):
                      "--as-of", str(T0 + 6000))
     assert out == [f"orders 0 3 {T0 + 5000} committed=4 anchor=commit:{T0 + 5000}"]
     rc, _, err = run(capfd, "offsets", root, "--group", "billing")
-    assert rc == 1 and "--target" in err[-1]
+    assert rc == 2 and err[0].startswith("usage: kvlog offsets") and "--target" in err[-1]
     rc, _, err = run(capfd, "offsets", root / "orders-0")
-    assert rc == 1 and "--timestamp" in err[-1]
+    assert rc == 2 and err[0].startswith("usage: kvlog offsets") and "--timestamp" in err[-1]
     rc, _, err = run(capfd, "offsets", root / "orders-0", "--timestamp", "earliest", "--target", mirror)
-    assert rc == 1 and "--target only apply with --group" in err[-1]
+    assert rc == 2 and "--target only apply with --group" in err[-1]
 
 
 def test_undecodable_member_bytes_stay_base64_and_a_keyless_record_stops_the_file(tmp_path, capfd):

@@ -24,6 +24,7 @@ from kvlog.cli.restore import add_restore_parser
 from kvlog.cli._common import (
     DEFAULT_MAX_MESSAGE_SIZE,
     INT32_MAX,
+    UsageError,
     _add_topic_config_options,
     _err,
     _non_negative,
@@ -188,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
+    except UsageError as exc:  # options that do not go together: the command's usage, exit 2 (as argparse)
+        sys.stdout.flush()
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub.choices[args.command].print_usage(sys.stderr)
+        _err(f"kvlog: {exc}")
+        return 2
     except BrokenPipeError:
         # the reader went away (kvlog dump ... | head): stop quietly
         try:

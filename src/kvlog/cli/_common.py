@@ -91,6 +91,11 @@ def _topic_config(partition_dir: str, overrides: dict[str, str]) -> LogConfig:
     return LogConfig.from_properties(props)
 
 
+class UsageError(ConfigError):
+    """A command's options that do not go together, found after parsing: ``main`` prints the command's usage
+    and exits 2, as argparse does for the errors it finds itself."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         self.print_usage(sys.stderr)

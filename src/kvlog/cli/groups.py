@@ -17,8 +17,8 @@ import json
 import sys
 from typing import Any
 
-from kvlog.cli._common import _out, _plain_timestamp_arg
-from kvlog.errors import ConfigError, KvlogError
+from kvlog.cli._common import UsageError, _out, _plain_timestamp_arg
+from kvlog.errors import KvlogError
 from kvlog.internal_topics.consumer_offsets import replay
 from kvlog.internal_topics.dump_format import DECODER_OPTIONS, Parser, parser_for
 from kvlog.internal_topics.failover import ANCHORS, failover_offsets
@@ -181,16 +181,16 @@ def refuse_failover_options(args: argparse.Namespace) -> None:
     given = [opt for opt, value in (("--target", args.target), ("--as-of", args.as_of),
                                     ("--topic-map", args.topic_map)) if value is not None]
     if given:
-        raise ConfigError(f"{', '.join(given)} only apply with --group G (failover offsets)")
+        raise UsageError(f"{', '.join(given)} only apply with --group G (failover offsets)")
 
 
 def cmd_failover(args: argparse.Namespace) -> int:
     """``kvlog offsets SOURCE --group G --target MIRROR``: one line per partition,
     ``topic partition offset timestamp`` on the mirror, then how it was found."""
     if args.target is None:
-        raise ConfigError("--group needs --target MIRROR_ROOT (the mirror to resume on)")
+        raise UsageError("--group needs --target MIRROR_ROOT (the mirror to resume on)")
     if args.timestamp is not None:
-        raise ConfigError("--group and --timestamp exclude each other (the group's commits give the time)")
+        raise UsageError("--group and --timestamp exclude each other (the group's commits give the time)")
     found = failover_offsets(args.path, args.group, args.target, as_of=args.as_of, margin_ms=args.margin,
                              anchor=args.anchor, topic_map=dict(args.topic_map or []))
     if not found:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 
 from kvlog import _files
-from kvlog.cli._common import _out
+from kvlog.cli._common import UsageError, _out
 from kvlog.cli.groups import cmd_failover, refuse_failover_options
-from kvlog.errors import ConfigError
 from kvlog.log import Log
 
 
@@ -16,7 +15,7 @@ def cmd_offsets(args: argparse.Namespace) -> int:
         return cmd_failover(args)
     refuse_failover_options(args)
     if args.timestamp is None:
-        raise ConfigError("offsets needs --timestamp T (or --group G --target MIRROR_ROOT)")
+        raise UsageError("offsets needs --timestamp T (or --group G --target MIRROR_ROOT)")
     target = args.timestamp
     if target >= 0:
         target = max(0, target - args.margin)
