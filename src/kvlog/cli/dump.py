@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kvlog import _files, _io, storage
+from kvlog._java_text import java_utf8
 from kvlog.cli._common import (
     INT32_MAX,
     _base_offset_of,
@@ -92,7 +93,7 @@ def _legacy_inner_checks(b: RecordBatch) -> list[tuple[int, bool]]:
 
 
 def _text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+    return java_utf8(data)  # Kafka's new String(bytes, UTF_8), U+FFFD where Java puts them
 
 
 def _control_part(rec: Record) -> tuple[str, str | None]:

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from kvlog._arrow import int64_array
+from kvlog._java_text import JAVA_UTF8_ERRORS
 from kvlog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kvlog.errors import InvalidTimestampError
 from kvlog.records.decode import _as_view, _decode
@@ -64,10 +65,11 @@ def _chunk_to_arrow(c: dict[str, Any], include_headers: bool) -> pa.RecordBatch:
 def _headers_array(c: dict[str, Any]) -> pa.Array:
     n, nh = c["n"], c["nh"]
     if c["bad_utf8"]:
-        # Header keys are UTF-8 by contract; like Java's String decoding, replace what is not.
+        # Header keys are UTF-8 by contract; what is not becomes U+FFFD exactly where Kafka's Utils.utf8 (Java's
+        # new String(bytes, UTF_8)) puts them.
         offs = np.frombuffer(c["hkey_offsets"], dtype=np.int32)
         data = bytes(c["hkey_data"])
-        keys = pa.array([data[offs[i] : offs[i + 1]].decode("utf-8", "replace") for i in range(nh)],
+        keys = pa.array([data[offs[i] : offs[i + 1]].decode("utf-8", JAVA_UTF8_ERRORS) for i in range(nh)],
                         type=pa.string())
     else:
         keys = _binary(nh, None, c["hkey_offsets"], c["hkey_data"], pa.string())
@@ -98,7 +100,7 @@ def _chunk_headers(c: dict[str, Any]) -> list[Any]:
     n, nh = c["n"], c["nh"]
     if n > _SMALL_CHUNK:
         return [tuple((d["key"], d["value"]) for d in h) if h else () for h in _headers_array(c).to_pylist()]
-    keys = [k.decode("utf-8", "replace") for k in _blobs(nh, None, c["hkey_offsets"], c["hkey_data"])]
+    keys = [k.decode("utf-8", JAVA_UTF8_ERRORS) for k in _blobs(nh, None, c["hkey_offsets"], c["hkey_data"])]
     values = _blobs(nh, c["hval_valid"], c["hval_offsets"], c["hval_data"])
     lo = memoryview(c["hdr_offsets"]).cast("i")
     return [tuple(zip(keys[lo[i] : lo[i + 1]], values[lo[i] : lo[i + 1]])) for i in range(n)]
