@@ -778,7 +778,8 @@ class LogSegment:
                 return off, ts
             nxt = pos + at
             if st == _DECODE:
-                for rec in MemoryRecords(memoryview(data)[at : at + need]).records(check_crc=False):
+                for rec in MemoryRecords(memoryview(data)[at : at + need]).records(check_crc=False,
+                                                                                include_control=True):
                     if rec.timestamp is not None and rec.timestamp >= timestamp and rec.offset >= starting_offset:
                         return rec.offset, rec.timestamp
                 pos = nxt + need

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.kafka_oracle import client, scenario
-from tests.kafka_oracle.broker import VERSIONS, KafkaDist, java
+from tests.kafka_oracle.broker import VERSIONS, KafkaDist, java, version_tuple
 
 STATES = scenario.STATES
 
@@ -104,3 +104,5 @@ def as_tuples(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 VERSION_PARAMS = [pytest.param(v, id=f"kafka-{v}") for v in VERSIONS]
 STATE_PARAMS = [pytest.param(s, id=s) for s in STATES]
+#: Versions run in KRaft mode here (4.x; 2.8 and 3.7 run with ZooKeeper: no __cluster_metadata).
+KRAFT_VERSION_PARAMS = [pytest.param(v, id=f"kafka-{v}") for v in VERSIONS if version_tuple(v) >= (4, 0)]

@@ -272,9 +272,10 @@ def find_timestamp(obj, int64_t target, int64_t start_offset):
     Returns ``(status, position, offset, timestamp, size, first_base)``. FOUND: ``offset`` and
     ``timestamp``. DECODE: the entry at ``position`` (``size`` bytes, wholly in ``obj``) may hold it but
     is compressed, legacy or malformed: the caller decodes it and continues after it. NEED: the entry at
-    ``position`` (``size`` or -1) is needed but not wholly in ``obj``. Control batches never match
-    (markers are not records a consumer sees). Entries whose max timestamp or last offset is below the
-    targets are skipped on their headers alone.
+    ``position`` (``size`` or -1) is needed but not wholly in ``obj``. Control batches match too, as in
+    Kafka's ListOffsets (every broker version in the broker tests answers a transaction marker's offset when
+    the marker is the first entry at or after the target). Entries whose max timestamp or last offset is
+    below the targets are skipped on their headers alone.
     """
     cdef _Pinned pin = _Pinned(obj)
     cdef const uint8_t *buf = <const uint8_t *>pin.view.buf
@@ -299,12 +300,11 @@ def find_timestamp(obj, int64_t target, int64_t start_offset):
                     return (NEED, pos, -1, -1, b.size, first_base)
                 if b.magic != 2 or (b.attributes & 7) != 0:
                     return (DECODE, pos, -1, -1, b.size, first_base)
-                if (b.attributes & 0x20) == 0:
-                    hit = batch_find_timestamp(buf + pos, &b, target, start_offset, &off, &ts)
-                    if hit == 1:
-                        return (FOUND, pos, off, ts, b.size, first_base)
-                    if hit < 0:
-                        return (DECODE, pos, -1, -1, b.size, first_base)
+                hit = batch_find_timestamp(buf + pos, &b, target, start_offset, &off, &ts)
+                if hit == 1:
+                    return (FOUND, pos, off, ts, b.size, first_base)
+                if hit < 0:
+                    return (DECODE, pos, -1, -1, b.size, first_base)
             pos += b.size
     finally:
         pin.release()
