@@ -8,7 +8,6 @@ import struct
 
 import numpy as np
 
-import kvlog
 from kvlog import Log, LogConfig, Record
 from kvlog.verify import MAX_REPORTED, verify_partition
 
