@@ -440,6 +440,6 @@ def cmd_dump(args: argparse.Namespace) -> int:
         _err(f"Non-consecutive offsets in {name}")
         for a, b in reversed(pairs):
             _err(f"  {a} is followed by {b}")
-    bad = state.failed or state.index_mismatches or state.ts_mismatches or state.ts_out_of_order \
-        or state.ts_not_found
-    return 1 if bad else 0
+    # Mismatches are reported, not failures: DumpLogSegments exits 0 after printing them, and a 2.8 broker's
+    # healthy time indexes (the pre-3.8 rule) print "indexed offsets are not found" in both tools.
+    return 1 if state.failed else 0
