@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.kafka_oracle import fixtures as F
-from tests.kafka_oracle.broker import VERSIONS, KafkaDist
+from tests.kafka_oracle.broker import VERSIONS, KafkaDist, version_tuple
 
 pytestmark = pytest.mark.broker
 
@@ -36,22 +36,30 @@ RUNS = [
     ("share-group-state", ["--share-group-state-decoder"], "__share_group_state", (".log",)),
     ("cluster-metadata", ["--cluster-metadata-decoder"], "__cluster_metadata", (".log", ".checkpoint")),
 ]
-RUN_PARAMS = [pytest.param(r, id=r[0]) for r in RUNS]
 
 
 def files_for(version: str, state: str, which: str, suffixes: tuple[str, ...]) -> list[Path]:
     root = F.scenario_dir(version) / state
     if which == "__cluster_metadata":
         dirs = [root / "meta" / "__cluster_metadata-0"]
-    elif which == "data":
-        dirs = [p for p in sorted((root / "data").iterdir()) if p.is_dir() and not p.name.startswith("__")]
+    elif which == "data":  # partition directories (not remote-log-index-cache/ of a tiering broker)
+        dirs = [p for p in sorted((root / "data").iterdir())
+                if p.is_dir() and not p.name.startswith("__") and PARTITION_DIR.match(p.name)]
     else:
         dirs = sorted((root / "data").glob(f"{which}-*"))
     return [f for d in dirs if d.is_dir() for f in sorted(d.iterdir()) if f.suffix in suffixes]
 
 
-def split(output: bytes) -> dict[str, list[bytes]]:
-    """A dump's lines per file ("Dumping <path>" starts each)."""
+_LOG_LINE = re.compile(rb"^\d+ \[[^]]*\] (TRACE|DEBUG|INFO|WARN|ERROR) ")
+
+
+def stderr_lines(err: bytes) -> list[bytes]:
+    """What a dump reports on stderr (index mismatches), without the JVM's log lines."""
+    return [line for line in err.split(b"\n") if line and not _LOG_LINE.match(line)]
+
+
+def split(output: bytes, err: bytes = b"") -> dict[str, list[bytes]]:
+    """A dump's lines per file ("Dumping <path>" starts each); stderr's report under "<stderr>"."""
     out: dict[str, list[bytes]] = {}
     current: list[bytes] | None = None
     for line in output.split(b"\n"):
@@ -62,6 +70,8 @@ def split(output: bytes) -> dict[str, list[bytes]]:
     for lines in out.values():
         while lines and not lines[-1]:
             lines.pop()
+    if stderr_lines(err):
+        out["<stderr>"] = stderr_lines(err)
     return out
 
 
@@ -76,7 +86,7 @@ def kafka_dump(version: str, state: str, run: str) -> dict[str, list[bytes]]:
     r = subprocess.run(dist.java_cmd(dist.dump_class, "--files", ",".join(map(str, files)), *flags),
                        capture_output=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr.decode(errors="replace")[-3000:]
-    return split(r.stdout)
+    return split(r.stdout, r.stderr)
 
 
 def kvlog_dump(version: str, state: str, run: str) -> dict[str, list[bytes]]:
@@ -87,10 +97,10 @@ def kvlog_dump(version: str, state: str, run: str) -> dict[str, list[bytes]]:
     r = subprocess.run([sys.executable, "-m", "kvlog", "dump", "--files", ",".join(map(str, files)), *flags],
                        capture_output=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr.decode(errors="replace")[-3000:]
-    return split(r.stdout)
+    return split(r.stdout, r.stderr)
 
 
-_PAYLOAD = re.compile(rb"( payload: | key: )")
+PARTITION_DIR = re.compile(r"^.+-\d+$")
 
 
 def normalise(line: bytes) -> bytes:
@@ -120,9 +130,27 @@ def differences(version: str, state: str, run: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("run", RUN_PARAMS)
-@pytest.mark.parametrize("state", [pytest.param("clean", id="clean"), pytest.param("running", id="running")])
+def applicable(version: str, which: str) -> bool:
+    """Whether a version's broker writes the files a run reads."""
+    v = version_tuple(version)
+    return {"__cluster_metadata": v >= (4, 0), "__share_group_state": v >= (4, 1),
+            "__remote_log_metadata": v >= (3, 6)}.get(which, True)
+
+
+@pytest.mark.parametrize("version,run", [pytest.param(v, r, id=f"kafka-{v}-{r[0]}") for v in VERSIONS for r in RUNS
+                                         if applicable(v, r[2])])
+def test_dump_equals_dump_log_segments(version, run):
+    """After a clean stop: every file kind and decoder flag."""
+    assert files_for(version, "clean", run[2], run[3])
+    found = differences(version, "clean", run[0])
+    assert not found, f"{len(found)} files differ:\n" + "\n".join(found[:15])
+
+
+@pytest.mark.parametrize("run", [pytest.param(r, id=r[0]) for r in RUNS if r[0] in ("deep", "skip-metadata")])
 @pytest.mark.parametrize("version", F.VERSION_PARAMS)
-def test_dump_equals_dump_log_segments(version, state, run):
-    found = differences(version, state, run[0])
+def test_dump_of_a_running_broker_equals_dump_log_segments(version, run):
+    """While the broker runs: its segments, open ones too. (Its preallocated indexes are not compared: Kafka's
+    tool fails on them, NoSuchElementException, or with --index-sanity-check CorruptIndexException "the last
+    timestamp is 0", where kvlog reads them as empty: docs/cli.md.)"""
+    found = differences(version, "running", run[0])
     assert not found, f"{len(found)} files differ:\n" + "\n".join(found[:15])
