@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build jar wheel test test-wheel test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
+.PHONY: all venv build jar wheel test test-wheel test-wheel-run test-broker test-broker-wheel kafka-jars test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
 
 all: build
 
@@ -81,6 +81,10 @@ test:
 test-wheel: wheel
 	$(MAKE) --no-print-directory $(WHEEL_VENV)/.installed
 	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
+	$(MAKE) --no-print-directory test-wheel-run
+
+# The suite's run against the installed wheel (test-wheel and test-broker-wheel install it first).
+test-wheel-run:
 	@scratch=$$(tools/test_tmpdir.sh) && mkdir "$$scratch/tmp" "$$scratch/spark" && cd "$$scratch" && \
 	$(CURDIR)/$(WHEEL_PY) -c "import kvlog, sys; f = kvlog.__file__; \
 		sys.exit(0 if '/site-packages/' in f and '$(CURDIR)/src' not in f else 'kvlog imported from ' + f)" && \
@@ -89,6 +93,34 @@ test-wheel: wheel
 		-p no:cacheprovider -n $(JOBS) --basetemp="$$scratch/pytest" -q $(PYTEST_ARGS) $(addprefix $(CURDIR)/,$(TESTS)); \
 	status=$$?; cd $(CURDIR); if [ $$status -ne 1 ] && [ $$status -ne 3 ]; then rm -rf "$$scratch"; \
 	else echo "make test: the run's files are kept in $$scratch (remove it when done)"; fi; exit $$status
+
+# Kafka's own jars for the broker tests (2.8.2, 3.7.2, 4.1.2, 4.4.0: tools/kafka-oracle/*.pom.xml), from Maven
+# Central into build/kafka-oracle/<version>/; fetched once, again when a pom changes.
+KAFKA_JARS := build/kafka-oracle
+kafka-jars:
+	tools/kafka-oracle/fetch.sh $(KAFKA_JARS)
+
+# The tests against real Kafka brokers (marker `broker`, tests/test_broker_*.py) on the installed wheel: each
+# version's broker first writes its scenario (tests/kafka_oracle/scenario.py; two brokers at a time) into one
+# directory of the run, then the tests compare kvlog with what the brokers answered. KVLOG_REQUIRE_BROKER=1:
+# a missing Java or jar fails the run instead of skipping. BROKER_VERSIONS="4.4.0" generates only those
+# scenarios (then pass PYTEST_ARGS="-k 4.4.0" too).
+BROKER_VERSIONS ?=
+test-broker:
+	@if command -v flock >/dev/null; then mkdir -p $(WHEEL_BUILD) && \
+		flock $(WHEEL_BUILD)/.test.lock $(MAKE) --no-print-directory test-broker-wheel; \
+	else $(MAKE) --no-print-directory test-broker-wheel; fi
+
+test-broker-wheel: wheel kafka-jars
+	$(MAKE) --no-print-directory $(WHEEL_VENV)/.installed
+	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
+	@scenarios=$$(tools/test_tmpdir.sh) && start=$$(date +%s) && \
+	KVLOG_KAFKA_JARS=$(CURDIR)/$(KAFKA_JARS) $(WHEEL_PY) -m tests.kafka_oracle.scenario "$$scenarios" $(BROKER_VERSIONS) -j 2 && \
+	echo "make test-broker: scenarios written in $$(( $$(date +%s) - start )) s" && \
+	KVLOG_BROKER_SCENARIOS="$$scenarios" KVLOG_REQUIRE_BROKER=1 KVLOG_KAFKA_JARS=$(CURDIR)/$(KAFKA_JARS) \
+		$(MAKE) --no-print-directory test-wheel-run PYTEST_ARGS="-m broker $(PYTEST_ARGS)" \
+		TESTS="$(wildcard tests/test_broker_*.py)"; \
+	status=$$?; rm -rf "$$scenarios"; exit $$status
 
 # Quick developer loop: the suite against the in-place build in .venv.
 test-inplace: build

@@ -3,6 +3,9 @@ some landing on transaction markers) equals kvlog's ``offset_for_timestamp`` on 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import kvlog
@@ -87,3 +90,22 @@ def test_max_timestamp_lands_on_markers(version):
         assert want[0] > records[-1]["offset"], "the max-timestamp answer is not a marker"
         with Log.open(F.data_dir(version, "clean") / f"txn-{p}", read_only=True) as log:
             assert kvlog_answer(log.offset_for_timestamp(kvlog.MAX_TIMESTAMP)) == want
+
+
+@pytest.mark.parametrize("version", F.VERSION_PARAMS)
+def test_offsets_cli_equals_broker(version):
+    """``kvlog offsets DATA --timestamp earliest|latest|max`` prints, per partition, what ListOffsets answered
+    (max-timestamp by the newest rule, as in test_list_offsets_equal_broker; Kafka 3.0+)."""
+    data = F.data_dir(version, "clean")
+    truth = F.truth(version)["offsets"]
+    specs = ["earliest", "latest"] + (["max"] if version_tuple(version) >= (3, 8) else [])
+    for spec in specs:
+        r = subprocess.run([sys.executable, "-m", "kvlog", "offsets", str(data), "--timestamp", spec],
+                           capture_output=True, text=True, check=True)
+        got = {}
+        for line in r.stdout.splitlines():
+            topic, p, off, ts = line.split()
+            got[f"{topic}-{p}"] = (int(off), int(ts))
+        key = {"earliest": "earliest", "latest": "latest", "max": "max_timestamp"}[spec]
+        want = {tp: kafka_answer(o[key]) for tp, o in truth.items() if not tp.startswith("tiered-")}
+        assert {tp: v for tp, v in got.items() if tp in want} == want, spec
