@@ -15,6 +15,12 @@ and KIP-1331's two topology-description epochs of the group metadata value, KIP-
 record written before them decodes with their defaults. Type 18 (``StreamsGroupPartitionMetadata`` of the
 early-access specs) is gone upstream, replaced by the group's metadata hash: it is not tabled and reads as
 an unknown record type, as in Kafka's own tools.
+
+Compared field by field with the specs inside the Kafka 4.1.2 and 4.4.0 jars (the group, share and
+transaction coordinators' ``common/message/*.json``) and decoded from what 4.1.2 and 4.4.0 brokers wrote
+(classic, consumer-protocol, share and streams groups, transactions): every record printed as those
+versions' ``DumpLogSegments`` printed it. Fields newer than 4.4.0 (``CreationTimeMs``) are tagged, so
+records without them read with their defaults.
 """
 
 from __future__ import annotations

@@ -49,7 +49,10 @@ class TimestampType(enum.IntEnum):
 
 
 class ControlRecordType(enum.IntEnum):
-    """Keys of records in control batches (ControlRecordType.java)."""
+    """Keys of records in control batches (ControlRecordType.java): the transaction markers (ABORT,
+    COMMIT) and KRaft's own records, whose values are LeaderChangeMessage, SnapshotHeaderRecord,
+    SnapshotFooterRecord, KRaftVersionRecord and VotersRecord
+    (:mod:`kvlog.internal_topics.control_records` decodes them)."""
 
     UNKNOWN = -1
     ABORT = 0
