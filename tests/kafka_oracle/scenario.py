@@ -85,11 +85,14 @@ def _headers(rng: random.Random, i: int) -> list[tuple[str, bytes]]:
 
 def _records(rng: random.Random, n: int, base_ts: int, *, null_keys: bool = True,
              value_size: tuple[int, int] = (0, 200)) -> list[tuple[bytes | None, bytes, int, list]]:
-    """Records with some null keys, empty and random values, non-monotonic timestamps, 0-3 headers."""
+    """Records with some null keys, empty and partly random values, non-monotonic timestamps, 0-3 headers."""
     out = []
     for i in range(n):
         key = None if null_keys and i % 5 == 0 else f"key-{rng.randint(0, 40)}".encode()
-        value = rng.randbytes(rng.randint(*value_size))
+        n = rng.randint(*value_size)
+        # part random bytes (invalid UTF-8 for the dumps), part text, so that every codec compresses it (a
+        # producer may send a batch plain when compression does not shrink it)
+        value = (rng.randbytes(n // 4) + (b"value %d of %d; " % (i, n)) * n)[:n]
         ts = base_ts + i * 10 + rng.randint(-40, 40)
         out.append((key, value, ts, _headers(rng, i)))
     return out
