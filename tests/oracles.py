@@ -42,8 +42,8 @@ Peer bugs / quirks found (verified against the installed versions)
 6. No client builder can write LogAppendTime (bit 3 is "set by broker"), control
    batches, a delete horizon, or a non-zero base offset; ``peer_encode`` patches
    the base offset only (outside the CRC) and refuses the rest.
-7. kafka-python can neither write nor read snappy (python-snappy is not
-   installed; it does not use cramjam) and cannot write or read LZ4 for magic 0
+7. kafka-python writes and reads snappy only with python-snappy installed (the
+   test extra installs it, for the broker tests' producers) and cannot write or read LZ4 for magic 0
    (needs the ``xxhash`` module, not installed).  aiokafka refuses LZ4 for magic
    0 in both directions (KAFKA-3160 guard).
 8. Both readers resolve v1 relative inner offsets as ``wrapper - lastInner``
