@@ -227,6 +227,7 @@ READ_ONLY: list[Case] = [
     ("groups", lambda w, s: ["groups", str(w.data)], 0),
     ("groups one", lambda w, s: ["groups", str(w.data), "--group", "g1", "--as-of", str(T0 + 6_050), "--json"], 0),
     ("groups partition", lambda w, s: ["groups", str(w.data / f"{CO}-0")], 0),
+    ("groups share", lambda w, s: ["groups", str(w.data), "--share"], 1),   # no __share_group_state here
 ]
 
 DRY_RUN: list[Case] = [

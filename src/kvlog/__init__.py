@@ -51,6 +51,7 @@ from kvlog.internal_topics.cluster_metadata import ClusterMetadata, cluster_meta
 from kvlog.internal_topics.consumer_offsets import consumer_offsets
 from kvlog.internal_topics.failover import ResumeOffset, failover_offsets
 from kvlog.internal_topics.remote_log_metadata import remote_log_metadata
+from kvlog.internal_topics.share_group_state import share_group_state
 from kvlog.internal_topics.transaction_state import transaction_state
 from kvlog.records import (
     ControlRecordType,
@@ -125,6 +126,7 @@ __all__ = [
     "ClusterMetadata",
     "failover_offsets",
     "remote_log_metadata",
+    "share_group_state",
     "ResumeOffset",
     "transaction_state",
     "max_open_files",

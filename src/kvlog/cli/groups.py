@@ -5,6 +5,10 @@ columns of ``kafka-consumer-groups --describe`` that a data directory can answer
 and lag come from the root's own copy of each partition, ``-`` when it has none). ``--as-of`` replays
 the state at a time; the log end offset is then the first offset after that time.
 
+``kvlog groups ROOT --share`` prints where every share group (KIP-932) is, replayed from
+``__share_group_state`` (``kafka-share-groups --describe --offsets``: the start offset, and Kafka 4.2+'s lag,
+log end offset - start offset - delivery-complete count, when the records carry that count).
+
 ``kvlog offsets SOURCE --group G --target MIRROR`` prints the offset each partition of the group should
 resume from on a mirror (:func:`kvlog.internal_topics.failover.failover_offsets`).
 """
@@ -23,6 +27,10 @@ from kvlog.internal_topics.consumer_offsets import replay
 from kvlog.internal_topics.dump_format import DECODER_OPTIONS, Parser, parser_for
 from kvlog.internal_topics.failover import ANCHORS, failover_offsets
 from kvlog.internal_topics.layout import partition_dirs
+from kvlog.internal_topics.share_group_state import DELIVERY_STATES
+from kvlog.internal_topics.share_group_state import TOPIC as SHARE_STATE_TOPIC
+from kvlog.internal_topics.share_group_state import replay as share_replay
+from kvlog.internal_topics.share_group_state import topic_names
 from kvlog.log import Log
 
 __all__ = ["add_decoder_options", "add_failover_options", "add_groups_parser", "cmd_failover", "cmd_groups",
@@ -84,12 +92,17 @@ def add_groups_parser(sub: Any) -> None:
     g = sub.add_parser("groups", help="consumer groups' committed offsets, from __consumer_offsets (read-only)",
                        description="Replay __consumer_offsets the way the group coordinator loads it and "
                                    "print each group's committed offset per partition, with the log end "
-                                   "offset and lag where the data directory holds the partition.")
-    g.add_argument("root", help="a broker's data directory (or one __consumer_offsets-N directory)")
-    g.add_argument("--group", metavar="G", help="only this consumer group")
+                                   "offset and lag where the data directory holds the partition. With "
+                                   "--share, replay __share_group_state the way the share coordinator loads "
+                                   "it and print each share group's start offset per partition instead.")
+    g.add_argument("root", help="a broker's data directory (or one __consumer_offsets-N or, with --share, "
+                                "__share_group_state-N directory)")
+    g.add_argument("--group", metavar="G", help="only this group")
     g.add_argument("--as-of", metavar="TIME", type=_time_arg,
                    help="the state at this time (epoch ms or ISO-8601) instead of the latest")
     g.add_argument("--json", action="store_true", help="one JSON object per line")
+    g.add_argument("--share", action="store_true",
+                   help="share groups (KIP-932) instead: their share-partition state, from __share_group_state")
     g.set_defaults(func=cmd_groups)
 
 
@@ -109,6 +122,8 @@ def _end_offsets(root: str, as_of: int | None, wanted: set[tuple[str, int]]) -> 
 
 
 def cmd_groups(args: argparse.Namespace) -> int:
+    if args.share:
+        return cmd_share_groups(args)
     states = replay(args.root, as_of=args.as_of, group=args.group)
     problems = [p for s in states for p in s.problems]
     rows = [row for s in states for row in _rows(s.table())]
@@ -138,8 +153,13 @@ def cmd_groups(args: argparse.Namespace) -> int:
     # say so rather than print nothing (Kafka's tool prints no table for it either, only a line on stderr)
     with_rows = {r["group"] for r in rows}
     known = {g for s in states for g, alive in s.groups.items() if alive}
+    share = _share_groups(args.root, known - with_rows)
     for g in sorted(known - with_rows):
-        sys.stderr.write(f"kvlog: consumer group {g!r} has no committed offsets in {args.root}\n")
+        if g in share:
+            sys.stderr.write(f"kvlog: {g!r} is a share group: its state is in {SHARE_STATE_TOPIC} (kvlog groups "
+                             "--share)\n")
+        else:
+            sys.stderr.write(f"kvlog: consumer group {g!r} has no committed offsets in {args.root}\n")
     if not rows and args.group is not None:
         if args.group not in known:
             sys.stderr.write(f"kvlog: consumer group {args.group!r} does not exist in {args.root} (no committed "
@@ -152,12 +172,70 @@ def _dash(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
-def _rows(table: Any) -> list[dict[str, Any]]:
-    ms = {name: table.column(name).cast("int64").to_pylist() for name in ("commit_timestamp", "expire_timestamp")}
-    rows = table.drop_columns(["commit_timestamp", "expire_timestamp"]).to_pylist()
+def _share_groups(root: str, groups: set[str]) -> set[str]:
+    """Which of ``groups`` hold share-partition state (best effort: for a message, never fatal)."""
+    if not groups:
+        return set()
+    try:
+        return {k[0] for r in share_replay(root, errors="skip") for k in r.states if k[0] in groups}
+    except (OSError, KvlogError):
+        return set()
+
+
+def cmd_share_groups(args: argparse.Namespace) -> int:
+    """``kvlog groups ROOT --share``: one row per share partition of every share group (or ``--group``)."""
+    states = share_replay(args.root, as_of=args.as_of, group=args.group)
+    if not states:
+        raise KvlogError(f"no {SHARE_STATE_TOPIC} partitions in {args.root}")
+    problems = [p for s in states for p in s.problems]
+    table = [row for s in states for row in _rows(s.table(), stamps=("create_timestamp", "write_timestamp",
+                                                                     "record_timestamp"))]
+    names = topic_names(args.root, {r["topic_id"] for r in table}) if table else {}
+    ends = _end_offsets(args.root, args.as_of, {(names[r["topic_id"]], r["partition"]) for r in table
+                                                if r["topic_id"] in names})
+    rows = []
+    for r in table:
+        r["topic"] = names.get(r["topic_id"])
+        end = None if r["topic"] is None else ends.get((r["topic"], r["partition"]))
+        start, done = r["start_offset"], r["delivery_complete_count"]
+        # Kafka 4.2+ (KIP-1226): partition end offset - start offset - delivery-complete count, when both are known
+        lag = None if end is None or start is None or done is None else end - start - done
+        for b in r["state_batches"]:
+            b["delivery_state_name"] = DELIVERY_STATES.get(b["delivery_state"], str(b["delivery_state"]))
+        rows.append({"group": r["group"], "topic": r["topic"], "topic_id": r["topic_id"],
+                     "partition": r["partition"], "start_offset": start, "log_end_offset": end, "lag": lag,
+                     "leader_epoch": r["leader_epoch"], "state_epoch": r["state_epoch"],
+                     "snapshot_epoch": r["snapshot_epoch"], "delivery_complete_count": done,
+                     "state_batches": r["state_batches"], "create_timestamp": r["create_timestamp"],
+                     "write_timestamp": r["write_timestamp"], "coordinator_partition": r["coordinator_partition"],
+                     "record_offset": r["record_offset"], "record_timestamp": r["record_timestamp"]})
+    rows.sort(key=lambda r: (r["group"], r["topic"] or r["topic_id"], r["partition"]))
+    if args.json:
+        for r in rows:
+            _out(json.dumps(r, sort_keys=False))
+    elif rows:
+        head = ["GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LOG-END-OFFSET", "LAG", "LEADER-EPOCH",
+                "STATE-EPOCH", "IN-FLIGHT-BATCHES"]
+        text = [head] + [[r["group"], r["topic"] or r["topic_id"], str(r["partition"]), _dash(r["start_offset"]),
+                          _dash(r["log_end_offset"]), _dash(r["lag"]), _dash(r["leader_epoch"]),
+                          str(r["state_epoch"]), str(len(r["state_batches"]))] for r in rows]
+        widths = [max(len(row[i]) for row in text) for i in range(len(head))]
+        for row in text:
+            _out(" ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    _warn(problems)
+    if not rows and args.group is not None:
+        sys.stderr.write(f"kvlog: share group {args.group!r} has no share-partition state in {args.root}\n")
+        return 1
+    return 0
+
+
+def _rows(table: Any, stamps: tuple[str, ...] = ("commit_timestamp", "expire_timestamp")) -> list[dict[str, Any]]:
+    """A table's rows as dicts, its timestamp columns as epoch milliseconds."""
+    ms = {name: table.column(name).cast("int64").to_pylist() for name in stamps}
+    rows = table.drop_columns(list(stamps)).to_pylist()
     for i, r in enumerate(rows):
-        r["commit_timestamp"] = ms["commit_timestamp"][i]
-        r["expire_timestamp"] = ms["expire_timestamp"][i]
+        for name in stamps:
+            r[name] = ms[name][i]
     return list(rows)
 
 
