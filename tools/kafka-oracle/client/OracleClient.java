@@ -275,6 +275,9 @@ public final class OracleClient {
                         org.apache.kafka.clients.admin.SharePartitionOffsetInfo si =
                             (org.apache.kafka.clients.admin.SharePartitionOffsetInfo) v;
                         o.put("start_offset", si.startOffset());
+                        if (si.lag().isPresent()) {
+                            o.put("lag", si.lag().get());
+                        }
                         if (si.leaderEpoch().isPresent()) {
                             o.put("leader_epoch", si.leaderEpoch().get());
                         } else {
