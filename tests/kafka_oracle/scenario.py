@@ -311,7 +311,7 @@ class Workload:
         old = NOW_MS() - 3 * 3_600_000
         for burst in range(3):
             for key, value, _ts, headers in _records(self.rng, 30, old):
-                p.send("retention-time", key=key, value=value, timestamp_ms=old + burst, headers=headers)
+                p.send("retention-time", key=key, value=value, timestamp_ms=old + burst * 1000, headers=headers)
             p.flush()
             time.sleep(0.2)
         for key, value, ts, headers in _records(self.rng, 30, self.base_ts):
@@ -359,7 +359,9 @@ class Workload:
             time.sleep(0.15)
         for attempt in range(3):
             time.sleep(0.15)
-            p.send(name, key=b"roll", value=f"roll-{attempt}".encode(), timestamp_ms=self.base_ts + 9000 + attempt)
+            # (a time-based roll compares record timestamps with the segment's first: they must be segment.ms apart)
+            p.send(name, key=b"roll", value=f"roll-{attempt}".encode(),
+                   timestamp_ms=self.base_ts + 9000 + attempt * 1000)
             p.flush()
             active = self._active_base(name)
             self.wait(f"cleaning pass {attempt} of {name}", lambda a=active: self._cleaner_offset(name) >= a, 90)
