@@ -214,8 +214,10 @@ def max_timestamp_offset(log: Log) -> OffsetAndTimestamp | None:
 
     The first segment holding the log's largest batch max timestamp; in it, the first batch reaching that
     timestamp, control batches included (a transaction marker, a KRaft ``LeaderChange``); then the first
-    record of that batch carrying it. A data batch's record is found by the time search from that batch
-    on; a control batch's is its control record."""
+    record of that batch carrying it (``RecordBatch.offsetOfMaxTimestamp``: a control batch's answer is its
+    record's offset). The log start offset plays no part, as in Kafka's (no check there): the batches below it
+    still in a segment file count, and the answer may lie below it (a broker answers so until retention deletes
+    the segment; a read from there meets the log start)."""
     for d in log.damage:  # the damaged bytes may hold the largest timestamp
         past_damage(log, d.first_offset, LONG_MAX)
     best: LogSegment | None = None
@@ -225,25 +227,24 @@ def max_timestamp_offset(log: Log) -> OffsetAndTimestamp | None:
     if best is None or best.max_timestamp < 0:
         return None
     target = best.max_timestamp
-    start = log.log_start_offset
-    holder = _first_batch_reaching(best, target, start)
+    holder = _first_batch_reaching(best, target)
     if holder is not None and int(holder["magic"]) >= 2 and int(holder["attributes"]) & 0x20:
         data = best._window(int(holder["position"]), int(holder["size"]))
         try:
             for rec in MemoryRecords(data).records(check_crc=False, include_control=True):
-                if rec.timestamp == target and rec.offset >= start:
+                if rec.timestamp == target:
                     return OffsetAndTimestamp(rec.offset, target)
         except CorruptRecordError as exc:
             raise exc.with_context(file=best.log_path, base_position=int(holder["position"])) from None
         return None  # (Kafka's offsetOfMaxTimestamp: no record carries the batch's max timestamp)
-    found = best.find_offset_by_timestamp(target, start if holder is None else max(start, int(holder["base_offset"])))
+    found = best.find_offset_by_timestamp(target, best.base_offset if holder is None else int(holder["base_offset"]))
     return OffsetAndTimestamp(*found) if found else None
 
 
-def _first_batch_reaching(seg: LogSegment, target: int, start: int) -> Any:
-    """The header of the first batch of ``seg`` whose max timestamp is ``target`` and last offset ≥ ``start``,
-    searched from where the offset index places the batch that set the segment's max timestamp (Kafka's
-    lookup); None when the walk finds none or meets damage (the time search then answers alone)."""
+def _first_batch_reaching(seg: LogSegment, target: int) -> Any:
+    """The header of the first batch of ``seg`` whose max timestamp is ``target``, searched from where the
+    offset index places the batch that set the segment's max timestamp (Kafka's lookup); None when the walk
+    finds none or meets damage (the time search then answers alone)."""
     shallow = seg.shallow_offset_of_max_timestamp
     pos = seg.index_position(shallow)
     try:
@@ -256,7 +257,7 @@ def _first_batch_reaching(seg: LogSegment, target: int, start: int) -> Any:
                     first = False
                     if pos and int(headers["base_offset"][0]) > shallow:
                         break  # an index entry past the batch it should precede: from the start instead
-                hit = np.flatnonzero((headers["max_timestamp"] == target) & (headers["last_offset"] >= start))
+                hit = np.flatnonzero(headers["max_timestamp"] == target)
                 if len(hit):
                     return headers[int(hit[0])]
             else:

@@ -219,23 +219,39 @@ final class PartitionLog {
 
     /** The remote pieces' segment files, then the local segments from the log start on. */
     private List<Span> spans() throws IOException {
+        return spans(false);
+    }
+
+    /**
+     * As {@link #spans()}, or with {@code wholeFiles} every segment file from its start, the log start offset
+     * aside: the local segments wholly below it that are still in the directory, and the batches below it in the
+     * segment (or first remote piece) holding it, as a broker's segments hold them until retention deletes them.
+     */
+    private List<Span> spans(boolean wholeFiles) throws IOException {
         List<Span> out = new ArrayList<>();
-        for (TieredLineage.Piece p : remote) {
-            out.add(new Span(layout.fs(), layout.logFile(p.segment()), p.segment().start, p.start(), p.end()));
+        for (int k = 0; k < remote.size(); k++) {
+            TieredLineage.Piece p = remote.get(k);
+            long from = wholeFiles && k == 0 ? p.segment().start : p.start();
+            out.add(new Span(layout.fs(), layout.logFile(p.segment()), p.segment().start, from, p.end()));
         }
         long lo = remote.isEmpty() ? logStartOffset : localStart();
         if (lo < logEndOffset || remote.isEmpty()) {
-            for (int i = segments.segmentFor(lo); i < segments.bases.length; i++) {
-                out.add(new Span(fs, segments.path(i), segments.bases[i], lo, logEndOffset));
+            for (int i = wholeFiles ? 0 : segments.segmentFor(lo); i < segments.bases.length; i++) {
+                out.add(new Span(fs, segments.path(i), segments.bases[i], wholeFiles ? segments.bases[i] : lo,
+                    logEndOffset));
             }
         }
         return out;
     }
 
     /**
-     * The earliest offset in [log start, log end) whose record timestamp is at or after {@code ts}; -1 if none.
-     * Each segment is searched from where its time index proves every earlier record is older, reading batch
-     * headers (max timestamps) until one may hold the answer. Nothing at or past the log end answers: the last
+     * The earliest offset in [log start, log end) whose record timestamp is at or after {@code ts}; -1 if none
+     * (the largest-timestamp target -3: {@link #maxTimestampOffset}, which may answer below the log start).
+     * Control records count, as in Kafka's ListOffsets ({@code LogSegment.findOffsetByTimestamp}): a transaction
+     * marker answers when it is the first entry at or after {@code ts} (its timestamp is the broker's clock when
+     * the transaction ended), and a read from there holds the data records that follow it. Each segment is
+     * searched from where its time index proves every earlier record is older, reading batch headers (max
+     * timestamps) until one may hold the answer. Nothing at or past the log end answers: the last
      * segment's file may be longer than the log (a committed end inside it, a writer appending meanwhile, a backup
      * run's cut segment that a later run copied longer), and its time index may reach past the end too.
      */
@@ -247,14 +263,7 @@ final class PartitionLog {
             return logEndOffset;
         }
         if (ts == MAX_TIMESTAMP) {
-            long[] max = maxTimestamp();
-            if (max[0] < 0) {
-                return -1;
-            }
-            // the first batch reaching the maximum answers, a control batch too (a transaction marker, a KRaft
-            // LeaderChange: Kafka's ListOffsets returns its one control record's offset); a data batch's record
-            // is found by the time search, which skips control batches and so lands on that first data batch
-            return max[1] >= 0 ? max[1] : offsetForTimestamp(max[0]);
+            return maxTimestampOffset();
         }
         return searchTimestamp(ts);
     }
@@ -264,14 +273,21 @@ final class PartitionLog {
     static final long MAX_TIMESTAMP = -3;
 
     /**
-     * The largest record timestamp of the batches from the log start on (-1: none), from the batch headers, and
-     * the base offset of the first batch reaching it when that is a control batch (else -1). A batch that reaches
-     * the log end is not part of the log (as the Python source's view ends before it).
+     * Kafka's answer to the largest-timestamp target ({@code UnifiedLog.fetchOffsetByTimestamp}, MAX_TIMESTAMP,
+     * 3.8+): the first segment whose max timestamp is the largest, in it the first batch reaching that timestamp
+     * (control batches too: a COMMIT/ABORT marker, a KRaft LeaderChange), then that batch's first record carrying
+     * it ({@code RecordBatch.offsetOfMaxTimestamp}: a control record's own offset, not its batch's base offset).
+     * The first batch of the log reaching the largest timestamp is that batch. The log start offset plays no part:
+     * Kafka's segments count the batches below it still in their files, and the answer may lie below it. -1: no
+     * batch carries a timestamp, or no record its batch's max timestamp. A batch that reaches the log end is not
+     * part of the log (as the Python source's view ends before it).
      */
-    private long[] maxTimestamp() throws IOException {
+    private long maxTimestampOffset() throws IOException {
         long max = -1;
-        long control = -1;
-        for (Span sp : spans()) {
+        Span holder = null;
+        long position = -1;
+        scan:
+        for (Span sp : spans(true)) {
             try (SegmentStream s = new SegmentStream(sp.fs(), sp.file(), 0, chunkBytes, headersOnly)) {
                 while (s.next()) {
                     if (BatchDecoder.lastOffset(s) < sp.lo()) {
@@ -279,7 +295,7 @@ final class PartitionLog {
                     }
                     if (BatchDecoder.lastOffset(s) >= sp.hi()) {
                         if (sp.hi() == logEndOffset) {
-                            return new long[] {max, control}; // past the end of the log: the segment grew beyond it
+                            break scan; // past the end of the log: the segment grew beyond it
                         }
                         break; // a remote piece ends inside this batch: the next piece or the local log serves the rest
                     }
@@ -291,13 +307,25 @@ final class PartitionLog {
                     long batchMax = RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart());
                     if (batchMax > max) { // strictly: the first batch reaching the maximum, as Kafka's
                         max = batchMax;
-                        control = RecordBatchV2Decoder.isControl(s.buffer(), s.batchStart())
-                            ? Math.max(BatchDecoder.baseOffset(s), sp.lo()) : -1;
+                        holder = sp;
+                        position = s.position();
                     }
                 }
             }
         }
-        return new long[] {max, control};
+        if (holder == null) {
+            return -1;
+        }
+        try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET);
+             SegmentStream s = new SegmentStream(holder.fs(), holder.file(), position, chunkBytes, headersOnly)) {
+            if (!s.next()) {
+                throw new CorruptLogException(holder.file().toString(), position, "the batch holding the largest "
+                    + "timestamp is gone");
+            }
+            TimestampSearch search = TimestampSearch.exactly(max);
+            decoder.decode(s, holder.lo(), holder.hi(), search);
+            return search.found;
+        }
     }
 
     private long searchTimestamp(long ts) throws IOException {

@@ -2,7 +2,10 @@ package io.kvlog.spark;
 
 import java.util.zip.CRC32C;
 
-/** Magic-2 record batches: header fields, CRC-32C, control batches skipped, records walked only when needed. */
+/**
+ * Magic-2 record batches: header fields, CRC-32C, control batches skipped (unless the sink searches them too),
+ * records walked only when needed.
+ */
 final class RecordBatchV2Decoder {
     static final int HEADER_SIZE = 61;
     static final int CRC_OFFSET = 17;
@@ -57,7 +60,8 @@ final class RecordBatchV2Decoder {
     /**
      * Serves a batch from its header alone when that is enough: the sink needs offsets only, the record count
      * agrees with the last offset delta (both CRC-covered, so a flip in one shows), and the count fits the bytes.
-     * A control batch holding its one marker is skipped. False means: read the batch whole and {@link #decode} it.
+     * A control batch holding its one marker is skipped (for a sink that takes no control records). False means:
+     * read the batch whole and {@link #decode} it.
      * The CRC covers the records such a query never reads; {@code kvlog.verifyChecksums} makes every batch whole.
      */
     boolean decodeHeader(byte[] b, int p, int size, long start, long end, RecordSink sink) {
@@ -71,7 +75,7 @@ final class RecordBatchV2Decoder {
                 || (attributes & 0x07) > 4) {
             return false;
         }
-        if ((attributes & 0x20) != 0) {
+        if ((attributes & 0x20) != 0 && !sink.includesControlRecords()) {
             return count == 1;
         }
         long baseOffset = Bytes.int64(b, p);
@@ -90,7 +94,7 @@ final class RecordBatchV2Decoder {
         }
         checkCrc(b, p, size);
         int attributes = Bytes.int16(b, p + ATTRIBUTES_OFFSET);
-        if ((attributes & 0x20) != 0) {
+        if ((attributes & 0x20) != 0 && !sink.includesControlRecords()) {
             return; // control batch: transaction markers are not records a consumer sees
         }
         long baseOffset = Bytes.int64(b, p);

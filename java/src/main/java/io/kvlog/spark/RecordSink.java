@@ -5,6 +5,14 @@ interface RecordSink {
     /** Whether the sink needs each record's fields (key, value, timestamp, headers) or offsets suffice. */
     boolean needsRecordFields();
 
+    /**
+     * Whether the records of control batches (transaction markers, KRaft control records) come too: a timestamp
+     * search sees them, as Kafka's ListOffsets does; the rows of a read never do.
+     */
+    default boolean includesControlRecords() {
+        return false;
+    }
+
     /** {@code count} consecutive offsets from {@code first}, all with timestamp type {@code timestampType}. */
     void offsetRun(long first, int count, int timestampType);
 
