@@ -3,13 +3,19 @@ a broker wrote (``.log``, ``.index``, ``.timeindex``, ``.txnindex``, ``.snapshot
 every decoder flag, on the files of every broker version, after a clean stop and while running.
 
 The reference is the newest Kafka's tool (the one users run on any directory; older tools' output differs
-in ways docs/cli.md lists); the deliberate differences are in :func:`normalise`, each with its reason.
+in ways docs/cli.md lists); the deliberate differences are in :func:`normalise`, each with its reason. The
+reports the tool prints on stderr after the last file are compared too, on copies of a broker's files whose
+indexes were damaged (so there are many to report, in the order of Java's HashMap), and message formats v0/v1,
+which no broker here writes, on segments made by kvlog.
 """
 
 from __future__ import annotations
 
 import functools
+import random
 import re
+import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -154,3 +160,93 @@ def test_dump_of_a_running_broker_equals_dump_log_segments(version, run):
     timestamp is 0", where kvlog reads them as empty: docs/cli.md.)"""
     found = differences(version, "running", run[0])
     assert not found, f"{len(found)} files differ:\n" + "\n".join(found[:15])
+
+
+def _run_both(files: list[str], flags: list[str], cwd: Path) -> tuple[dict[str, list[bytes]], dict[str, list[bytes]]]:
+    """Kafka's tool and kvlog dump on the same names, from the same working directory."""
+    dist = KafkaDist.find(TOOL_VERSION)
+    assert dist is not None
+    runs = []
+    for cmd in (dist.java_cmd(dist.dump_class, "--files", ",".join(files), *flags),
+                [sys.executable, "-m", "kvlog", "dump", "--files", ",".join(files), *flags]):
+        r = subprocess.run(cmd, capture_output=True, timeout=300, check=False, cwd=cwd)
+        assert r.returncode == 0, r.stderr.decode(errors="replace")[-3000:]
+        runs.append(split(r.stdout, r.stderr))
+    return runs[0], runs[1]
+
+
+def _damage(d: Path, rng: random.Random) -> None:
+    """A copy of codec-none-0 (one segment, 3 offset-index and 3 time-index entries) with index entries that
+    disagree with its log: positions of earlier batches, timestamps off and out of order, an offset past the
+    end, an offset inside a batch."""
+    idx, tix = d / "00000000000000000000.index", d / "00000000000000000000.timeindex"
+    entries = list(struct.iter_unpack(">ii", idx.read_bytes()))
+    stamps = list(struct.iter_unpack(">qi", tix.read_bytes()))
+    assert len(entries) == len(stamps) == 3
+    for i in rng.sample((1, 2), rng.randrange(1, 3)):  # point at an earlier batch: printed highest offset first
+        entries[i] = (entries[i][0], entries[rng.randrange(i)][1])
+    kind = rng.randrange(4)
+    if kind == 0:
+        stamps[1] = (stamps[1][0] - 5, stamps[1][1])  # a timestamp mismatch
+    elif kind == 1:
+        stamps[2] = (stamps[0][0], stamps[2][1])  # a mismatch and out of order
+    elif kind == 2:
+        stamps[0] = (stamps[0][0], stamps[0][1] + 1_000_000)  # not in the log: found -1
+    else:
+        stamps[1] = (stamps[1][0], stamps[1][1] - 1)  # inside a batch: found its last offset
+    idx.write_bytes(b"".join(struct.pack(">ii", *e) for e in entries))
+    tix.write_bytes(b"".join(struct.pack(">qi", *e) for e in stamps))
+
+
+def test_reports_of_damaged_indexes_equal_dump_log_segments(tmp_path):
+    """The reports DumpLogSegments prints on stderr after the last file (index mismatches, the time-index
+    errors, non-consecutive offsets), with enough files that its HashMaps resize, on names given relative to
+    the working directory (with ./ and //) and absolute: the same files in the same order, the same lines."""
+    src = F.scenario_dir(TOOL_VERSION) / "clean" / "data"
+    rng = random.Random(44)
+    index_files, log_files = [], []
+    for i in range(30):
+        d = tmp_path / f"{rng.choice(('orders', 'clicks', 'a', 'x' * 40, 'payments.eu'))}-{i}"
+        shutil.copytree(src / "codec-none-0", d)
+        _damage(d, rng)
+        index_files += [d / "00000000000000000000.index", d / "00000000000000000000.timeindex"]
+    for i in range(4):  # five segments each: four start past offset 0 ("-1 is followed by ...")
+        d = tmp_path / f"rolled-{i}"
+        shutil.copytree(src / "rolled-time-0", d)
+        log_files += sorted(d.glob("*.log"))
+
+    def names(paths: list[Path]) -> list[str]:
+        return [str(p) if i % 3 == 0 else f"./{p.parent.name}//{p.name}" if i % 3 == 1
+                else f"{p.parent.name}/{p.name}" for i, p in enumerate(paths)]
+
+    for files, flags in ((names(index_files), ["--verify-index-only"]), (names(index_files), []),
+                         (names(log_files + index_files[::7]), ["--deep-iteration"])):
+        want, got = _run_both(files, flags, tmp_path)
+        assert "<stderr>" in want
+        assert got == want, "\n".join(f"{k}:\n  Kafka: {want.get(k)}\n  kvlog: {got.get(k)}"
+                                       for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k))[:6000]
+
+
+def test_legacy_segments_equal_dump_log_segments(tmp_path):
+    """Message formats v0 and v1 (no broker here writes them: a 2.8 broker converts to v2), plain and in
+    compressed wrappers, every record printed: its metadata ends "isValid: true crc: N" (the Scala tool of
+    4.0-4.2 printed "crc: N}"). The segments start past offset 0 and skip offsets: "-1 is followed by ..."."""
+    import kvlog
+
+    files = []
+    for magic in (0, 1):
+        for codec in ("none", "gzip", "snappy", "lz4") if magic else ("none", "gzip", "snappy"):
+            data, offset = b"", 5
+            for n in (1, 3, 2):
+                recs = [kvlog.Record(b"k%d" % i if i % 2 else None, b"value-%d" % i, 1_700_000_000_000 + i)
+                        for i in range(n)]
+                data += kvlog.encode_batch(recs, magic=magic, compression=codec, base_offset=offset)
+                offset += n + 2
+            d = tmp_path / f"v{magic}-{codec}-0"
+            d.mkdir()
+            (d / "00000000000000000005.log").write_bytes(data)
+            files.append(str(d / "00000000000000000005.log"))
+    for flags in ([], ["--deep-iteration"], ["--print-data-log"], ["--print-data-log", "--skip-record-metadata"]):
+        want, got = _run_both(files, flags, tmp_path)
+        assert got == want, "\n".join(f"{k}:\n  Kafka: {want.get(k)}\n  kvlog: {got.get(k)}"
+                                       for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k))[:6000]

@@ -126,7 +126,7 @@ def rec_line(offset, ts, key, value, *, magic=2, seq=-1, headers=(), tt="CreateT
     if magic == 2:
         line += f" sequence: {seq} headerKeys: [{','.join(k for k, _ in headers)}]"
     else:
-        line += f" isValid: {b(legacy[1])} crc: {legacy[0]}}}"
+        line += f" isValid: {b(legacy[1])} crc: {legacy[0]}"  # Kafka 4.4 (the Scala tool of 4.0-4.2: "crc: N}")
     if data:
         if key is not None:
             line += f" key: {key.decode()}"
@@ -152,11 +152,11 @@ def test_dump_format_vectors_v2_v1_v0(tmp_path, capfd):
          "key: k payload: v"),
         ("offset: 1 position: 70 CreateTime: 1700000000000 size: 36 magic: 1 compresscodec: none "
          "crc: 958827571 isvalid: true"),
-        ("| offset: 1 CreateTime: 1700000000000 keySize: 1 valueSize: 1 isValid: true crc: 958827571} "
+        ("| offset: 1 CreateTime: 1700000000000 keySize: 1 valueSize: 1 isValid: true crc: 958827571 "
          "key: k payload: v"),
         ("offset: 2 position: 106 NoTimestampType: -1 size: 28 magic: 0 compresscodec: none "
          "crc: 535615242 isvalid: true"),
-        ("| offset: 2 NoTimestampType: -1 keySize: 1 valueSize: 1 isValid: true crc: 535615242} "
+        ("| offset: 2 NoTimestampType: -1 keySize: 1 valueSize: 1 isValid: true crc: 535615242 "
          "key: k payload: v"),
     ]
     assert out[2:] == [x for pair in zip(batch_lines(data), out[3::2]) for x in pair]
@@ -309,6 +309,33 @@ def test_dump_bad_crc_snapshot_and_txn_index(tmp_path, capfd, kraft_segment):
     assert rc == 0 and out[1:] == [
         "version: 0 producerId: 7 firstOffset: 10 lastOffset: 20 lastStableOffset: 21",
         "version: 0 producerId: 8 firstOffset: 30 lastOffset: 31 lastStableOffset: 40"]
+    # 4.4 reads every entry before it prints one and refuses a version other than 0 in the 2-byte field (the
+    # Scala tool of 4.0-4.2 read the first byte only: 00 01 there printed "version: 0", checked on 4.1.2)
+    txn.write_bytes(entries + struct.pack(">hqqqq", 1, 9, 50, 51, 52))
+    rc, out, err = run(capfd, "dump", "--files", txn)
+    assert rc == 1 and out == [f"Dumping {txn}"] and err == [
+        f"kvlog: {txn}: Unexpected aborted transaction version 1 in transaction index {txn}, supported version "
+        "range is 0 to 0"]
+
+
+def test_dump_corrupt_producer_snapshot(tmp_path, capfd):
+    # Kafka's CorruptSnapshotException messages: the version checked first, the CRC last
+    from kvlog.producer_state import ProducerStateEntry, encode_snapshot
+
+    good = encode_snapshot([ProducerStateEntry(5, 0, -1, T0, -1)])
+    path = seg_file(tmp_path, good, "00000000000000000010.snapshot")
+    rc, out, err = run(capfd, "dump", "--files", path)
+    assert rc == 0 and err == [] and out[1].startswith("producerId: 5 producerEpoch: 0 ")
+    path.write_bytes(b"\x00\x07" + good[2:-1])
+    rc, out, err = run(capfd, "dump", "--files", path)
+    assert (rc, out, err) == (1, [f"Dumping {path}"], ["Snapshot contained an unknown file version 7"])
+    bad_crc = bytearray(good)
+    bad_crc[-1] ^= 1
+    path.write_bytes(bytes(bad_crc))
+    stored, computed = int.from_bytes(good[2:6], "big"), crc32c.crc32c(bytes(bad_crc[6:]))
+    rc, out, err = run(capfd, "dump", "--files", path)
+    assert (rc, out, err) == (1, [f"Dumping {path}"], [
+        f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored}. Computed crc: {computed}"])
 
 
 def test_verify_bare_kafka_segment(kraft_segment, capfd):
@@ -327,6 +354,45 @@ def test_dump_reports_non_consecutive_offsets(tmp_path, capfd):
     path = seg_file(tmp_path, data)
     rc, _, err = run(capfd, "dump", "--files", path, "--deep-iteration")
     assert rc == 0 and err == [f"Non-consecutive offsets in {os.path.abspath(path)}", "  0 is followed by 5"]
+    # Kafka 4.4: the previous offset starts at -1 in every file, so a segment that does not start at offset 0
+    # (any rolled segment) is reported; the pairs in ascending order (the Scala tool of 4.0-4.2 started
+    # without a previous offset and printed them newest first: "  9 is followed by 20", "  8 is followed by 9")
+    data = (kvlog.encode_batch([Record(b"a", b"1", T0)], base_offset=7)
+            + kvlog.encode_batch([Record(b"b", b"2", T0), Record(b"c", b"3", T0)], base_offset=9)
+            + kvlog.encode_batch([Record(b"d", b"4", T0)], base_offset=20))
+    rolled = seg_file(tmp_path, data, "00000000000000000007.log")
+    rc, _, err = run(capfd, "dump", "--files", rolled, "--deep-iteration")
+    assert rc == 0 and err == [f"Non-consecutive offsets in {rolled}", "  -1 is followed by 7",
+                               "  7 is followed by 9", "  10 is followed by 20"]
+    rc, _, err = run(capfd, "dump", "--files", rolled)  # only deep iteration reads the records
+    assert rc == 0 and err == []
+
+
+def test_dump_reports_name_absolute_paths_as_java(tmp_path, capfd, monkeypatch):
+    # java.io.File: "//" made "/" and a trailing "/" dropped in what is printed; the reports name the file by
+    # getAbsolutePath(), the working directory + "/" + the name as given ("./" and ".." kept, not resolved)
+    (tmp_path / "t-0").mkdir()
+    seg_file(tmp_path, kvlog.encode_batch([Record(b"a", b"1", T0)], base_offset=3), "t-0/00000000000000000003.log")
+    monkeypatch.chdir(tmp_path / "t-0")
+    rc, out, err = run(capfd, "dump", "--files", "..//t-0/./00000000000000000003.log/", "--deep-iteration")
+    assert rc == 0 and out[0] == "Dumping ../t-0/./00000000000000000003.log"
+    assert err == [f"Non-consecutive offsets in {os.getcwd()}/../t-0/./00000000000000000003.log",
+                   "  -1 is followed by 3"]
+
+
+def test_dump_files_split_and_unknown_names_as_java(tmp_path, capfd):
+    # --files is split as Java's String.split(","): empty names kept except at the end; an empty name or one
+    # without a known suffix is "Dumping <it>" and "Ignoring unknown file <it>", never opened (so a missing
+    # one is no error either)
+    log = seg_file(tmp_path, kvlog.encode_batch([Record(b"a", b"1", T0)]))
+    rc, out, err = run(capfd, "dump", "--files", f",{log},,{tmp_path}/missing.txt,,")
+    assert rc == 0 and [line for line in out if line.startswith("Dumping")] == [
+        "Dumping ", f"Dumping {log}", "Dumping ", f"Dumping {tmp_path}/missing.txt"]
+    assert err == ["Ignoring unknown file ", "Ignoring unknown file ", f"Ignoring unknown file {tmp_path}/missing.txt"]
+    rc, out, err = run(capfd, "dump", "--files", "")
+    assert (rc, out, err) == (0, ["Dumping "], ["Ignoring unknown file "])
+    rc, out, err = run(capfd, "dump", "--files", tmp_path)  # a directory: no suffix
+    assert (rc, out, err) == (0, [f"Dumping {tmp_path}"], [f"Ignoring unknown file {tmp_path}"])
 
 
 def test_dump_kraft_fixture(kraft_segment, capfd):
@@ -407,6 +473,25 @@ def test_dump_verify_index_reports_corrupted_entries(tmp_path, capfd):
         f"Found out of order timestamp in :{tix}",
         f"  Index timestamp: {stamps[0][0] - 1}, Previously indexed timestamp: {stamps[0][0]}",
     ]
+    # 4.4: the mismatches of an index from its highest offset down (a reverse TreeMap; the Scala tool printed
+    # them newest first too, but a repeated offset twice); the offsets a time index names that are no batch's
+    # last offset under "The following indexed offsets are not found in :<file>" (the Scala tool: "... in
+    # the log."), unindented, in the order found (-1: no batch reaches it)
+    if len(entries) >= 3:
+        struct.pack_into(">ii", raw, 16, entries[2][0], entries[0][1])
+        idx.write_bytes(bytes(raw))
+    struct.pack_into(">qi", traw, 0, stamps[0][0], stamps[0][1] + 1000)  # past the end
+    struct.pack_into(">qi", traw, 12, stamps[1][0], stamps[1][1] + 2000)
+    tix.write_bytes(bytes(traw))
+    rc, out, err = run(capfd, "dump", "--files", f"{idx},{tix}", "--verify-index-only")
+    assert rc == 0 and out == [f"Dumping {idx}", f"Dumping {tix}"]
+    mismatches = [f"  Index offset: {entries[1][0]}, log offset: {entries[0][0]}"]
+    if len(entries) >= 3:
+        mismatches.insert(0, f"  Index offset: {entries[2][0]}, log offset: {entries[0][0]}")
+    assert err == [f"Mismatches in :{idx}", *mismatches,
+                   f"The following indexed offsets are not found in :{tix}",
+                   f"Indexed offset: {stamps[0][1] + 1000}, found log offset: -1",
+                   f"Indexed offset: {stamps[1][1] + 2000}, found log offset: -1"]
 
 
 def test_dump_index_edge_cases(tmp_path, capfd):

@@ -4,6 +4,22 @@
 The target is Kafka 4.4's tool (``docs/internal-topics.md`` lists where older versions print otherwise): control records
 as their JSON (``LeaderChange: {...}``, ``SnapshotHeader {...}``, ``KRaftVoters {...}``), a file whose name has
 no suffix (KRaft's ``quorum-state``) ignored with "Ignoring unknown file" on stderr.
+
+The reports printed on stderr after the last file are 4.4's (``org.apache.kafka.tools.DumpLogSegments``):
+each collected in a ``java.util.HashMap`` keyed by the file's absolute path (``File.getAbsolutePath()``: the
+working directory and the name as given, not resolved) through ``computeIfAbsent``, and printed in that map's
+iteration order (:class:`kvlog._java_order.JavaHashMap` replays it), not in the order the files were dumped:
+
+* ``Mismatches in :<path>``: per ``.index``, its ``  Index offset: i, log offset: l`` lines from the highest
+  index offset down (a ``TreeMap`` in reverse order; a repeated index offset keeps its last log offset);
+* the time-index errors (``TimeIndexDumpErrors.printErrors``): every ``Found timestamp mismatch in :<path>``,
+  then every ``Found out of order timestamp in :<path>``, then every ``The following indexed offsets are not
+  found in :<path>`` followed by unindented ``Indexed offset: o, found log offset: l`` lines, each file's pairs
+  in the order found;
+* ``Non-consecutive offsets in <path>``: per ``.log`` or ``.checkpoint`` read with ``--deep-iteration``,
+  ``  a is followed by b`` for each record whose offset is not the previous one's + 1, the previous offset
+  starting at -1 (so a segment that does not start at offset 0 reports ``  -1 is followed by <first>``), in
+  ascending order of ``a`` (a ``TreeMap``; a repeated ``a`` keeps its last ``b``).
 """
 
 from __future__ import annotations
@@ -17,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kvlog import _files, _io, storage
+from kvlog._java_order import JavaHashMap
 from kvlog._java_text import java_utf8
 from kvlog.cli._common import (
     INT32_MAX,
@@ -28,6 +45,7 @@ from kvlog.cli._common import (
 )
 from kvlog.cli._remote import aiven_segment_of, remote_storage_from
 from kvlog.cli.groups import dump_parser
+from kvlog.checksum import crc32c
 from kvlog.compression import Compression, decompress
 from kvlog.errors import CorruptInternalRecordError, CorruptRecordError, KvlogError
 from kvlog.index import OffsetIndex, TimeIndex, kafka_index_end, read_offset_index, read_time_index
@@ -41,14 +59,78 @@ from kvlog.txn_index import ENTRY_SIZE, parse_entries
 
 @dataclass
 class _DumpState:
-    """What DumpLogSegments collects while dumping and prints on stderr at the end."""
+    """What DumpLogSegments collects while dumping and prints on stderr at the end: maps in Java's ``HashMap``
+    order, filled as the tool fills them (``computeIfAbsent`` once per pair found)."""
 
-    index_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    ts_mismatches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    ts_out_of_order: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    ts_not_found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    non_consecutive: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    #: ``.index`` → {index offset: the last offset of the batch at its position}; printed highest first
+    index_mismatches: JavaHashMap[dict[int, int]] = field(default_factory=JavaHashMap)
+    #: ``.timeindex`` → [(indexed timestamp, the batch's max timestamp)]
+    ts_mismatches: JavaHashMap[list[tuple[int, int]]] = field(default_factory=JavaHashMap)
+    #: ``.timeindex`` → [(indexed timestamp, the previous entry's)]
+    ts_out_of_order: JavaHashMap[list[tuple[int, int]]] = field(default_factory=JavaHashMap)
+    #: ``.timeindex`` → [(indexed offset, the last offset of the first batch reaching it, or -1)]
+    ts_not_found: JavaHashMap[list[tuple[int, int]]] = field(default_factory=JavaHashMap)
+    #: ``.log`` → {offset: the next record's offset}; printed lowest first
+    non_consecutive: JavaHashMap[dict[int, int]] = field(default_factory=JavaHashMap)
     failed: bool = False
+
+    def report(self) -> None:
+        """The stderr reports, as DumpLogSegments.execute prints them after the last file."""
+        for name, by_offset in self.index_mismatches.items():
+            _err(f"Mismatches in :{name}")
+            for index_offset in sorted(by_offset, reverse=True):
+                _err(f"  Index offset: {index_offset}, log offset: {by_offset[index_offset]}")
+        for name, pairs in self.ts_mismatches.items():
+            _err(f"Found timestamp mismatch in :{name}")
+            for a, b in pairs:
+                _err(f"  Index timestamp: {a}, log timestamp: {b}")
+        for name, pairs in self.ts_out_of_order.items():
+            _err(f"Found out of order timestamp in :{name}")
+            for a, b in pairs:
+                _err(f"  Index timestamp: {a}, Previously indexed timestamp: {b}")
+        for name, pairs in self.ts_not_found.items():
+            _err(f"The following indexed offsets are not found in :{name}")
+            for a, b in pairs:
+                _err(f"Indexed offset: {a}, found log offset: {b}")
+        for name, followed in self.non_consecutive.items():
+            _err(f"Non-consecutive offsets in {name}")
+            for a in sorted(followed):
+                _err(f"  {a} is followed by {followed[a]}")
+
+
+#: the suffixes DumpLogSegments reads; any other file is only reported ("Ignoring unknown file")
+_KINDS = (_files.LOG, ".checkpoint", _files.INDEX, _files.TIME_INDEX, _files.TXN_INDEX, _files.SNAPSHOT)
+
+
+def _java_file_path(arg: str) -> str:
+    """``new File(arg).getPath()`` on Unix: runs of ``/`` made one, a trailing ``/`` dropped (the tool prints
+    this form: "Dumping <it>", "<it> is empty.")."""
+    path = re.sub("/{2,}", "/", arg)
+    return path[:-1] if len(path) > 1 and path.endswith("/") else path
+
+
+def _absolute(path: str) -> str:
+    """The name a report gives a file: for a local path (in :func:`_java_file_path`'s form) Java's
+    ``File.getAbsolutePath()``, the working directory joined to a relative path as it is (``./`` and ``..``
+    kept); an object's URI without its query (and a ``file://`` URI's path) as ``storage.normalize`` gives it."""
+    if storage.is_remote(path) or path.startswith("file://"):
+        return storage.normalize(path)
+    if path.startswith("/"):
+        return path
+    cwd = os.getcwd()
+    if not path:
+        return cwd
+    return cwd + path if cwd == "/" else cwd + "/" + path
+
+
+def _java_split(files: str) -> list[str]:
+    """``files.split(",")`` in Java: empty strings kept, except at the end; no comma at all, one element."""
+    if "," not in files:
+        return [files]
+    parts = files.split(",")
+    while parts and not parts[-1]:
+        parts.pop()
+    return parts
 
 
 def _bool(v: bool) -> str:
@@ -122,7 +204,7 @@ def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *
             seq = increment_sequence(bs, rec.offset - b.base_offset) if bs >= 0 else -1
             line += f" sequence: {seq} headerKeys: [{','.join(k for k, _ in rec.headers)}]"
         if legacy is not None:
-            line += f" isValid: {_bool(legacy[1])} crc: {legacy[0]}}}"
+            line += f" isValid: {_bool(legacy[1])} crc: {legacy[0]}"  # (4.0-4.2: "crc: N}")
         if b.is_control:
             text, problem = _control_part(rec)
             line += f" {text}"
@@ -155,9 +237,9 @@ def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, ski
     try:
         limit = min(_io.fs.size(fd), max_bytes)
         valid = 0
-        last_offset = -1
+        last_offset = -1  # so a first record other than offset 0 is reported ("-1 is followed by N")
         pairs = state.non_consecutive
-        key = storage.normalize(path)
+        key = _absolute(path)
         try:
             for _, b in _iter_file_batches(fd, limit, path=path):
                 _out(_batch_line(b, valid))
@@ -170,8 +252,8 @@ def _dump_log(path: str, state: _DumpState, *, deep: bool, print_data: bool, ski
                         state.failed = True
                         recs, checks = [], None
                     for i, rec in enumerate(recs):
-                        if last_offset != -1 and rec.offset != last_offset + 1:
-                            pairs.setdefault(key, []).append((last_offset, rec.offset))
+                        if rec.offset != last_offset + 1:
+                            pairs.compute_if_absent(key, lambda _: {})[last_offset] = rec.offset
                         last_offset = rec.offset
                         legacy = None
                         if checks is not None:
@@ -215,7 +297,7 @@ def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only:
                 max_message_size: int) -> None:
     base = _base_offset_of(path)
     prefix = os.path.basename(path).split(".")[0]
-    fd = _open_read(os.path.join(os.path.dirname(storage.normalize(path)), prefix + _files.LOG))
+    fd = _open_read(os.path.join(os.path.dirname(_absolute(path)), prefix + _files.LOG))
     try:
         offsets, positions, length = read_offset_index(path, base)
         if sanity_only and length:
@@ -229,13 +311,13 @@ def _dump_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only:
             _out(f"{path} is empty.")
             return
         size = _io.fs.size(fd)
-        key = storage.normalize(path)
+        key = _absolute(path)
         for i, (off, pos) in enumerate(zip(offsets.tolist(), positions.tolist())):
             if off == base and i > 0:
                 return  # the zero-filled (preallocated) tail
             last = _first_batch_last_offset(fd, size, pos, max_message_size)
             if last != off:
-                state.index_mismatches.setdefault(key, []).append((off, last))
+                state.index_mismatches.compute_if_absent(key, lambda _: {})[off] = last
             if not verify_only:
                 _out(f"offset: {off} position: {pos}")
     finally:
@@ -253,7 +335,7 @@ def _batch_at_or_after(fd: int, size: int, position: int, offset: int) -> Record
 def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_only: bool) -> None:
     base = _base_offset_of(path)
     prefix = os.path.basename(path).split(".")[0]
-    directory = os.path.dirname(storage.normalize(path))
+    directory = os.path.dirname(_absolute(path))
     fd = _open_read(os.path.join(directory, prefix + _files.LOG))
     try:
         if sanity_only:
@@ -270,7 +352,7 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
             hint_offsets = hint_positions = np.empty(0, np.int64)
         stamps, offsets, _ = read_time_index(path, base)
         size = _io.fs.size(fd)
-        key = storage.normalize(path)
+        key = _absolute(path)
         prev = -1
         for i, (ts, off) in enumerate(zip(stamps.tolist(), offsets.tolist())):
             if off == base and i > 0:
@@ -279,18 +361,18 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
             position = int(hint_positions[slot]) if slot >= 0 else 0
             batch = _batch_at_or_after(fd, size, position, off)
             if batch is None:
-                state.ts_not_found.setdefault(key, []).append((off, -1))
+                state.ts_not_found.compute_if_absent(key, lambda _: []).append((off, -1))
             elif batch.last_offset != off:
-                state.ts_not_found.setdefault(key, []).append((off, batch.last_offset))
+                state.ts_not_found.compute_if_absent(key, lambda _: []).append((off, batch.last_offset))
             else:
                 max_ts = -1
                 for rec in batch.records():
                     if rec.timestamp is not None and rec.timestamp > max_ts:
                         max_ts = rec.timestamp
                 if max_ts != ts:
-                    state.ts_mismatches.setdefault(key, []).append((ts, max_ts))
+                    state.ts_mismatches.compute_if_absent(key, lambda _: []).append((ts, max_ts))
                 if prev >= ts:
-                    state.ts_out_of_order.setdefault(key, []).append((ts, prev))
+                    state.ts_out_of_order.compute_if_absent(key, lambda _: []).append((ts, prev))
             if not verify_only:
                 _out(f"timestamp: {ts} offset: {off}")
             prev = ts
@@ -299,12 +381,20 @@ def _dump_time_index(path: str, state: _DumpState, *, sanity_only: bool, verify_
 
 
 def _dump_txn_index(path: str, state: _DumpState) -> None:
+    """DumpLogSegments.dumpTxnIndex: every entry, read before any is printed. 4.4 prints ``version: 0`` (the one
+    version there is) and refuses an entry of another (its 2-byte version field: KafkaException, nothing of the
+    file printed); 4.0-4.2 read the first byte only (``00 01`` passed as version 0)."""
     data = _io.fs.read_file(path)
     entries = parse_entries(data)
-    version = int.from_bytes(data[:1], "big", signed=True)  # AbortedTxn.version() reads the first byte only
+    bad = entries["version"][entries["version"] != 0]
+    if len(bad):
+        _err(f"kvlog: {path}: Unexpected aborted transaction version {int(bad[0])} in transaction index "
+             f"{_absolute(path)}, supported version range is 0 to 0")
+        state.failed = True
+        return
     for pid, first, last, lso in zip(entries["producer_id"].tolist(), entries["first_offset"].tolist(),
                                      entries["last_offset"].tolist(), entries["last_stable_offset"].tolist()):
-        _out(f"version: {version} producerId: {pid} firstOffset: {first} lastOffset: {last} "
+        _out(f"version: 0 producerId: {pid} firstOffset: {first} lastOffset: {last} "
              f"lastStableOffset: {lso}")
     if len(data) % ENTRY_SIZE:
         _err(f"kvlog: {path}: {len(data) % ENTRY_SIZE} bytes after the last {ENTRY_SIZE}-byte "
@@ -313,14 +403,23 @@ def _dump_txn_index(path: str, state: _DumpState) -> None:
 
 
 def _dump_producer_snapshot(path: str, state: _DumpState) -> None:
-    """DumpLogSegments.dumpProducerIdSnapshot: one line per producer, its last batch when it has one."""
-    from kvlog.producer_state import read_snapshot
+    """DumpLogSegments.dumpProducerIdSnapshot: one line per producer, its last batch when it has one. A file
+    that is not a snapshot gets the message of Kafka's CorruptSnapshotException (the version is checked first,
+    the CRC last); a malformed body, kvlog's words for it."""
+    from kvlog.producer_state import SNAPSHOT_VERSION, read_snapshot
 
     data = _io.fs.read_file(path)
     try:
         entries = read_snapshot(data, path)
     except KvlogError as exc:
-        _err(str(exc))
+        version = int.from_bytes(data[:2], "big", signed=True)
+        stored, computed = int.from_bytes(data[2:6], "big"), crc32c(bytes(data[6:]))
+        if len(data) >= 2 and version != SNAPSHOT_VERSION:
+            _err(f"Snapshot contained an unknown file version {version}")
+        elif "CRC is no longer valid" in str(exc):
+            _err(f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {stored}. Computed crc: {computed}")
+        else:
+            _err(str(exc))
         state.failed = True
         return
     for e in entries:
@@ -387,9 +486,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
     print_data = args.print_data_log or parser is not None  # a decoder implies --print-data-log
     deep = args.deep_iteration or print_data
     remote = remote_storage_from(args)
-    for path in args.files.split(","):
-        if not path:
-            continue
+    for path in _java_split(args.files):
         if remote is not None and remote.name == "aiven":
             found = aiven_segment_of(path)
             if found is not None:
@@ -398,6 +495,14 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 continue
         if storage.is_remote(path):
             path = storage.normalize(path)  # the object's name without the query or credentials
+        elif not path.startswith("file://"):
+            path = _java_file_path(path)
+        name = os.path.basename(path)
+        suffix = name[name.rfind("."):] if "." in name else ""
+        if suffix not in _KINDS:  # not opened: no error for a name that is not there (an empty one too)
+            _out(f"Dumping {path}")
+            _err(f"Ignoring unknown file {path}")
+            continue
         try:
             present = _io.fs.exists(path) and not _io.fs.isdir(path)
         except (KvlogError, OSError) as exc:
@@ -409,8 +514,6 @@ def cmd_dump(args: argparse.Namespace) -> int:
             state.failed = True
             continue
         _out(f"Dumping {path}")
-        name = os.path.basename(path)
-        suffix = name[name.rfind("."):] if "." in name else ""
         try:
             _dump_one(path, suffix, state, args, deep=deep, print_data=print_data, parser=parser)
         except BrokenPipeError:
@@ -419,27 +522,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
             _err(f"kvlog: {path}: {exc}")
             state.failed = True
     sys.stdout.flush()
-    # DumpLogSegments prepends to these lists, so they come out newest first
-    for name, pairs in state.index_mismatches.items():
-        _err(f"Mismatches in :{name}")
-        for index_offset, log_offset in reversed(pairs):
-            _err(f"  Index offset: {index_offset}, log offset: {log_offset}")
-    for name, pairs in state.ts_mismatches.items():
-        _err(f"Found timestamp mismatch in :{name}")
-        for a, b in pairs:
-            _err(f"  Index timestamp: {a}, log timestamp: {b}")
-    for name, pairs in state.ts_out_of_order.items():
-        _err(f"Found out of order timestamp in :{name}")
-        for a, b in pairs:
-            _err(f"  Index timestamp: {a}, Previously indexed timestamp: {b}")
-    for pairs in state.ts_not_found.values():
-        _err("The following indexed offsets are not found in the log.")
-        for a, b in pairs:
-            _err(f"Indexed offset: {a}, found log offset: {b}")
-    for name, pairs in state.non_consecutive.items():
-        _err(f"Non-consecutive offsets in {name}")
-        for a, b in reversed(pairs):
-            _err(f"  {a} is followed by {b}")
+    state.report()
     # Mismatches are reported, not failures: DumpLogSegments exits 0 after printing them, and a 2.8 broker's
     # healthy time indexes (the pre-3.8 rule) print "indexed offsets are not found" in both tools.
     return 1 if state.failed else 0
