@@ -341,7 +341,7 @@ def test_a_deleted_remote_segment_moves_the_log_start(jvm, tmp_path):
     pdir = data / f"{TOPIC}-0"
     first = uuid.UUID(int=9 << 64)
     write_partition(data, 1, [rlmm_update(pdir, first, 2), rlmm_update(pdir, first, 3)])
-    for p in (remote / f"{TOPIC}-0-{topic_uuid(pdir)[0]}").glob(f"0-{topic_id_text(first)}.*"):
+    for p in (remote / f"{TOPIC}-0-{topic_uuid(pdir)[0]}").glob(f"{0:020d}-{topic_id_text(first)}.*"):
         p.unlink()
     got, _ = jvm_rows(jvm, data, remote)
     assert [r[0] for r in got] == list(range(100, 450))
@@ -396,7 +396,7 @@ def test_an_epoch_fork_follows_the_lineage(jvm, tmp_path):
 
 def test_a_missing_remote_log_file_is_a_typed_error_naming_it(jvm, tmp_path):
     data, _, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
-    gone = next((remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob("100-*.log"))
+    gone = next((remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob(f"{100:020d}-*.log"))
     gone.unlink()
     with pytest.raises(Exception, match="RemoteSegmentException") as e:
         jvm_rows(jvm, data, remote)
@@ -449,7 +449,7 @@ def test_overlapping_remote_segments_of_one_epoch_are_refused_by_both_engines(jv
 def test_a_missing_remote_index_reads_alike_in_both_engines(jvm, tmp_path, suffix):
     """An index is a hint: without it both engines read the segment from its start, and agree."""
     data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300)
-    next((remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob(f"100-*{suffix}")).unlink()
+    next((remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob(f"{100:020d}-*{suffix}")).unlink()
     for opts in ({}, {"startingOffsets": '{"orders": {"0": 150}}'}, {"startingTimestamp": str(T0 + 150)}):
         want, _ = jvm_rows(jvm, plain, **opts)
         got, _ = jvm_rows(jvm, data, remote, **opts)
@@ -467,7 +467,7 @@ def test_a_hole_in_the_remote_history_is_an_error_naming_offsets(jvm, tmp_path):
 
 def test_read_committed_with_an_aborted_transaction_in_a_remote_segment(jvm, tmp_path):
     data, plain, remote = tiered_case(tmp_path, ROLLS, 450, tier=[0, 100, 200], drop_below=300, txn=(120, 10))
-    assert (remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob("100-*.txnindex")
+    assert (remote / f"{TOPIC}-0-{topic_uuid(data / f'{TOPIC}-0')[0]}").glob(f"{100:020d}-*.txnindex")
     opts = {"kafka.isolation.level": "read_committed"}
     got, _ = jvm_rows(jvm, data, remote, **opts)
     want, _ = jvm_rows(jvm, plain, **opts)
