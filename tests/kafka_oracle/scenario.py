@@ -98,6 +98,32 @@ def _records(rng: random.Random, n: int, base_ts: int, *, null_keys: bool = True
     return out
 
 
+class _CheckedProducer:
+    """A kafka-python producer whose ``flush`` fails when a send failed (a send only returns a future)."""
+
+    def __init__(self, producer: Any) -> None:
+        self._p = producer
+        self._sent: list[Any] = []
+
+    def send(self, *args: Any, **kwargs: Any) -> Any:
+        fut = self._p.send(*args, **kwargs)
+        self._sent.append(fut)
+        return fut
+
+    def flush(self) -> None:
+        self._p.flush()
+        for fut in self._sent:
+            fut.get(timeout=60)
+        self._sent.clear()
+
+    def close(self) -> None:
+        self.flush()
+        self._p.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._p, name)
+
+
 class Workload:
     """The writes of one version's scenario (run while the broker serves)."""
 
@@ -129,11 +155,11 @@ class Workload:
             time.sleep(0.1)
         raise TimeoutError(f"topic {name} has no directories")
 
-    def kafka_python(self, **cfg: Any):
+    def kafka_python(self, **cfg: Any) -> _CheckedProducer:
         from kafka import KafkaProducer
 
-        return KafkaProducer(bootstrap_servers=self.b.bootstrap, acks="all", linger_ms=20,
-                             request_timeout_ms=30000, **cfg)
+        return _CheckedProducer(KafkaProducer(bootstrap_servers=self.b.bootstrap, acks="all", linger_ms=20,
+                                              request_timeout_ms=30000, **cfg))
 
     def java(self, *steps: dict[str, Any]) -> dict[str, Any]:
         return client.run(self.b.bootstrap, list(steps), self.work)
@@ -213,7 +239,8 @@ class Workload:
         for name, fmt in (("legacy-v0", "0.9.0"), ("legacy-v1", "0.10.2")):
             self.topic(name, 1, message_format_version=fmt)
             for codec in ("none", "gzip", "snappy", "lz4"):
-                p = self.kafka_python(compression_type=None if codec == "none" else codec)
+                # (kafka-python 3 is idempotent by default, which magic v0/v1 cannot hold)
+                p = self.kafka_python(compression_type=None if codec == "none" else codec, enable_idempotence=False)
                 for key, value, ts, _h in _records(self.rng, 60, self.base_ts):
                     p.send(name, key=key, value=value, timestamp_ms=ts)
                 p.flush()
@@ -477,9 +504,9 @@ def _partitions(metadata: dict[str, Any]) -> list[list[Any]]:
 
 
 def _sample_timestamps(records: list[dict[str, Any]], rng: random.Random) -> list[int]:
-    stamps = sorted({r["timestamp"] for r in records})
+    stamps = sorted({r["timestamp"] for r in records if r["timestamp"] >= 0})  # (v0 records: -1)
     if not stamps:
-        return [0, NOW_MS()]
+        return [0, NOW_MS() - 3_600_000, NOW_MS()]
     picks = {stamps[0] - 1, stamps[0], stamps[-1], stamps[-1] + 1, stamps[len(stamps) // 2]}
     picks.update(rng.sample(stamps, min(6, len(stamps))))
     picks.update(s + 1 for s in rng.sample(stamps, min(3, len(stamps))))
