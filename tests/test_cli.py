@@ -391,8 +391,8 @@ def test_dump_files_split_and_unknown_names_as_java(tmp_path, capfd):
     assert err == ["Ignoring unknown file ", "Ignoring unknown file ", f"Ignoring unknown file {tmp_path}/missing.txt"]
     rc, out, err = run(capfd, "dump", "--files", "")
     assert (rc, out, err) == (0, ["Dumping "], ["Ignoring unknown file "])
-    rc, out, err = run(capfd, "dump", "--files", tmp_path)  # a directory: no suffix
-    assert (rc, out, err) == (0, [f"Dumping {tmp_path}"], [f"Ignoring unknown file {tmp_path}"])
+    rc, out, err = run(capfd, "dump", "--files", tmp_path)  # a directory: kvlog says what --files takes
+    assert rc == 1 and out == [] and len(err) == 1 and err[0].startswith(f"kvlog: {tmp_path} is a directory: ")
 
 
 def test_dump_kraft_fixture(kraft_segment, capfd):

@@ -116,3 +116,15 @@ def test_verify_counts_every_error_it_summarises(tmp_path):
     assert report.error_count >= changed
     assert report.as_dict()["error_count"] == report.error_count
     assert np.int64(report.error_count) == report.error_count
+
+
+def test_dump_of_a_directory_says_what_to_pass(tmp_path, capfd):
+    """``kvlog dump --files <a directory>`` said "no such file"; it names the directory and what --files takes."""
+    from kvlog.cli import main
+
+    d = tmp_path / "t-0"
+    d.mkdir()
+    assert main(["dump", "--files", str(d)]) == 1
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert f"{d} is a directory: --files takes segment files" in err and "no such file" not in err

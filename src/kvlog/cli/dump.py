@@ -480,6 +480,15 @@ def _dump_aiven_object(remote: "RemoteStorage", seg: "RemoteSegment", suffix: st
         tier.close()
 
 
+def _is_local_dir(path: str) -> bool:
+    if storage.is_remote(path):
+        return False
+    try:
+        return os.path.isdir(path[len("file://"):] if path.startswith("file://") else path)
+    except OSError:
+        return False
+
+
 def cmd_dump(args: argparse.Namespace) -> int:
     state = _DumpState()
     parser = dump_parser(args)
@@ -499,6 +508,11 @@ def cmd_dump(args: argparse.Namespace) -> int:
             path = _java_file_path(path)
         name = os.path.basename(path)
         suffix = name[name.rfind("."):] if "." in name else ""
+        if name and _is_local_dir(path):  # Kafka's tool ignores it or fails on the name; kvlog says what to pass
+            _err(f"kvlog: {path} is a directory: --files takes segment files, comma-separated "
+                 f"(e.g. {os.path.join(path, '00000000000000000000.log')}); kvlog verify checks a whole directory")
+            state.failed = True
+            continue
         if suffix not in _KINDS:  # not opened: no error for a name that is not there (an empty one too)
             _out(f"Dumping {path}")
             _err(f"Ignoring unknown file {path}")
