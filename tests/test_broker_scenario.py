@@ -56,6 +56,8 @@ def test_scenario_holds_every_case(version):
         for topic, magic in (("legacy-v0", 0), ("legacy-v1", 1)):
             with Log.open(clean / f"{topic}-0", read_only=True) as log:
                 assert {b.magic for b in log.read(0, 1 << 24).batches()} == {magic}
+    if v >= (4, 0):  # KRaft: metadata snapshots beside the metadata log
+        assert list((F.scenario_dir(version) / "clean" / "meta" / "__cluster_metadata-0").glob("*.checkpoint"))
     if v >= (3, 6):  # KIP-405: older segments only in remote storage
         remote = list((F.scenario_dir(version) / "clean" / "remote").rglob("*.log"))
         assert len(remote) >= 3

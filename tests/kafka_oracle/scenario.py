@@ -494,6 +494,8 @@ def broker_settings(features: Features, root: Path) -> dict[str, str]:
             "rlmm.config.remote.log.metadata.topic.num.partitions": "1",
             "remote.log.manager.task.interval.ms": "500",
         })
+    if features.kraft:  # KRaft snapshots (.checkpoint) during the scenario, as a long-running cluster has them
+        extra["metadata.log.max.snapshot.interval.ms"] = "2000"
     if features.share_groups and version_tuple(features.version) < (4, 2):
         extra["group.share.enable"] = "true"
     return extra
