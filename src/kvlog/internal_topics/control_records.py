@@ -15,7 +15,9 @@ type   name             message                  fields after ``Version``
                                                  KRaftVersionFeature (KIP-853 dynamic quorum)
 =====  ===============  =======================  ==================================================
 
-Types 0 and 1 are the transaction markers (ABORT, COMMIT: an int16 version and an int32 coordinator epoch).
+Types 0 and 1 are the transaction markers (ABORT, COMMIT: an int16 version and an int32 coordinator epoch;
+Kafka's ``EndTxnMarker`` spec). Kafka reads a key or a marker of any version >= 0 as version 0 and refuses a
+negative one; so does :func:`decode_control_record`.
 
 Kafka reads every one of these values at message version 0, whatever its ``Version`` field says
 (``ControlRecordUtils``), ignores bytes after the message, and prints it with the generated JSON converter
@@ -142,6 +144,9 @@ def decode_control_record(key: bytes | memoryview | None, value: bytes | memoryv
             raise CorruptInternalRecordError(f"a {len(value)}-byte {ctype.name} marker value; it needs "
                                              f"{_MARKER.size}", field="value", partition=partition, offset=offset)
         version, epoch = _MARKER.unpack_from(value, 0)
+        if version < 0:  # Kafka's EndTransactionMarker refuses it; it reads any other version as version 0
+            raise CorruptInternalRecordError(f"{ctype.name} marker value version {version}", field="value.version",
+                                             partition=partition, offset=offset)
         return ControlRecord(ctype, version, {"version": version, "coordinatorEpoch": epoch})
     msg = CONTROL_MESSAGES[ctype]
     try:

@@ -20,7 +20,13 @@ Compared field by field with the specs inside the Kafka 4.1.2 and 4.4.0 jars (th
 transaction coordinators' ``common/message/*.json``) and decoded from what 4.1.2 and 4.4.0 brokers wrote
 (classic, consumer-protocol, share and streams groups, transactions): every record printed as those
 versions' ``DumpLogSegments`` printed it. Fields newer than 4.4.0 (``CreationTimeMs``) are tagged, so
-records without them read with their defaults.
+records without them read with their defaults. ``tests/test_broker_schemas.py`` (broker suite) compares
+every table with the specs in the jars of each Kafka version the broker tests run; docs/internal-topics.md
+lists where kvlog differs on purpose.
+
+Type 9 (``ShareGroupPartitionMetadata``) is Kafka 4.0's: 4.1 dropped it for the share group metadata's
+``MetadataHash`` (KIP-1101) and skips it as an unknown type; kvlog still reads it (its fields are those of
+the 4.0.1 jar's spec).
 """
 
 from __future__ import annotations
@@ -155,7 +161,7 @@ GROUP_RECORDS: dict[int, RecordType] = {rt.id: rt for rt in [
                    f("AssignedPartitions", "[]struct", fields=_CONSUMER_ASSIGNED),
                    f("PartitionsPendingRevocation", "[]struct", fields=_CONSUMER_ASSIGNED),
                ])),
-    RecordType(9, "ShareGroupPartitionMetadata", _group_key("ShareGroupPartitionMetadataKey"),
+    RecordType(9, "ShareGroupPartitionMetadata", _group_key("ShareGroupPartitionMetadataKey"),  # Kafka 4.0 only
                _v0("ShareGroupPartitionMetadataValue", _PARTITION_METADATA)),
     RecordType(10, "ShareGroupMemberMetadata", _member_key("ShareGroupMemberMetadataKey"),
                _v0("ShareGroupMemberMetadataValue", [

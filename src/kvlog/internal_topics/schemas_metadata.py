@@ -5,7 +5,10 @@ record's api key, the record's version) followed by the record, every version fl
 and 16 were used by record types Kafka removed before 3.0 and are absent here, as they are upstream.
 Checked field by field against the specs shipped in the Kafka 4.1.2 and 4.4.0 jars (``common/metadata/*.json``)
 and against the records a 4.4.0 broker formatted at metadata.version 4.4-IV2 wrote (RegisterBrokerRecord v4,
-BrokerRegistrationChangeRecord v3 with an empty ``CordonedLogDirs``).
+BrokerRegistrationChangeRecord v3 with an empty ``CordonedLogDirs``). ``tests/test_broker_schemas.py``
+(broker suite) compares the tables with the specs in the jars of each Kafka version the broker tests run.
+Kafka 2.8's early-access KRaft records (frame version 0) are not these and are refused, as Kafka 3.0+
+refuses them.
 """
 
 from __future__ import annotations
