@@ -398,9 +398,11 @@ def test_max_compaction_lag_overrides_the_dirty_ratio(tmp_path):
     assert sum(len(v) for v in contents(log).values()) == 50
 
 
+@pytest.mark.parametrize("kafka_version", ["4.4", "3.7"])
 @pytest.mark.parametrize("magic,codec", [(0, "none"), (1, "none"), (1, "gzip"), (0, "snappy")])
-def test_legacy_formats_are_cleaned_in_place(tmp_path, magic, codec):
-    """Logs written by old brokers (v0/v1, compressed wrappers) are compacted in their own format."""
+def test_legacy_formats_are_cleaned_in_place(tmp_path, magic, codec, kafka_version):
+    """Logs written by old brokers (v0/v1, compressed wrappers) are compacted: rewritten as v2 as Kafka 4.0's
+    cleaner does (KAFKA-13093), or in their own format as before 4.0 (tests/test_cleaner_kafka_versions.py)."""
     clock = Clock()
     log = compacted(tmp_path, clock, segment_bytes=100_000)
     keys = [b"a", b"b", b"a", b"c", b"b", b"a"]
@@ -410,10 +412,10 @@ def test_legacy_formats_are_cleaned_in_place(tmp_path, magic, codec):
     log.append(kvlog.encode_batch([Record(b"c", b"v6", T0)], base_offset=6, producer_id=5, producer_epoch=0,
                                   base_sequence=0), assign_offsets=False)
     log.roll()
-    LogCleaner(1 << 20, time=clock).clean(log)
+    LogCleaner(1 << 20, time=clock, kafka_version=kafka_version).clean(log)
     assert contents(log) == {b"b": [(4, b"v4")], b"a": [(5, b"v5")], b"c": [(6, b"v6")]}
     magics = {b.magic for s in log.segments for b in kvlog.MemoryRecords(s.pread(0, s.size_in_bytes)).batches()}
-    assert magics == {magic, 2}
+    assert magics == ({magic, 2} if kafka_version == "3.7" else {2})
     log.close()
     assert cli_main(["verify", str(tmp_path / "t-0")]) == 0
 

@@ -11,17 +11,22 @@ One pass over a log:
    uncleanable offset, because an older record may outrank a newer one.
 3. Every segment below that end is recopied, a group at a time, into ``.cleaned`` segments:
    - A batch with nothing to remove is copied verbatim.
-   - Any other batch is rebuilt through the record kernels with the same magic, codec, producer fields
+   - Any other v2 batch is rebuilt through the record kernels with the same codec, producer fields
      and offsets (gaps are fine), and keeps only the records the map says survive.
+   - A v0/v1 entry that keeps records is rewritten as a v2 batch, as Kafka 4.0's cleaner does
+     (KAFKA-13093), or in its own magic for ``kafka_version`` before 4.0.
    - Tombstones (null values) survive until ``delete.retention.ms`` after their batch was first
-     cleaned. The time is stored as the batch's delete horizon (KIP-534).
+     cleaned. The time is stored as the batch's delete horizon (KIP-534). A v0/v1 tombstone has no
+     horizon: it goes once its segment is no newer than the last clean one less ``delete.retention.ms``.
 4. The cleaned segments replace the old ones with Kafka's crash-safe ``.cleaned`` → ``.swap`` →
    ``.deleted`` protocol, and the checkpoint moves to the cleaned end.
 
 Where Kafka's cleaner keeps things:
 
-- The last batch of the cleaned range is always kept, emptied if need be, so the log end offset never
-  moves back. The KIP-280 strategies can make an older offset win, so this matters for them.
+- The batch that holds the log end offset is kept, emptied if need be, so the log end offset never
+  moves back: from Kafka 4.4 (KAFKA-20452) the one ending at the high watermark (in a single-node log
+  the active segment's, which is never cleaned), in 4.0-4.3 the one ending at the first uncleanable
+  offset (KAFKA-17076), before 4.0 none.
 - The last batch of every active producer is kept (emptied if need be) so that its sequence and
   epoch survive; when its last entry is a marker, that marker is kept.
 
@@ -62,6 +67,28 @@ __all__ = ["LogCleaner", "CleanerStats", "header_version"]
 
 LONG_MIN = -(2**63)
 INT32_MAX = 2**31 - 1
+
+#: The Kafka release whose cleaner ``LogCleaner`` follows by default (``kafka_version``): the newest the broker
+#: tests run. The rules that differ by version are the magic legacy (v0/v1) batches are rewritten in and
+#: which emptied batch a pass keeps to hold the log end offset (docs/compaction.md, "Kafka versions").
+KAFKA_VERSION = "4.4"
+
+
+def _parse_kafka_version(text: str) -> tuple[int, int]:
+    """``"major.minor"`` (a patch part is ignored) of a Kafka release from 3.1 on."""
+    if not isinstance(text, str):
+        raise TypeError(f"kafka_version takes a version string such as '4.4', not {type(text).__name__}")
+    parts = text.strip().split(".")
+    try:
+        major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        raise ConfigError(f"kafka_version must look like '4.4' or '3.7.2', not {text!r}") from None
+    if (major, minor) < (3, 1):
+        raise ConfigError(
+            f"kafka_version {text}: kvlog's cleaner stamps tombstone and marker batches with a delete horizon "
+            "(KIP-534, Kafka 3.1); brokers and clients before 3.1 read that field as the batch's first timestamp, "
+            "so it cannot clean logs for them")
+    return major, minor
 
 
 @dataclass
@@ -129,7 +156,8 @@ class LogCleaner:
 
     def __init__(self, dedupe_buffer_size: int = 128 << 20, load_factor: float = 0.9, *,
                  time: Callable[[], int] | None = None, progress: Callable[[str], None] | None = None,
-                 generational: bool = False, min_yield: float = 0.2, full_every: int = 8):
+                 generational: bool = False, min_yield: float = 0.2, full_every: int = 8,
+                 kafka_version: str = KAFKA_VERSION):
         for name, value in (("dedupe_buffer_size", dedupe_buffer_size), ("full_every", full_every)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"LogCleaner {name} takes an int, not {type(value).__name__} {value!r}")
@@ -142,6 +170,7 @@ class LogCleaner:
             raise ConfigError("load_factor must be in (0, 1]")
         if not 0 <= min_yield <= 1 or full_every < 1:
             raise ConfigError("min_yield must be in [0, 1] and full_every at least 1")
+        self.kafka_version = _parse_kafka_version(kafka_version)
         self.generational = generational
         self.min_yield = min_yield
         self.full_every = full_every
@@ -311,9 +340,19 @@ class LogCleaner:
             raise
         finally:
             self._caching = False
+        if not stats.map_full:  # Kafka's map ends at the last offset before the first uncleanable one, so a
+            omap.update_latest_offset(end - 1)  # keyless record there is "mapped" and goes (not past the map)
         stats.map_entries = omap.size
         stats.map_utilization = omap.utilization
         stats.end_offset = end
+        # Kafka's legacyDeleteHorizonMs: a v0/v1 tombstone (no delete horizon of its own) is kept in a segment
+        # modified after the last clean segment's modification time less delete.retention.ms (0: no clean segment)
+        clean = [s for s in log.segments if s.base_offset < first_dirty]
+        legacy_horizon = _mtime_ms(clean[-1]) - cfg.delete_retention_ms if clean else 0
+        # the emptied batch kept so the log end offset survives (KAFKA-17076): in Kafka 4.0-4.3 the one ending
+        # at the first uncleanable offset, from 4.4 the one ending at the high watermark (KAFKA-20452)
+        keep_empty_at = (log.high_watermark if self.kafka_version >= (4, 4)
+                         else upper if self.kafka_version >= (4, 0) else None)
         # segments fully below `end` are recopied (the dirty ones and the clean ones before them)
         segs = [s for i, s in enumerate(log.segments[:-1])
                 if (log.segments[i + 1].base_offset <= end)]
@@ -326,7 +365,7 @@ class LogCleaner:
             for group in self._group(segs, cfg, log):
                 read0, written0 = stats.bytes_read, stats.bytes_written
                 self._clean_group(log, group, omap, now, strategy, header_key, stats, active_producers,
-                                  range_end=end, txns=txns)
+                                  keep_empty_at=keep_empty_at, txns=txns, legacy_horizon=legacy_horizon)
                 if gen is not None:
                     gen.record(group[0].base_offset, stats.bytes_read - read0, stats.bytes_written - written0,
                                max_keys)
@@ -495,7 +534,7 @@ class LogCleaner:
 
     def _clean_group(self, log: Log, group: list[LogSegment], omap: OffsetMap, now: int, strategy: str,
                      header_key: str, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
-                     range_end: int, txns: "_CleanedTxns") -> None:
+                     keep_empty_at: int | None, txns: "_CleanedTxns", legacy_horizon: int = 0) -> None:
         out = log.new_cleaned_segment(group[0].base_offset)
         txns.cleaned_index = out.txn_index
         mtime = os.stat(group[-1].log_path).st_mtime
@@ -506,10 +545,11 @@ class LogCleaner:
                 i = segs.index(seg)
                 upper = segs[i + 1].base_offset if i + 1 < len(segs) else seg.read_next_offset()
                 txns.add_aborted(log.aborted_array(seg.base_offset, upper))
+                legacy_deletes = _mtime_ms(seg) > legacy_horizon
                 for hdrs, extras, data in self._decode(seg, True):
                     stats.bytes_read += len(data)
                     blob = self._filter_chunk(data, hdrs, omap, now, strategy, header_key, log.config, stats,
-                                              active_producers, range_end, txns, extras)
+                                              active_producers, keep_empty_at, txns, extras, legacy_deletes)
                     if blob:
                         out.append(blob, MemoryRecords(blob).batch_headers(check_crc=False))
                         stats.bytes_written += len(blob)
@@ -524,7 +564,8 @@ class LogCleaner:
 
     def _filter_chunk(self, data: memoryview, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
                       header_key: str, cfg: Any, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
-                      range_end: int, txns: "_CleanedTxns", extras: dict[str, Any] | None = None) -> bytes:
+                      keep_empty_at: int | None, txns: "_CleanedTxns", extras: dict[str, Any] | None = None,
+                      legacy_deletes: bool = True) -> bytes:
         """Recopy one chunk of whole batches, deciding on columns (no Python loop per record; one per
         transactional or control batch for the transaction rules). ``extras``: what the map pass left
         for this chunk (its decoded table and key digests)."""
@@ -558,6 +599,8 @@ class LogCleaner:
         retain = np.where(control[bidx], ~ctrl_drop[bidx], retain & ~discard[bidx])
         tomb = ~valid_mask(table.column("value")) & ~control[bidx]
         expired = retain & tomb & (hz[bidx] >= 0) & (now >= hz[bidx])
+        if not legacy_deletes:  # v0/v1 tombstones in a segment older than the legacy horizon (see _clean)
+            expired |= retain & tomb & (magic[bidx] < 2)
         retain &= ~expired
         stats.tombstones_removed += int(expired.sum())
         stats.records_read += len(offsets)
@@ -570,6 +613,8 @@ class LogCleaner:
         # an already emptied batch (total == 0) is not verbatim: it stays only while it is still an active
         # producer's last batch or ends the cleaned range, as when it was emptied (Kafka §10.7)
         verbatim = (control & ~ctrl_drop & ~ctrl_stamp) | (~control & (total > 0) & (kept == total) & ~start_clock)
+        if self.kafka_version >= (4, 0):  # Kafka 4.0 rewrites every v0/v1 batch it keeps as v2 (KAFKA-13093)
+            verbatim &= magic == 2
         rows = np.nonzero(retain)[0]
         row_batch = bidx[rows]
         # where a batch cannot join the previous one's encode call (codec, type, leader epoch, LAT time)
@@ -603,10 +648,11 @@ class LogCleaner:
             elif rebuild[s0]:
                 assert cols is not None
                 pieces.append(self._rebuild_run(hdrs, s0, s1, rb_batch, cols, new_hz))
-            elif magic[s0] < 2:  # legacy wrappers: base = first retained offset, rebuilt one at a time
-                h = hdrs[s0]
-                start = int(h["position"]) - base
-                pieces.append(self._filter_legacy(data[start : start + int(h["size"])], omap, now, stats))
+            elif magic[s0] < 2:  # v0/v1 entries: base = first retained offset, rebuilt one at a time
+                mine = rows[row_batch == s0]
+                if len(mine):
+                    pieces.append(self._rebuild_legacy(hdrs[s0], table, mine, offsets, bool((retain & tomb)[mine].any()),
+                                                       now + cfg.delete_retention_ms))
             else:  # emptied (kept == 0)
                 h = hdrs[s0]
                 pid = int(h["producer_id"])
@@ -616,7 +662,7 @@ class LogCleaner:
                 producer_last = last_of is not None and (
                     int(h["last_offset"]) == last_of[0] if last_of[0] >= 0
                     else bool(control[s0]) and int(h["producer_epoch"]) == last_of[1])
-                if int(h["last_offset"]) + 1 == range_end or producer_last:
+                if (keep_empty_at is not None and int(h["last_offset"]) + 1 == keep_empty_at) or producer_last:
                     pieces.append(_k.encode_v2_empty(
                         base_offset=int(h["base_offset"]), last_offset_delta=int(h["last_offset"] - h["base_offset"]),
                         base_timestamp=-1, max_timestamp=int(h["max_timestamp"]), producer_id=pid,
@@ -648,28 +694,34 @@ class LogCleaner:
                       np.ascontiguousarray(new_hz[b0:b1]).astype(np.int64),
                       np.ascontiguousarray(hdrs["base_offset"][b0:b1])))
 
-    @staticmethod
-    def _filter_legacy(raw: bytes | memoryview, omap: OffsetMap, now: int, stats: CleanerStats) -> bytes | memoryview:
-        """A v0/v1 message or compressed wrapper: kept records re-encoded in the same format.
-
-        Legacy batches have no delete horizon; like Kafka ≥ 3.1 with no clean segment before them,
-        their tombstones go as soon as a newer record of the key is mapped (or they are superseded).
-        """
-        batch = next(MemoryRecords(raw).batches())
-        recs = list(batch.records())
-        latest = omap.latest_offset
-        kept = [r for r in recs
-                if (r.key is None and r.offset > latest)
-                or (r.key is not None and omap.should_retain(r.key, r.offset))]
-        if len(kept) == len(recs):
-            return raw
-        if not kept:
-            return b""
+    def _rebuild_legacy(self, h: np.void, table: pa.Table, rows: np.ndarray, offsets: np.ndarray, tombstones: bool,
+                        horizon: int) -> bytes:
+        """A v0/v1 entry's kept records (``rows`` of ``table``), re-encoded as Kafka's ``filterTo`` does: from
+        Kafka 4.0 as one v2 batch (KAFKA-13093: same codec; v0 becomes CreateTime with its -1 timestamps,
+        LogAppendTime keeps the entry's time; base and last offset are the first and last kept records'; a
+        batch keeping a tombstone gets ``horizon`` as its delete horizon), before 4.0 in the entry's own magic
+        (the wrapper's offset becomes the last kept record's)."""
+        magic, attrs = int(h["magic"]), int(h["attributes"])
+        lat = magic == 1 and bool(attrs & 0x08)
+        idx = int64_array(rows)
+        keys, values = table.column("key").take(idx), table.column("value").take(idx)
+        stamps = numpy_of(table.column("timestamp"))[rows] // 1000
+        offs = np.ascontiguousarray(offsets[rows], dtype=np.int64)
+        ttype = 1 if lat else 0
+        if self.kafka_version >= (4, 0):
+            return encode_arrays(
+                keys, values, stamps, offsets=offs, magic=2, compression=attrs & 7, timestamp_type=ttype,
+                log_append_time=int(h["max_timestamp"]), records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1,
+                _batches=(np.array([len(offs)], np.int64), offs[-1:], np.array([horizon if tombstones else -1],
+                                                                                np.int64), offs[:1]))
         return encode_arrays(
-            [r.key for r in kept], [r.value for r in kept], [r.timestamp if r.timestamp is not None else -1 for r in kept],
-            offsets=[r.offset for r in kept], magic=batch.magic, compression=batch.compression,
-            timestamp_type=batch.timestamp_type if batch.magic > 0 else 0, log_append_time=batch.max_timestamp,
-            records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1)
+            keys, values, stamps, offsets=offs, magic=magic, compression=attrs & 7, timestamp_type=ttype,
+            log_append_time=int(h["max_timestamp"]), records_per_batch=2**31 - 1, max_batch_bytes=2**31 - 1)
+
+
+def _mtime_ms(seg: LogSegment) -> int:
+    """A segment's modification time in milliseconds (Java's ``File.lastModified``)."""
+    return os.stat(seg.log_path).st_mtime_ns // 1_000_000
 
 
 class _RebuildColumns:
