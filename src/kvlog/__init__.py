@@ -18,6 +18,7 @@ from kvlog.log import (
 )
 from kvlog.txn_index import AbortedTxn
 from kvlog.manager import LogManager
+from kvlog.scanning import Scan, ScanStats, scan
 from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
 from kvlog.errors import (
     ConfigError,
@@ -73,6 +74,9 @@ __all__ = [
     "LogConfig",
     "Log",
     "LogManager",
+    "Scan",
+    "ScanStats",
+    "scan",
     "AppendInfo",
     "OffsetAndTimestamp",
     "EARLIEST",

@@ -12,16 +12,16 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Mapping, cast
+from typing import Any, Iterator, Mapping
 
-import numpy as np
 import pyarrow as pa
 
 from kvlog import _files, _io, storage
-from kvlog._walk import BatchWalk
 from kvlog.errors import ConfigError, KvlogError, OffsetOutOfRangeError
 from kvlog.log import Log
-from kvlog.records import record_schema
+from kvlog.scanning import const_string as _const_string  # noqa: F401  (the benchmarks' ceiling source)
+from kvlog.scanning import decode_range, kafka_schema, to_spark_batch
+from kvlog.scanning import spark_headers_type as spark_headers_type
 from kvlog.spark._options import check_option_names, is_internal_topic
 from kvlog.spark._tiered import RemoteSpec, cut_at_pieces, open_tiered
 from kvlog.tiered.lineage import RemotePiece
@@ -38,25 +38,9 @@ def lowered(options: Mapping[str, Any]) -> dict[str, Any]:
     return {str(k).lower(): v for k, v in options.items()}
 
 
-def spark_headers_type() -> pa.DataType:
-    """The headers column as Spark's ``to_arrow_schema`` writes it (list item named ``element``)."""
-    return pa.list_(pa.field("element", record_schema(True).field("headers").type.value_type))
-
-
 def spark_arrow_schema(include_headers: bool) -> pa.Schema:
     """The Arrow schema Spark expects for the Kafka-source columns (what ``to_arrow_schema`` yields)."""
-    fields = [
-        pa.field("key", pa.binary()),
-        pa.field("value", pa.binary()),
-        pa.field("topic", pa.string()),
-        pa.field("partition", pa.int32()),
-        pa.field("offset", pa.int64()),
-        pa.field("timestamp", pa.timestamp("us", tz="UTC")),
-        pa.field("timestampType", pa.int32()),
-    ]
-    if include_headers:
-        fields.append(pa.field("headers", spark_headers_type()))
-    return pa.schema(fields)
+    return kafka_schema(include_headers)
 
 
 @dataclass(frozen=True)
@@ -604,36 +588,11 @@ def _split(r: OffsetRange, parts: int) -> list[OffsetRange]:
 
 
 # ------------------------------------------------------------------------------------------ reading
-def _const_string(value: str, n: int) -> pa.Array:
-    raw = value.encode()
-    offsets = np.arange(n + 1, dtype=np.int32) * len(raw)
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(raw * n)])
-
-
-def to_spark_batch(table: pa.RecordBatch | pa.Table, topic: str, partition: int,
-                   schema: pa.Schema) -> pa.RecordBatch:
-    """Decoded records (``record_schema`` columns) plus topic/partition, in the order and types Spark checks."""
-    if isinstance(table, pa.Table):
-        table = table.combine_chunks().to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist(
-            [], schema=table.schema)
-    n = table.num_rows
-    columns = [
-        table.column(0), table.column(1), _const_string(topic, n),
-        pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(np.full(n, partition, dtype=np.int32))]),
-        table.column(2), table.column(3), table.column(4),
-    ]
-    if len(schema) == 8:
-        headers = table.column(5)
-        if headers.type != schema.field(7).type:
-            headers = headers.cast(schema.field(7).type)
-        columns.append(headers)
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
-
-
 def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = False,
                chunk_bytes: int = 1 << 20, max_rows: int = 10_000,
                schema: pa.Schema | None = None, on_damage: str = "raise") -> Iterator[pa.RecordBatch]:
-    """Arrow batches of the records with ``r.start ≤ offset < r.end``, straight from the record kernels.
+    """Arrow batches of the records with ``r.start ≤ offset < r.end``, straight from the record kernels
+    (the decode path of every kvlog scan: :func:`kvlog.scanning.decode_range`).
 
     Batches hold at most ``max_rows`` rows (zero-copy slices of a decoded chunk): Spark ingests Arrow
     from Python fastest at about its own ``maxRecordsPerBatch`` (10 000).
@@ -642,62 +601,11 @@ def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = 
     if r.size <= 0:
         return
     with open_read_only(r.path, on_damage, r.backup_run, r.remote, r.pieces) as log:
-        for table in _decoded(log, r.start, r.end, include_headers, read_committed, chunk_bytes):
-            for batch in table.to_batches(max_chunksize=max_rows):
-                if batch.num_rows:
-                    yield to_spark_batch(batch, r.topic, r.partition, schema)
+        for decoded in decode_range(log, r.start, r.end, chunk_bytes, include_headers, read_committed=read_committed):
+            for i in range(0, decoded.num_rows, max_rows):
+                yield to_spark_batch(decoded.slice(i, max_rows), r.topic, r.partition, schema)
 
 
-def _decoded(log: Log, start: int, end: int, include_headers: bool, read_committed: bool,
-             chunk_bytes: int) -> Iterator[pa.Table]:
-    import pyarrow.compute as pc
-
-    from kvlog.log import READ_COMMITTED
-    from kvlog.records import MemoryRecords
-
-    extra: dict[str, Any] = {}
-    if read_committed:
-        # stop at the last stable offset; drop aborted transactions using the transaction indexes
-        end = min(end, log.last_stable_offset)
-        extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": log.aborted_array(start, end)}
-    if read_committed:
-        chunks: Iterator[pa.Table] = (MemoryRecords(data).to_arrow(include_headers=include_headers, **extra)
-                                      for data in log.chunks(start, end, chunk_bytes))
-    else:
-        chunks = _windows(log, start, end, chunk_bytes, include_headers)
-    for t in chunks:
-        if t.num_rows:
-            off = t.column("offset")
-            lo, hi = pc.min_max(off).values()
-            if lo.as_py() < start or hi.as_py() >= end:
-                t = t.filter(pc.and_(pc.greater_equal(off, start), pc.less(off, end)))
-        yield t
-
-
-def _windows(log: Log, start: int, end: int, window: int, include_headers: bool) -> Iterator[pa.Table]:
-    """Decode ``[start, end)`` through one reused read buffer of about ``window`` bytes (grown to hold
-    a larger batch whole; a torn batch raises, as a range planned to end on a batch must not tear).
-
-    The decoder copies keys and values into its own column buffers, so the read buffer can be filled
-    again at once: no fresh memory (and no page faults) per chunk, and each byte is read once.
-    """
-    from kvlog.errors import CorruptRecordError
-    from kvlog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
-    from kvlog.records import _chunk_to_arrow, _decode, record_schema
-
-    buf = bytearray(window)
-    schema = record_schema(include_headers)
-    for seg, lo, hi in log.ranges(start, end):
-        log.read_ahead(log.segment_index_for(seg.base_offset), seg.base_offset, end)  # an object store fetches ahead
-        walk = BatchWalk(seg.fileno, lo, hi, window, buffer=buf, strict=True, path=seg.log_path)
-        for pos, view in walk:
-            try:
-                res = _decode(cast(memoryview, view), 0, len(view), include_headers=include_headers, check_crc=True,
-                              include_control=False, limit=DEFAULT_MAX_DECOMPRESSED_BYTES)
-            except CorruptRecordError as exc:
-                raise exc.with_context(file=seg.log_path, base_position=pos) from None
-            batches = [_chunk_to_arrow(c, include_headers) for c in res.chunks if c["n"]]
-            if batches:
-                yield pa.Table.from_batches(batches, schema=schema)
-            walk.advance(res.stop)
-        buf = walk.buffer or buf
+def _windows(log: Log, start: int, end: int, window: int, include_headers: bool) -> Iterator[pa.RecordBatch]:
+    """Decoded record batches of ``[start, end)`` read through one reused buffer of about ``window`` bytes."""
+    return decode_range(log, start, end, window, include_headers)

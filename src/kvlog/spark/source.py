@@ -31,6 +31,7 @@ from pyspark.sql.types import (
 )
 
 from kvlog.errors import ConfigError, OffsetOutOfRangeError
+from kvlog.scanning import narrow
 from kvlog.spark import _plan
 from kvlog.spark._plan import OffsetRange, ReadOptions
 from kvlog.spark._tiered import cut_at_pieces
@@ -176,8 +177,7 @@ class _Constraints:
             start, end = max(r.start, self.offset_lo), min(r.end, self.offset_hi)
             if start < end and self.ts_lo is not None:
                 with _plan.open_read_only(r.path, backup_run=r.backup_run, remote=r.remote, pieces=r.pieces) as log:
-                    found = log.offset_for_timestamp(max(self.ts_lo, 0))
-                start = end if found is None else max(start, found.offset)
+                    start = narrow(log, start, end, self.ts_lo)  # (the scans' own use of the time index)
             if start < end:
                 out.append(replace(r, start=start, end=end))
         return out
