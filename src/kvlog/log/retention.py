@@ -63,7 +63,9 @@ def deletable_segments(segments: Sequence[LogSegment], config: LogConfig, now_ms
     rms = config.retention_ms
     if rms >= 0:
         def expired(seg: LogSegment, nxt: LogSegment | None) -> bool:
-            if seg.size_in_bytes == 0 or now_ms - seg.largest_timestamp <= rms:
+            # an empty segment (one left between others) ages by its mtime, as on a broker; the empty active
+            # segment is never deleted (_deletable_prefix)
+            if now_ms - seg.largest_timestamp <= rms:
                 return False
             verified = seg.verified_max_timestamp()
             largest = verified if verified >= 0 else seg.largest_timestamp
