@@ -42,16 +42,42 @@ class CommittedOffsets:
     partitions: Mapping[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
     sinks: Mapping[str, int] = field(default_factory=dict)
     max_listed: int = 0
+    #: partitions a broker served past their committed end (see :func:`released_by_broker`): not governed
+    released: frozenset[tuple[str, int]] = frozenset()
 
     @property
     def governed(self) -> bool:
         return self.version > 0
 
     def range_of(self, topic: str, partition: int) -> tuple[int, int] | None:
-        """The partition's committed (start, end); (0, 0) for one a governed directory does not list."""
-        if not self.governed:
+        """The partition's committed (start, end); (0, 0) for one a governed directory does not list; None when
+        the directory is not governed, or a broker has served the partition since (``released``)."""
+        if not self.governed or (topic, partition) in self.released:
             return None
         return self.partitions.get((topic, partition), (0, 0))
+
+
+def released_by_broker(root: str, found: CommittedOffsets) -> CommittedOffsets:
+    """``found`` without the partitions a Kafka broker has served since: in a broker's log directory
+    (``meta.properties``), those whose high watermark in ``replication-offset-checkpoint`` is past their
+    committed end. Only a broker writes that file (and ``kvlog adopt``/``restore``, which hand a directory to
+    one), and a broker's high watermark counts records it acknowledged: they are not a failed job's
+    leftovers, and a reader must see them, a writer keep them and a sink append after them. A sink's commit
+    into the directory later governs the partition again, at its real end."""
+    if not found.governed:
+        return found
+    from kvlog import checkpoint
+
+    try:
+        if not _io.fs.exists(os.path.join(root, "meta.properties")):
+            return found
+        hws = checkpoint.read_offsets(os.path.join(root, checkpoint.REPLICATION_OFFSET))
+    except (OSError, KvlogError):
+        return found
+    released = frozenset(tp for tp, hw in hws.items() if hw > found.partitions.get(tp, (0, 0))[1])
+    if not released:
+        return found
+    return CommittedOffsets(found.version, found.job, found.partitions, found.sinks, found.max_listed, released)
 
 
 def version_of(name: str) -> int:
@@ -141,6 +167,7 @@ def latest(root: str) -> CommittedOffsets:
                 break
         if not vanished:
             break
+    found = released_by_broker(root, found)
     if not remote and len(_CACHE) < 4096:
         _CACHE[root] = (stamp, found)
     return found

@@ -135,12 +135,14 @@ class LogManager:
             _files.check_data_directory(self.root, _io.fs.listdir(self.root))
         self._checkpoints = _RootCheckpoints(self.root)
         self._clean_shutdown = False
+        self._marker = b""  # the clean-shutdown marker's bytes, written back on close
         if not read_only:
             self._lock()
             marker = os.path.join(self.root, _files.CLEAN_SHUTDOWN)
             if os.path.exists(marker):
                 # read, then delete before any log loads: a crash during loading is not clean (KAFKA-10471)
                 self._clean_shutdown = True
+                self._marker = _io.fs.read_file(marker)
                 _io.fs.unlink(marker)
                 _io.fs.fsync_dir(self.root)
             self._remove_deleted_dirs()
@@ -348,20 +350,34 @@ class LogManager:
             raise KvlogError(f"LogManager for {self.root} is read-only")
 
     def close(self) -> None:
-        """Close every log (flushed, checkpointed) and write the clean-shutdown marker."""
+        """Close every log (flushed, checkpointed) and write the clean-shutdown marker.
+
+        The marker is written back as it was found: a Kafka 3.7+ broker's holds its broker epoch
+        (``{"version":0,"brokerEpoch":N}``), which a KRaft broker registers with on its next start; without it
+        the controller takes the broker for uncleanly shut down and elects its partitions uncleanly. A
+        directory opened without a marker (its broker stopped uncleanly) gets one only when every partition
+        directory in it was opened, and so recovered, here: otherwise the broker would trust logs nobody
+        recovered."""
         if self._closed:
             return
         try:
             for log in self._logs.values():
                 log.close()
-            if not self.read_only:
-                _io.fs.write_atomic(os.path.join(self.root, _files.CLEAN_SHUTDOWN), b"")
+            if not self.read_only and (self._clean_shutdown or self._recovered_all()):
+                _io.fs.write_atomic(os.path.join(self.root, _files.CLEAN_SHUTDOWN), self._marker)
         finally:
             self._logs.clear()
             self._closed = True
             if self._lock_fd >= 0:
                 _files.unlock_file(self._lock_fd)
                 self._lock_fd = -1
+
+    def _recovered_all(self) -> bool:
+        """Whether every partition directory here was opened for writing by this manager."""
+        opened = {(t, p) for (t, p), log in self._logs.items() if not log.read_only}
+        return all((t, p) in opened for t, ps in self._present.items() for p in ps) and \
+            not any(_files.parse_partition_dir(n) is not None and n.startswith(_files.CLUSTER_METADATA + "-")
+                    for n in _io.fs.listdir(self.root))
 
     def __enter__(self) -> "LogManager":
         return self

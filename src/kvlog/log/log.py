@@ -603,19 +603,27 @@ class Log:
             if timestamp == MAX_TIMESTAMP:
                 return reads.max_timestamp_offset(self)
             raise InvalidTimestampError(f"invalid target timestamp {timestamp}")
+        # Kafka's ListOffsets (UnifiedLog.searchOffsetInLocalLog): the first segment whose largest timestamp
+        # reaches the target answers, or nothing does. A segment without a timestamp (an empty one, which
+        # compaction leaves, or one of magic v0) counts by its file's mtime (LogSegment.largestTimestamp), so
+        # it can end the search with no answer although a later segment holds a record at or after the target.
         start = self.log_start_offset
         for seg in self._segments:
             largest = seg._max_ts  # the segment's max timestamp once known (skips the property chain)
-            if seg._size == 0 or (largest.timestamp if largest is not None else seg.max_timestamp) < timestamp:
+            top = -1 if seg._size == 0 else largest.timestamp if largest is not None else seg.max_timestamp
+            if top < 0 and seg is not self._segments[-1]:
+                top = _io.fs.mtime_ms(seg.fileno())
+            if top < timestamp:
                 if self.damage:  # the damaged bytes may hold the answer
                     reads.past_segment_damage(self, seg)
                 continue
-            found = seg.find_offset_by_timestamp(timestamp, start)
+            found = seg.find_offset_by_timestamp(timestamp, start) if seg._size else None
             if found is not None:
                 # (a view's segment never reaches past the log end; the check keeps it that way if one did)
                 return _new_offset_and_timestamp(OffsetAndTimestamp, found) if found[0] < self._next_offset else None
-            if self.damage:
-                reads.past_segment_damage(self, seg)
+            if not self.damage:
+                return None
+            reads.past_segment_damage(self, seg)
         return None
 
     # ------------------------------------------------------------------------ flush / checkpoints

@@ -27,7 +27,8 @@ from kvlog import _io, storage
 from kvlog._core.partitioner import partition_many
 from kvlog.errors import ConfigError, DirectoryNotFoundError, KvlogError, LogLockedError
 from kvlog.manager import LogManager, validate_topic_name
-from kvlog.records import encode_arrays, now_ms
+from kvlog.records import MemoryRecords, encode_arrays, now_ms
+from kvlog.records.record import DEFAULT_MAX_BATCH_BYTES, V2_HEADER_SIZE
 from kvlog.spark import _remote
 from kvlog.spark._plan import lowered
 from kvlog.topic_configs import INTERNAL_TOPICS
@@ -58,9 +59,18 @@ class SinkPlan:
     overwrite: bool = False
     input_columns: tuple[str, ...] = ()
     staged: list[StagedFile] = field(default_factory=list)
+    #: per existing topic, the largest batch its log accepts: min(segment.bytes, max.message.bytes)
+    batch_limits: dict[str, int] = field(default_factory=dict)
 
     def partitions_of(self, topic: str) -> int:
         return self.partition_counts.get(topic, self.default_partitions)
+
+    def max_batch_bytes(self, topic: str) -> int:
+        """The uncompressed size a task closes ``topic``'s batches at: 1 MiB, or less where the topic's
+        segment.bytes or max.message.bytes is smaller (Kafka refuses a batch above either), with room for a
+        codec's framing of incompressible records."""
+        limit = self.batch_limits.get(topic, DEFAULT_MAX_BATCH_BYTES + 12)
+        return max(V2_HEADER_SIZE, min(DEFAULT_MAX_BATCH_BYTES, limit - limit // 64 - 64))
 
 
 # ---------------------------------------------------------------------------------------- planning
@@ -96,6 +106,7 @@ def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrit
         raise ConfigError("option partitions must be a positive integer")
     compression = str(opts.get("compression", opts.get("kafka.compression.type", "none")))
     counts: dict[str, int] = {}
+    limits: dict[str, int] = {}
     remote = storage.is_remote(root)
     if remote or os.path.isdir(root):
         try:
@@ -103,11 +114,16 @@ def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrit
                 # rows are routed by the topic's partition count: its highest partition here + 1 (a copy of a
                 # broker's directory may lack some; rows routed to one of those are refused at commit)
                 counts = {t: mgr.partitions(t)[-1] + 1 for t in mgr.topics()}
+                written = [topic_option] if topic_option is not None else list(counts)
+                for t in written:
+                    if t in counts and t not in INTERNAL_TOPICS:  # (the sink refuses internal topics)
+                        cfg = mgr.topic_config(t)
+                        limits[t] = min(cfg.segment_bytes, cfg.max_message_bytes)
         except DirectoryNotFoundError:
             if not remote:
                 raise
     return SinkPlan(root if remote else os.path.abspath(root), job or uuid.uuid4().hex, topic_option, counts,
-                    default_partitions, compression, overwrite, cols)
+                    default_partitions, compression, overwrite, cols, batch_limits=limits)
 
 
 # ----------------------------------------------------------------------------------------- staging
@@ -290,7 +306,7 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
                     values.slice(a, b - a),
                     stamps[a:b] if stamps is not None else None,
                     headers=headers.slice(a, b - a) if headers is not None else None,
-                    compression=p.compression)
+                    compression=p.compression, max_batch_bytes=p.max_batch_bytes(tp[0]))
                 f = files.get(tp)
                 if f is None:
                     if remote:
@@ -398,6 +414,23 @@ def commit(p: SinkPlan, staged: list[StagedFile], *, sink: str | None = None, ba
     return result
 
 
+def _appends(data: bytes, limit: int) -> Iterable[memoryview]:
+    """A task's staged batches for one partition as appends of whole batches of at most ``limit`` bytes (the
+    log's segment.bytes: Kafka refuses a larger append, and so does ``Log.append``); a batch larger on its own
+    is an append of its own, which ``Log.append`` refuses as Kafka would."""
+    if not data:
+        return
+    view = memoryview(data)
+    headers = MemoryRecords(data).batch_headers(check_crc=False)
+    start = end = 0
+    for pos, size in zip(headers["position"].tolist(), headers["size"].tolist()):
+        if end > start and pos + size - start > limit:
+            yield view[start:end]
+            start = pos
+        end = pos + size
+    yield view[start:]
+
+
 def _forget_tombstone(root: str, job: str) -> None:
     try:
         os.unlink(_tombstone(root, job))
@@ -432,8 +465,8 @@ def _apply(mgr: LogManager, root: str, manifest: dict[str, Any]) -> dict[str, An
         for rel, _records in items:
             with open(os.path.join(root, rel), "rb") as f:
                 data = f.read()
-            if data:
-                log.append(data)
+            for piece in _appends(data, log.config.segment_bytes):
+                log.append(piece)
         log.flush()
         written[f"{topic}-{part}"] = [first, log.log_end_offset]
     if manifest.get("sink") is not None and manifest.get("batch_id") is not None:

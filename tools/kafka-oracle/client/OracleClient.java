@@ -92,6 +92,7 @@ public final class OracleClient {
                 case "consume": result = consume(bootstrap, step); break;
                 case "share": result = share(bootstrap, step); break;
                 case "streams": result = streams(bootstrap, step); break;
+                case "producers": result = producers(bootstrap, step); break;
                 default: throw new IllegalArgumentException("unknown op " + op);
             }
             answer.set(name, result);
@@ -429,6 +430,43 @@ public final class OracleClient {
         Long ts = r.get(4).isNull() ? null : r.get(4).asLong();
         return new ProducerRecord<>(r.get(0).asText(), r.get(1).asInt(), ts, unb64(r.get(2)), unb64(r.get(3)),
             headers);
+    }
+
+    // ---- producer state ----------------------------------------------------------------------------------
+    /** DescribeProducers (KIP-664): each partition's active producers as the leader's producer state holds them. */
+    private static JsonNode producers(String bootstrap, JsonNode step) throws Exception {
+        ObjectNode out = NODES.objectNode();
+        List<TopicPartition> tps = partitions(step);
+        try (Admin admin = Admin.create(common(bootstrap))) {
+            Map<TopicPartition, org.apache.kafka.clients.admin.DescribeProducersResult.PartitionProducerState> all =
+                admin.describeProducers(tps).all().get();
+            for (TopicPartition tp : tps) {
+                ArrayNode list = NODES.arrayNode();
+                List<org.apache.kafka.clients.admin.ProducerState> states =
+                    new ArrayList<>(all.get(tp).activeProducers());
+                states.sort((a, b) -> Long.compare(a.producerId(), b.producerId()));
+                for (org.apache.kafka.clients.admin.ProducerState s : states) {
+                    ObjectNode o = NODES.objectNode();
+                    o.put("producer_id", s.producerId());
+                    o.put("producer_epoch", s.producerEpoch());
+                    o.put("last_sequence", s.lastSequence());
+                    o.put("last_timestamp", s.lastTimestamp());
+                    if (s.coordinatorEpoch().isPresent()) {
+                        o.put("coordinator_epoch", s.coordinatorEpoch().getAsInt());
+                    } else {
+                        o.putNull("coordinator_epoch");
+                    }
+                    if (s.currentTransactionStartOffset().isPresent()) {
+                        o.put("current_txn_start_offset", s.currentTransactionStartOffset().getAsLong());
+                    } else {
+                        o.putNull("current_txn_start_offset");
+                    }
+                    list.add(o);
+                }
+                out.set(key(tp), list);
+            }
+        }
+        return out;
     }
 
     // ---- groups of the newer protocols ---------------------------------------------------------------------

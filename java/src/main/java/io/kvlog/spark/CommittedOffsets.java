@@ -46,14 +46,17 @@ final class CommittedOffsets {
     final long backupRun;
     /** Of a backup run: the partitions a later run rewrote, with the first such run (their files moved aside). */
     final Map<TopicPartition, Long> rewrittenLater;
+    /** Partitions a broker served past their committed end ({@link #releasedByBroker}): not governed. */
+    final java.util.Set<TopicPartition> released;
 
     CommittedOffsets(long version, String job, Map<TopicPartition, Range> partitions, Map<String, Long> sinks,
                      long maxListed) {
-        this(version, job, partitions, sinks, maxListed, 0, Map.of());
+        this(version, job, partitions, sinks, maxListed, 0, Map.of(), java.util.Set.of());
     }
 
     private CommittedOffsets(long version, String job, Map<TopicPartition, Range> partitions, Map<String, Long> sinks,
-                             long maxListed, long backupRun, Map<TopicPartition, Long> rewrittenLater) {
+                             long maxListed, long backupRun, Map<TopicPartition, Long> rewrittenLater,
+                             java.util.Set<TopicPartition> released) {
         this.version = version;
         this.job = job;
         this.partitions = partitions;
@@ -61,6 +64,39 @@ final class CommittedOffsets {
         this.maxListed = maxListed;
         this.backupRun = backupRun;
         this.rewrittenLater = rewrittenLater;
+        this.released = released;
+    }
+
+    /** Whether a sink writing partition {@code tp} starts at its committed end (else at its end as it is). */
+    boolean governs(TopicPartition tp) {
+        return version > 0 && !released.contains(tp);
+    }
+
+    /**
+     * {@code found} without the partitions a Kafka broker has served since: in a broker's log directory (one with
+     * {@code meta.properties}), those whose high watermark in {@code replication-offset-checkpoint} is past their
+     * committed end. Only a broker writes that file (and kvlog adopt/restore, which hand a directory to one), and
+     * its high watermark counts records it acknowledged: not a failed job's leftovers. As
+     * {@code kvlog.committed_offsets.released_by_broker}.
+     */
+    static CommittedOffsets releasedByBroker(FileSystem fs, Path root, CommittedOffsets found) throws IOException {
+        if (found.version <= 0 || !fs.exists(new Path(root, "meta.properties"))) {
+            return found;
+        }
+        Map<TopicPartition, Long> hws;
+        try {
+            hws = LogStartCheckpoint.read(fs, root, "replication-offset-checkpoint");
+        } catch (IllegalStateException e) {
+            return found; // a damaged checkpoint proves nothing
+        }
+        java.util.Set<TopicPartition> released = new java.util.TreeSet<>();
+        hws.forEach((tp, hw) -> {
+            if (hw > found.partitions.getOrDefault(tp, new Range(0, 0)).end()) {
+                released.add(tp);
+            }
+        });
+        return released.isEmpty() ? found : new CommittedOffsets(found.version, found.job, found.partitions,
+            found.sinks, found.maxListed, found.backupRun, found.rewrittenLater, released);
     }
 
     /**
@@ -76,7 +112,7 @@ final class CommittedOffsets {
                 + "deleted them), so run " + backupRun + " of it no longer reads in place; read the newest run, or "
                 + "restore it with kvlog restore --run " + backupRun);
         }
-        return version > 0 ? partitions.getOrDefault(tp, new Range(0, 0)) : null;
+        return governs(tp) ? partitions.getOrDefault(tp, new Range(0, 0)) : null;
     }
 
     static CommittedOffsets none() {
@@ -121,7 +157,7 @@ final class CommittedOffsets {
                 }
                 CommittedOffsets parsed = parse(data, versions[i], maxListed);
                 if (parsed != null) {
-                    return parsed;
+                    return releasedByBroker(fs, root, parsed);
                 }
             }
             if (!vanished || attempt >= 3) {
@@ -184,7 +220,7 @@ final class CommittedOffsets {
             }
         }
         return new CommittedOffsets(parsed.version, parsed.job, parsed.partitions, parsed.sinks, parsed.maxListed, run,
-            rewritten);
+            rewritten, java.util.Set.of());
     }
 
     /** The jobs of every valid version still listed: a lease naming one of them outlived a finished commit. */

@@ -60,6 +60,7 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
     private final boolean overwrite;
     private final Map<String, String> options;
     private java.util.TreeMap<String, Integer> counts;
+    private int batchLimit;
 
     KvlogWrite(LogicalWriteInfo info, boolean viaCatalog, boolean overwrite) {
         this.info = info;
@@ -83,7 +84,19 @@ final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
 
     /** How rows are routed and encoded, with the partition counts the writers will check. */
     SinkRouting routing() {
-        return SinkRouting.of(options, counts());
+        return SinkRouting.of(options, counts(), batchLimit());
+    }
+
+    /** The batch size the written topics' segment.bytes allows ({@link SinkPlan#batchLimit}), read once. */
+    private synchronized int batchLimit() {
+        if (batchLimit == 0) {
+            try {
+                batchLimit = SinkPlan.batchLimit(options, conf());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return batchLimit;
     }
 
     /** Writer tasks of the batch exchange: one per partition of a topic named by option, else Spark's default. */

@@ -3,6 +3,7 @@ package io.kvlog.spark;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -329,15 +330,24 @@ final class PartitionLog {
     }
 
     private long searchTimestamp(long ts) throws IOException {
+        // Kafka's ListOffsets (UnifiedLog.searchOffsetInLocalLog): the first local segment whose largest timestamp
+        // reaches the target answers, or nothing does; a segment without a timestamp (an empty one, which compaction
+        // leaves) counts by its file's modification time (LogSegment.largestTimestamp). As Log.offset_for_timestamp.
+        List<Span> all = spans();
         try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
-            for (Span sp : spans()) {
+            for (int k = 0; k < all.size(); k++) {
+                Span sp = all.get(k);
                 TimestampSearch search = new TimestampSearch(ts, sp.lo());
-                TimeIndexLookup.Hint hint = TimeIndexLookup.hintFor(sp.fs(), sp.file(), sp.base(), ts,
-                    sp.fs().getFileStatus(sp.file()).getLen());
+                FileStatus status = sp.fs().getFileStatus(sp.file());
+                TimeIndexLookup.Hint hint = TimeIndexLookup.hintFor(sp.fs(), sp.file(), sp.base(), ts, status.getLen());
                 boolean checked = hint.offset() < 0 || hint.offset() >= sp.hi(); // (past the span: not this index's)
                 long from = hint.offset() >= sp.hi() ? 0 : hint.position();
+                boolean reached; // a batch of the segment reaches the target: the search ends in this segment
+                boolean stamped; // the segment has a timestamp (else Kafka takes the file's mtime for its largest)
                 restart:
                 while (true) {
+                    reached = false;
+                    stamped = from > 0; // a time index entry below the target was found: the segment has timestamps
                     try (SegmentStream s = new SegmentStream(sp.fs(), sp.file(), from, chunkBytes, headersOnly)) {
                         while (s.next()) {
                             if (!checked && BatchDecoder.lastOffset(s) >= hint.offset()) {
@@ -349,7 +359,11 @@ final class PartitionLog {
                                     continue restart;
                                 }
                             }
+                            long batchMax = BatchDecoder.magic(s) >= 2
+                                ? RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) : Long.MIN_VALUE;
+                            stamped |= batchMax >= 0 || BatchDecoder.magic(s) < 2;
                             if (BatchDecoder.lastOffset(s) < sp.lo()) {
+                                reached |= batchMax >= ts; // below the log start: still the segment's largest
                                 continue;
                             }
                             if (BatchDecoder.baseOffset(s) >= sp.hi()) {
@@ -358,10 +372,10 @@ final class PartitionLog {
                                 }
                                 break;
                             }
-                            if (BatchDecoder.magic(s) >= 2
-                                    && RecordBatchV2Decoder.maxTimestamp(s.buffer(), s.batchStart()) < ts) {
+                            if (BatchDecoder.magic(s) >= 2 && batchMax < ts) {
                                 continue;
                             }
+                            reached |= BatchDecoder.magic(s) >= 2;
                             decoder.decode(s, sp.lo(), sp.hi(), search);
                             if (search.found >= 0) {
                                 return search.found;
@@ -369,6 +383,10 @@ final class PartitionLog {
                         }
                     }
                     break;
+                }
+                boolean local = k >= remote.size(); // (tiered storage's remote search goes on to the next segment)
+                if (local && (reached || !stamped && status.getModificationTime() >= ts)) {
+                    return -1;
                 }
             }
         }

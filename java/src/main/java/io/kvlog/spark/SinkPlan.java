@@ -164,7 +164,7 @@ final class SinkPlan implements Serializable {
         String topicOption = opts.get("topic");
         int defaultPartitions = positive(opts.getOrDefault("partitions", "1"), "partitions");
         // the batch encoding, parsed once for both sides of the exchange (SinkRouting)
-        SinkRouting encoding = SinkRouting.of(options, new TreeMap<>(routedCounts));
+        SinkRouting encoding = SinkRouting.of(options, new TreeMap<>(routedCounts), batchLimit(options, conf));
         long leaseTimeout = Long.parseLong(opts.getOrDefault("kvlog.leaseTimeoutMs",
             String.valueOf(DEFAULT_LEASE_TIMEOUT_MS)));
 
@@ -185,8 +185,13 @@ final class SinkPlan implements Serializable {
                 TreeMap<TopicPartition, CommittedOffsets.Range> ranges = new TreeMap<>();
                 boolean governed = latest.version > 0;
                 Map<TopicPartition, Long> starts = governed ? Map.of() : LogStartCheckpoint.read(fs, rootPath);
+                if (governed && !latest.released.isEmpty()) {
+                    starts = LogStartCheckpoint.read(fs, rootPath);
+                }
                 for (Map.Entry<TopicPartition, Path> e : found.entrySet()) {
-                    ranges.put(e.getKey(), governed ? latest.partitions.getOrDefault(e.getKey(),
+                    // a partition a broker served since the last commit (CommittedOffsets.releasedByBroker) is taken
+                    // as it is, as in a directory no sink wrote: the broker's records past the old end stay
+                    ranges.put(e.getKey(), latest.governs(e.getKey()) ? latest.partitions.getOrDefault(e.getKey(),
                         new CommittedOffsets.Range(0, 0))
                         : currentRange(fs, e.getValue(), e.getKey(), starts.getOrDefault(e.getKey(), 0L)));
                 }
@@ -244,6 +249,35 @@ final class SinkPlan implements Serializable {
         LogDiscovery.discoverIfAny(root, conf).keySet()
             .forEach(tp -> counts.merge(tp.topic(), tp.partition() + 1, Math::max));
         return counts;
+    }
+
+    /**
+     * The largest uncompressed batch the sink may encode for the topics this write can reach: each one's
+     * segment.bytes (Kafka refuses a batch above it, and a segment holds whole batches) with room for a codec's
+     * framing of incompressible records; the topic option's alone, else every topic of the directory and the
+     * default for new ones. {@link Integer#MAX_VALUE} without a path.
+     */
+    static int batchLimit(Map<String, String> options, Configuration conf) throws IOException {
+        Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        opts.putAll(options);
+        String raw = opts.get("path");
+        if (raw == null || raw.isEmpty()) {
+            return Integer.MAX_VALUE;
+        }
+        Path root = new Path(raw);
+        FileSystem fs = LogFileSystems.of(root, conf);
+        if (!fs.exists(root)) {
+            return Integer.MAX_VALUE;
+        }
+        TopicSegmentConfigs configs = TopicSegmentConfigs.load(fs, fs.makeQualified(root));
+        java.util.Collection<String> topics = opts.get("topic") != null ? List.of(opts.get("topic"))
+            : partitionCounts(options, conf).keySet();
+        long limit = opts.get("topic") != null ? Long.MAX_VALUE : configs.of("")[0];
+        for (String t : topics) {
+            limit = Math.min(limit, configs.of(t)[0]);
+        }
+        limit = limit - limit / 64 - 64;
+        return (int) Math.max(RecordBatchV2Encoder.HEADER_SIZE, Math.min(Integer.MAX_VALUE, limit));
     }
 
     static int defaultPartitions(Map<String, String> options) {

@@ -22,6 +22,14 @@ record SinkRouting(String topicOption, int defaultPartitions, TreeMap<String, In
 
     /** From the write's options and the counts read at planning. */
     static SinkRouting of(Map<String, String> options, TreeMap<String, Integer> counts) {
+        return of(options, counts, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@code batchLimit}: the uncompressed size batches close at whatever {@code kvlog.maxBatchBytes} says, so
+     * that they fit the written topics' segment.bytes ({@link SinkPlan#batchLimit}; Kafka refuses a larger batch).
+     */
+    static SinkRouting of(Map<String, String> options, TreeMap<String, Integer> counts, int batchLimit) {
         Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         opts.putAll(options);
         return new SinkRouting(opts.get("topic"), SinkPlan.defaultPartitions(options), counts,
@@ -29,8 +37,8 @@ record SinkRouting(String topicOption, int defaultPartitions, TreeMap<String, In
                 opts.getOrDefault("kafka.compression.type", "none"))),
             SinkPlan.positive(opts.getOrDefault("kvlog.recordsPerBatch",
                 String.valueOf(RecordBatchV2Encoder.DEFAULT_RECORDS_PER_BATCH)), "kvlog.recordsPerBatch"),
-            SinkPlan.positive(opts.getOrDefault("kvlog.maxBatchBytes",
-                String.valueOf(RecordBatchV2Encoder.DEFAULT_MAX_BATCH_BYTES)), "kvlog.maxBatchBytes"),
+            Math.min(batchLimit, SinkPlan.positive(opts.getOrDefault("kvlog.maxBatchBytes",
+                String.valueOf(RecordBatchV2Encoder.DEFAULT_MAX_BATCH_BYTES)), "kvlog.maxBatchBytes")),
             SinkPlan.positive(opts.getOrDefault("kvlog.maxOpenBytes",
                 String.valueOf(DEFAULT_MAX_OPEN_BYTES)), "kvlog.maxOpenBytes"));
     }
