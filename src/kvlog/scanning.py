@@ -26,6 +26,7 @@ and ``batch_size`` rows per batch handed on; nothing is held across batches.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import os
 import queue
 import threading
@@ -786,7 +787,7 @@ class Scan:
         """What is pushed into planning and decoding."""
         return self._opts.bounds
 
-    @property
+    @functools.cached_property
     def schema(self) -> pa.Schema:
         """The schema of the batches, before any is read."""
         return pa.schema([_FIELDS[c] for c in self._opts.columns])
