@@ -36,11 +36,14 @@ from tests.kafka_oracle import reference as R
 
 pytestmark = pytest.mark.broker
 
-TOPIC = "cmp"
 SEGMENT_MS = 60_000
-TOPIC_CONFIG = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0",
-                "segment.ms": str(SEGMENT_MS), "retention.ms": "-1"}
-KVLOG_CONFIG = dict(cleanup_policy="compact", delete_retention_ms=0, retention_ms=-1)
+LAG = 20 * 60_000
+BASE_CONFIG = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.01", "delete.retention.ms": "0",
+               "segment.ms": str(SEGMENT_MS), "retention.ms": "-1"}
+#: a topic per config: the cases in general, min.compaction.lag.ms, segment groups (segment.bytes 1 MiB, the
+#: least Kafka 4 allows; any dirty byte qualifies, as the produced record is tiny beside 700 KiB cleaned)
+TOPICS = {"cmp": BASE_CONFIG, "lag": {**BASE_CONFIG, "min.compaction.lag.ms": str(LAG)},
+          "groups": {**BASE_CONFIG, "segment.bytes": str(1 << 20), "min.cleanable.dirty.ratio": "0"}}
 PASSES = 3
 
 
@@ -52,7 +55,7 @@ class Writer:
         self.log = Log.open(d, LogConfig(cleanup_policy="compact", retention_ms=-1))
         self.t0 = t0
         self.seq: dict[int, int] = {}
-        self.lso: int | None = None  # the base offset of the segment holding an open transaction
+        self.upper: int | None = None  # where cleaning stops before the active segment (an open transaction, lag)
 
     @property
     def off(self) -> int:
@@ -174,7 +177,7 @@ def open_txn(w: Writer) -> None:
     w.v2(kv(0, 1, 2, 3))
     w.roll()
     w.v2(kv(0))
-    w.lso = w.log.active_segment.base_offset  # cleaning stops before the segment holding the last stable offset
+    w.upper = w.log.active_segment.base_offset  # cleaning stops before the segment holding the last stable offset
     w.producer(3000, kv(1), txn=True)  # never committed nor aborted: the last stable offset stays here
     w.v2(kv(2, 4))
     w.v2(kv(0))
@@ -194,6 +197,28 @@ def legacy(magic: int, codec: str, lat: bool = False) -> Callable[[Writer], None
     return build
 
 
+def young(w: Writer) -> None:
+    """min.compaction.lag.ms: the second segment's records are younger than the lag, so cleaning stops there."""
+    w.v2(kv(0, 1, 2))
+    w.v2(kv(0, (1, None)))
+    w.roll()
+    w.upper = w.off
+    w.t0 = int(time.time() * 1000) - LAG // 2 - w.off * 100
+    w.v2(kv(0, 2, 3))
+    w.roll()
+    w.v2(kv(3, 4))
+
+
+def big(w: Writer) -> None:
+    """Three segments of about 600 KiB: no two fit one cleaned segment of segment.bytes (1 MiB)."""
+    for s in range(3):
+        if s:
+            w.roll()
+        for b in range(30):
+            w.v2([(b"key-%d" % ((s * 30 + b) * 7 % 120 + i % 3), b"%d-%d " % (s, b) + bytes(6000 + i))
+                  for i in range(3)])
+
+
 def upgraded(w: Writer) -> None:
     w.legacy(0, kv(0, 1, 2), "gzip")
     w.legacy(0, kv(3, (0, None)))
@@ -205,17 +230,29 @@ def upgraded(w: Writer) -> None:
     w.v2(kv(6), "zstd")
 
 
-CASES: dict[str, Callable[[Writer], None]] = {
-    **{f"dups-{c}": dups(c) for c in ("none", "gzip", "snappy", "lz4", "zstd")},
-    "keyless-end": keyless_end,
-    "lat": lat,
-    "txn": txn,
-    "open-txn": open_txn,
-    **{f"legacy-v{m}-{c}": legacy(m, c) for m, c in ((0, "none"), (0, "gzip"), (1, "none"), (1, "snappy"),
-                                                   (1, "lz4"))},
-    "legacy-v1-lat": legacy(1, "gzip", lat=True),
-    "upgraded": upgraded,
+CASES: dict[str, tuple[str, Callable[[Writer], None]]] = {
+    **{f"dups-{c}": ("cmp", dups(c)) for c in ("none", "gzip", "snappy", "lz4", "zstd")},
+    "keyless-end": ("cmp", keyless_end),
+    "lat": ("cmp", lat),
+    "txn": ("cmp", txn),
+    "open-txn": ("cmp", open_txn),
+    **{f"legacy-v{m}-{c}": ("cmp", legacy(m, c)) for m, c in ((0, "none"), (0, "gzip"), (1, "none"),
+                                                            (1, "snappy"), (1, "lz4"))},
+    "legacy-v1-lat": ("cmp", legacy(1, "gzip", lat=True)),
+    "upgraded": ("cmp", upgraded),
+    "young": ("lag", young),
+    "big": ("groups", big),
 }
+
+
+def partitions() -> list[tuple[str, int]]:
+    """(topic, partition) of each case, in CASES order."""
+    seen: dict[str, int] = {}
+    out = []
+    for topic, _ in CASES.values():
+        out.append((topic, seen.get(topic, 0)))
+        seen[topic] = seen.get(topic, 0) + 1
+    return out
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -266,18 +303,18 @@ class Run:
     log: str = ""
 
 
-def checkpoint_of(data: Path, n: int) -> list[int]:
+def checkpoint_of(data: Path, parts: list[tuple[str, int]]) -> list[int]:
     try:
         table = read_offsets(str(data / "cleaner-offset-checkpoint"))
     except (OSError, ValueError):
-        return [-1] * n
-    return [table.get((TOPIC, i), -1) for i in range(n)]
+        return [-1] * len(parts)
+    return [table.get(tp, -1) for tp in parts]
 
 
-def wait_cleaned(data: Path, want: list[int], timeout: float = 120) -> None:
+def wait_cleaned(data: Path, parts: list[tuple[str, int]], want: list[int], timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while True:
-        got = checkpoint_of(data, len(want))
+        got = checkpoint_of(data, parts)
         if all(g >= w for g, w in zip(got, want)):
             return
         if time.monotonic() > deadline:
@@ -286,14 +323,14 @@ def wait_cleaned(data: Path, want: list[int], timeout: float = 120) -> None:
         time.sleep(0.2)
 
 
-def produce(bootstrap: str, n: int, t: int) -> None:
+def produce(bootstrap: str, parts: list[tuple[str, int]], t: int) -> None:
     """One record to every partition, timestamped ``t`` (past segment.ms: the active segment rolls)."""
     from kafka import KafkaProducer
 
     p = KafkaProducer(bootstrap_servers=bootstrap, acks=1, enable_idempotence=False, linger_ms=0)
     try:
-        for i in range(n):
-            p.send(TOPIC, key=b"roll", value=b"r%d" % t, partition=i, timestamp_ms=t)
+        for topic, i in parts:
+            p.send(topic, key=b"roll", value=b"r%d" % t, partition=i, timestamp_ms=t)
         p.flush(60)
     finally:
         p.close()
@@ -306,42 +343,50 @@ def segment_files(d: Path) -> dict[str, bytes]:
 def run(version: str, work: Path) -> Run:
     dist = R.dist_or_skip(version)
     names = list(CASES)
-    t0 = int(time.time() * 1000) - 30 * 60_000
-    lsos: list[int | None] = []
+    parts = partitions()
+    dirs = [f"{t}-{p}" for t, p in parts]
+    start = int(time.time() * 1000)
+    t0 = start - 30 * 60_000
+    uppers: list[int | None] = []
     actives: list[int] = []
     kv_dir = work / "kvlog"
 
     def write(data: Path) -> None:
-        for i, name in enumerate(names):
-            w = Writer(data / f"{TOPIC}-{i}", t0)
-            CASES[name](w)
+        for name, d in zip(names, dirs):
+            w = Writer(data / d, t0)
+            CASES[name][1](w)
             w.roll()
             w.v2(kv(9))  # the active segment
             actives.append(w.log.active_segment.base_offset)
-            lsos.append(w.lso)
+            uppers.append(w.upper)
             w.log.close()
             mtime = time.time() - 600  # distinct, ordered segment mtimes (Kafka's v0/v1 tombstone rule reads them)
-            for k, f in enumerate(sorted((data / f"{TOPIC}-{i}").glob("*.log"))):
+            for k, f in enumerate(sorted((data / d).glob("*.log"))):
                 os.utime(f, (mtime + k, mtime + k))
         R.copy_partitions(data, kv_dir)
 
-    n = len(names)
+    counts: dict[str, int] = {}
+    for t, _ in parts:
+        counts[t] = counts.get(t, 0) + 1
     run_ = Run(names, [])
-    with R.broker_on(dist, work / "broker", {TOPIC: (n, TOPIC_CONFIG)}, write,
+    with R.broker_on(dist, work / "broker", {t: (n, TOPICS[t]) for t, n in counts.items()}, write,
                      extra={"log.cleaner.dedupe.buffer.size": "16777216"}) as broker:
-        run_.inputs = [segment_files(kv_dir / f"{TOPIC}-{i}") for i in range(n)]
+        run_.inputs = [segment_files(kv_dir / d) for d in dirs]
         for p in range(PASSES):
-            want = [a if lso is None else min(a, lso) for a, lso in zip(actives, lsos)]
-            wait_cleaned(broker.data, want)
-            run_.broker.append([segment_files(broker.data / f"{TOPIC}-{i}") for i in range(n)])
+            want = [a if up is None else min(a, up) for a, up in zip(actives, uppers)]
+            wait_cleaned(broker.data, parts, want)
+            run_.broker.append([segment_files(broker.data / d) for d in dirs])
             if p + 1 < PASSES:
-                produce(broker.bootstrap, n, t0 + (p + 1) * 10 * SEGMENT_MS)
+                # past every active segment's first timestamp by more than segment.ms (the young case's records
+                # are 10 minutes old), and a pass's apart
+                produce(broker.bootstrap, parts, start + (p + 1) * 2 * SEGMENT_MS)
                 deadline = time.monotonic() + 60
                 while True:  # the produced record rolled a new active segment in every partition
-                    new = [max(int(f.name[:20]) for f in (broker.data / f"{TOPIC}-{i}").glob("*.log"))
-                           for i in range(n)]
-                    if all(x > a for x, a in zip(new, actives)) or time.monotonic() > deadline:
+                    new = [max(int(f.name[:20]) for f in (broker.data / d).glob("*.log")) for d in dirs]
+                    if all(x > a for x, a in zip(new, actives)):
                         break
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"no roll in {[d for d, x, a in zip(dirs, new, actives) if x <= a]}")
                     time.sleep(0.1)
                 actives = new
         run_.log = broker.log_text()
@@ -350,20 +395,23 @@ def run(version: str, work: Path) -> Run:
 
 def kvlog_passes(r: Run, work: Path, strategy: str, kafka_version: str) -> list[list[dict[str, bytes]]]:
     """kvlog's cleaner on a copy of each input, pass by pass at the broker's clock, with the produced records
-    appended between passes as the broker appended them."""
+    appended between passes as the broker appended them. Each pass cleans only a log the cleaner picks
+    (``clean_filthiest``), as the broker's cleaner thread picks them."""
     out: list[list[dict[str, bytes]]] = [[] for _ in range(PASSES)]
     root = work / f"kvlog-{strategy}"
     shutil.copytree(work / "kvlog", root)
-    cfg = LogConfig(**KVLOG_CONFIG, compaction_strategy=strategy, compaction_strategy_header="v")
-    for i in range(len(r.names)):
-        d = root / f"{TOPIC}-{i}"
+    for i, (topic, part) in enumerate(partitions()):
+        cfg = LogConfig.from_properties({**TOPICS[topic], "compaction.strategy": strategy,
+                                         "compaction.strategy.header": "v"})
+        d = root / f"{topic}-{part}"
         before = r.inputs[i]
         for p in range(PASSES):
             broker_out = r.broker[p][i]
             stamped = horizons(broker_out) - horizons(before)
             now = min(stamped) if stamped else int(time.time() * 1000)
             with Log.open(d, cfg, time=lambda now=now: now) as log:
-                LogCleaner(kafka_version=kafka_version).clean(log, now_ms=now)
+                # picked as the broker picks a log (dirty ratio, what is cleanable), then cleaned
+                LogCleaner(kafka_version=kafka_version).clean_filthiest([log], now_ms=now)
             out[p].append(segment_files(d))
             if p + 1 < PASSES:  # the record the broker appended before its next pass, as it stored it
                 nxt = r.broker[p + 1][i]

@@ -125,3 +125,58 @@ def test_keyless_records_before_the_first_uncleanable_offset_go(tmp_path, kafka_
     assert spans == [(0, 1, 2)] + ([(2, 3, 0)] if empty_kept else []) + [(4, 4, 1)]
     assert log.log_end_offset == 5
     log.close()
+
+
+# ------------------------------------------------------------------------------------------ which log is cleaned
+def test_bytes_held_back_by_the_compaction_lag_are_not_dirty(tmp_path):
+    """Kafka's cleanable ratio counts only what a pass may clean: a log whose dirty segments are all younger than
+    min.compaction.lag.ms is not picked (kvlog counted every non-active byte past the checkpoint as dirty, picked
+    it, and its pass removed tombstones whose horizon had passed, which the broker's never ran to remove)."""
+    log = open_log(tmp_path / "t-0", min_compaction_lag_ms=600_000, min_cleanable_dirty_ratio=0.01,
+                   delete_retention_ms=0)
+    log.append([Record(b"a", b"a0", NOW - 7_200_000), Record(b"a", None, NOW - 7_200_000)])
+    log.roll()
+    log.append([Record(b"b", b"b2", NOW - 60_000)])  # younger than the lag
+    log.roll()
+    log.append([Record(b"c", b"c3", NOW - 1000)])
+    cleaner = LogCleaner(1 << 20)
+    assert cleaner.clean_filthiest([log], now_ms=NOW) is not None  # the old segment: cleaned up to the young one
+    assert [(r.offset, r.value) for r in log.records()] == [(1, None), (2, b"b2"), (3, b"c3")]
+    assert cleaner.dirty_ratio(log, NOW) == 0.0
+    assert cleaner.clean_filthiest([log], now_ms=NOW + 1) is None  # the tombstone's horizon passed: not picked
+    assert [(r.offset, r.value) for r in log.records()] == [(1, None), (2, b"b2"), (3, b"c3")]
+    log.close()
+
+
+def test_a_ratio_equal_to_the_minimum_is_not_picked(tmp_path):
+    """Kafka cleans a log whose cleanable ratio is above min.cleanable.dirty.ratio, not at it."""
+    log = open_log(tmp_path / "t-0", min_cleanable_dirty_ratio=0.5)
+    log.append([Record(b"a", b"0123456789", NOW)])
+    log.roll()
+    LogCleaner(1 << 20).clean(log, now_ms=NOW)
+    clean = log.segments[0].size_in_bytes
+    log.append([Record(b"a", b"0123456789", NOW)])  # a dirty segment exactly as large as the clean one
+    log.roll()
+    log.append([Record(b"z", b"z", NOW)])
+    assert log.segments[1].size_in_bytes == clean
+    cleaner = LogCleaner(1 << 20)
+    assert cleaner.dirty_ratio(log, NOW) == 0.5
+    assert cleaner.clean_filthiest([log], now_ms=NOW) is None
+    log.close()
+
+
+def test_max_compaction_lag_looks_at_every_dirty_segment(tmp_path):
+    """Kafka's maxCompactionDelay takes the earliest first-batch timestamp of all dirty non-active segments, not
+    only the first one's."""
+    log = open_log(tmp_path / "t-0", min_cleanable_dirty_ratio=0.99, max_compaction_lag_ms=3_600_000)
+    for i in range(20):
+        log.append([Record(b"k%d" % i, b"v", NOW - 60_000)])
+    log.roll()
+    LogCleaner(1 << 20).clean(log, now_ms=NOW)
+    log.append([Record(b"a", b"a", NOW - 60_000)])    # the first dirty segment: young
+    log.roll()
+    log.append([Record(b"b", b"b", NOW - 7_200_000)])  # a later dirty segment: past max.compaction.lag.ms
+    log.roll()
+    log.append([Record(b"z", b"z", NOW)])
+    assert LogCleaner(1 << 20).clean_filthiest([log], now_ms=NOW) is not None
+    log.close()

@@ -185,14 +185,27 @@ class LogCleaner:
         self._caching = False
 
     # ------------------------------------------------------------------------------ selection
-    def dirty_ratio(self, log: Log) -> float:
+    def _sizes(self, log: Log, now: int) -> tuple[int, int]:
+        """Kafka's ``LogToClean`` sizes: the clean bytes (segments below the first dirty offset) and the cleanable
+        ones (segments overlapping [first dirty, first uncleanable): not what an open transaction or
+        ``min.compaction.lag.ms`` holds back, nor the active segment)."""
         first_dirty = self._first_dirty(log)
-        clean = sum(s.size_in_bytes for s in log.segments if s.base_offset < first_dirty)
-        total = sum(s.size_in_bytes for s in log.segments[:-1])
-        return 0.0 if total == 0 else max(0.0, 1 - clean / total)
+        upper = max(first_dirty, self._first_uncleanable(log, now))
+        segs = log.segments
+        clean = sum(s.size_in_bytes for s in segs if s.base_offset < first_dirty)
+        if upper <= first_dirty:
+            return clean, 0
+        floor = max((s.base_offset for s in segs if s.base_offset <= first_dirty), default=first_dirty)
+        return clean, sum(s.size_in_bytes for s in segs if floor <= s.base_offset < upper)
+
+    def dirty_ratio(self, log: Log, now_ms: int | None = None) -> float:
+        """Kafka's cleanable ratio: cleanable bytes over clean and cleanable bytes (see ``_sizes``)."""
+        clean, cleanable = self._sizes(log, self._now(log) if now_ms is None else now_ms)
+        return cleanable / (clean + cleanable) if clean + cleanable else 0.0
 
     def clean_filthiest(self, logs: Any, now_ms: int | None = None) -> CleanerStats | None:
-        """Clean the compacted log with the highest dirty ratio at or above ``min.cleanable.dirty.ratio``.
+        """Clean the compacted log with the highest dirty ratio above ``min.cleanable.dirty.ratio`` (or with
+        cleanable bytes past ``max.compaction.lag.ms``), as Kafka's ``grabFilthiestCompactedLog`` picks it.
 
         ``logs``: a LogManager or an iterable of Logs. Logs that failed before are skipped.
         """
@@ -202,9 +215,12 @@ class LogCleaner:
             if not log.config.compact or log.dir in self.uncleanable or len(log.segments) < 2:
                 continue
             now = self._now(log) if now_ms is None else now_ms
-            ratio = self.dirty_ratio(log)
-            overdue = self._max_lag_exceeded(log, now)
-            if (ratio >= log.config.min_cleanable_dirty_ratio or overdue) and ratio > best_ratio:
+            clean, cleanable = self._sizes(log, now)
+            if clean + cleanable == 0:
+                continue
+            ratio = cleanable / (clean + cleanable)
+            overdue = cleanable > 0 and self._max_lag_exceeded(log, now)
+            if (ratio > log.config.min_cleanable_dirty_ratio or overdue) and ratio > best_ratio:
                 best, best_ratio, best_now = log, ratio, now
         if best is None:
             return None
@@ -215,15 +231,13 @@ class LogCleaner:
         return self._time() if self._time is not None else log.clock_ms()
 
     def _max_lag_exceeded(self, log: Log, now: int) -> bool:
-        lag = log.config.max_compaction_lag_ms
+        """Kafka's maxCompactionDelay > 0: the earliest first-batch timestamp of the dirty non-active segments is
+        older than ``max.compaction.lag.ms``."""
         first_dirty = self._first_dirty(log)
-        for seg in log.segments[:-1]:
-            nxt_base = log.segments[log.segments.index(seg) + 1].base_offset
-            if nxt_base <= first_dirty:
-                continue
-            ts = seg.rolling_based_timestamp
-            return ts is not None and now - ts > lag
-        return False
+        segs = log.segments
+        stamps = [ts for i, seg in enumerate(segs[:-1]) if segs[i + 1].base_offset > first_dirty
+                  and (ts := seg.rolling_based_timestamp) is not None and ts > 0]
+        return bool(stamps) and min(stamps) < now - log.config.max_compaction_lag_ms
 
     # ---------------------------------------------------------------------------- checkpoints
     @staticmethod
@@ -292,7 +306,7 @@ class LogCleaner:
             self._chunk_cache.clear()
             self._cached_bytes = 0
         stats.elapsed_s = _time.perf_counter() - t0
-        stats.dirty_ratio_after = self.dirty_ratio(log)
+        stats.dirty_ratio_after = self.dirty_ratio(log, now)
         if self._progress:
             self._progress(stats.summary())
         return stats
@@ -322,7 +336,7 @@ class LogCleaner:
         first_dirty = log.log_start_offset if full else self._first_dirty(log)
         upper = max(first_dirty, self._first_uncleanable(log, now))
         stats.first_dirty_offset = first_dirty
-        stats.dirty_ratio_before = self.dirty_ratio(log)
+        stats.dirty_ratio_before = self.dirty_ratio(log, now)
         stats.segments_before = len(log.segments)
         # offset: later offsets always win, so the dirty section suffices (Kafka). timestamp/header: an
         # older record can outrank a newer one, so the map must see the clean section too, or a
