@@ -214,7 +214,7 @@ def test_broker_shaped_directory_cuts_at_the_checkpointed_high_watermark(tmp_pat
     assert (out / "orders-0" / "leader-epoch-checkpoint").read_text() == "0\n1\n0 0\n"
     assert_restored_equal(str(src), str(out), {("orders", 0): (0, 100), ("orders", 1): (0, 150)})
     assert sorted(os.listdir(out)) == [".kvlog-restore-journal", "kvlog-topics.json", "log-start-offset-checkpoint",
-                                       "orders-0", "orders-1"]
+                                       "orders-0", "orders-1", "replication-offset-checkpoint"]
     with pytest.raises(ConfigError, match="__cluster_metadata is never restored"):
         restore(tmp_path / "bak", tmp_path / "x", topics=["__cluster_metadata"], keep_topic_ids=True)
 

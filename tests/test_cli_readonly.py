@@ -241,6 +241,11 @@ DRY_RUN: list[Case] = [
                                           "retention.bytes=10"], 0),
 ]
 
+def _made(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 # commands that write their destination only: the source (the tree) is read-only
 SOURCE_ONLY: list[Case] = [
     ("mirror", lambda w, s: ["mirror", str(w.data), str(s / "m"), "--topic-map", "orders=copy", "--config",
@@ -254,12 +259,15 @@ SOURCE_ONLY: list[Case] = [
                               "orders", "--keep-topic-ids", "--groups-csv", str(s / "csv"), "--json"], 0),
     ("restore run", lambda w, s: ["restore", str(w.backup), str(s / "r"), "--run", "1", "--keep-leader-epochs",
                                   "--keep-topic-ids"], 0),
+    ("adopt", lambda w, s: ["adopt", str(_made(s / "ld")), str(w.data / "orders-1"), "--topic-id",
+                            "orders=AAAAAAAAAAAAAAAAAAAAAQ", "--json"], 0),
 ]
 
 CASES = READ_ONLY + DRY_RUN + SOURCE_ONLY
 #: every subcommand, and why it is (or is not) here
 COMMANDS = {"dump": READ_ONLY, "verify": READ_ONLY, "offsets": READ_ONLY, "groups": READ_ONLY, "repair": DRY_RUN,
             "retention": DRY_RUN, "mirror": SOURCE_ONLY, "backup": SOURCE_ONLY, "restore": SOURCE_ONLY,
+            "adopt": SOURCE_ONLY,
             "compact": None,  # writes: no dry run
             "demo": None}  # its own temporary directory
 

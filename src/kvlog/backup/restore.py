@@ -12,10 +12,14 @@ leader's, and a leader-epoch cache ahead of the controller's epoch confuses trun
 
 Each partition is assembled in ``DST/<topic>-<p>.<id>-delete`` and renamed into place whole: a broker that
 starts while a killed restore left one behind takes it for a deleted partition and removes it (any other
-unknown directory would stop the broker). The root: ``.kafka_cleanshutdown`` is removed and the restored
-partitions' recovery points dropped, so the broker recovers them fully at its next start (checks every batch,
-rebuilds indexes, producer state and epochs itself); their log start offsets are set; the cleaner's
-progress is dropped. ``meta.properties`` is never written: it is the target broker's identity.
+unknown directory would stop the broker). Each gets a producer snapshot at its end, as a clean shutdown leaves
+one. The root: log start offsets set, high watermarks at the restored ends, recovery points dropped, the
+cleaner's progress clamped. The target broker's ``.kafka_cleanshutdown`` is kept (a 4.x broker that starts
+without it registers as uncleanly shut down: the controller takes it out of every partition's ISR and elects
+again, uncleanly, as the broker tests saw), so the broker loads the restored partitions as they are; the broker
+tests check that these are the files Kafka's own recovery writes. ``recover`` removes the marker (the broker
+then recovers every log of the directory). ``meta.properties`` is never written: it is the target broker's
+identity.
 
 A journal (``DST/.kvlog-restore-journal``, a file: a broker loads only directories) names the finished
 partitions, so a killed restore run again with the same arguments finishes the rest; it stays, marked
@@ -38,12 +42,14 @@ import numpy as np
 
 from kvlog import _files, broker_files, checkpoint
 from kvlog._core import records as _k
+from kvlog.backup.adopt import KAFKA_LOCK, broker_running, root_checkpoints, target_metadata, write_end_snapshot
 from kvlog.backup.manifest import OBJECTS, FileEntry, Manifest, PartitionEntry
 from kvlog.backup.run import latest_manifest, read_manifest
 from kvlog.backup.source import epochs_below, read_topic_id
 from kvlog.backup.target import META_DIR, Target, open_target
 from kvlog.checksum import crc32c
 from kvlog.errors import BackupError, ConfigError, KvlogError
+from kvlog.log import Log
 from kvlog.segment import LogSegment
 from kvlog.txn_index import ENTRY_DTYPE, parse_entries
 
@@ -55,6 +61,7 @@ JOURNAL = ".kvlog-restore-journal"
 SETTLE_BYTES = 256 << 20  # restored bytes made durable (and journaled as done) together
 INTERNAL = ("__consumer_offsets", "__transaction_state", "__share_group_state", "__remote_log_metadata")
 _CAP = 4096
+_groups_topic = "__consumer_offsets"
 
 Progress = Callable[["RestoreResult"], None]
 
@@ -330,7 +337,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             topic_ids: Mapping[str, str] | None = None, metadata_dir: str | os.PathLike[str] | None = None,
             keep_topic_ids: bool = False, keep_leader_epochs: bool = False, force: bool = False,
             groups_csv: str | os.PathLike[str] | None = None, groups_partitions: int | None = None,
-            progress: Progress | None = None) -> RestoreResult:
+            recover: bool = False, progress: Progress | None = None) -> RestoreResult:
     """Restore backup run ``run`` (default: the newest) of ``backup`` into the local directory ``destination``.
 
     ``topics``: the topics to restore (default: every topic but Kafka's internal ones, whose state the target
@@ -344,7 +351,15 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     run's start), clamped to the restored partitions, go to ``groups_csv`` as ``kafka-consumer-groups.sh
     --reset-offsets --from-file`` files (a running target cluster), and with ``groups_partitions`` (the target's
     ``offsets.topic.num.partitions``) into fresh ``__consumer_offsets`` partitions under ``destination``
-    (brokers stopped; needs the target's ``__consumer_offsets`` topic id in ``topic_ids``).
+    (brokers stopped; the target's ``__consumer_offsets`` topic id comes from ``topic_ids``, ``metadata_dir``, the
+    source's with ``keep_topic_ids``, or an existing ``__consumer_offsets-N/partition.metadata`` in ``destination``).
+
+    The root (:func:`kvlog.backup.adopt.root_checkpoints`): log start offsets set, high watermarks at the restored
+    ends, recovery points dropped, the source cleaner's progress clamped. The target broker's clean-shutdown marker
+    (``.kafka_cleanshutdown``) is kept, so the broker loads the restored partitions as they are (each gets a producer
+    snapshot at its end, as a clean shutdown leaves one); ``recover`` removes it, so the broker recovers every log
+    of the directory, and a 4.x controller then handles the broker as having shut down uncleanly (see
+    ``docs/broker-files.md``). A broker running on ``destination`` is refused.
     """
     t0 = time.monotonic()
     target = open_target(backup)
@@ -358,6 +373,9 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             raise BackupError(f"the restore destination {dst} and the backup {target.uri} overlap: restore into a "
                               "broker's log directory apart from the backup")
     os.makedirs(dst, exist_ok=True)
+    if broker_running(dst):
+        raise BackupError(f"a broker is running on {dst} (it holds {os.path.join(dst, KAFKA_LOCK)}): restore into a "
+                          "stopped broker's log directory")
     if topics is not None and _files.CLUSTER_METADATA in topics:
         raise ConfigError(f"{_files.CLUSTER_METADATA} is never restored: the target cluster has its own")
     labels = sorted(k for k, e in manifest.partitions.items()
@@ -379,6 +397,11 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             again.partitions = {k: PartitionRestore(**v) for k, v in journal.get("partitions", {}).items()}
             again.resumed = list(again.partitions)
             again.warnings.append(f"this restore finished already ({os.path.join(dst, JOURNAL)}): nothing to do")
+            if recover:
+                try:
+                    os.unlink(os.path.join(dst, _files.CLEAN_SHUTDOWN))
+                except FileNotFoundError:
+                    pass
             return again
         journal = None  # an earlier restore's record: it finished, so it binds nothing
     done: list[str] = []
@@ -399,11 +422,11 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     _clear_work_dirs(dst)
     finished: dict[str, Any] = dict((journal or {}).get("partitions", {}))
     _write_journal(dst, {"params": params, "done": done, "partitions": finished, "checked": labels})
-    # the broker must not take the restored partitions for cleanly shut down ones: it recovers them
-    try:
-        os.unlink(os.path.join(dst, _files.CLEAN_SHUTDOWN))
-    except FileNotFoundError:
-        pass
+    if recover:  # the broker then recovers every log of the directory (and registers as uncleanly shut down)
+        try:
+            os.unlink(os.path.join(dst, _files.CLEAN_SHUTDOWN))
+        except FileNotFoundError:
+            pass
     _topic_table(target, manifest, dst, labels, ids)
     cleaned = _source_cleaner_offsets(target, manifest)
     pending: list[str] = []
@@ -446,8 +469,25 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             progress(result)
     settle()
     _checkpoints(dst, [(manifest.partitions[k], result.partitions[k]) for k in labels], cleaned)
+    for label in labels:  # the producer state a broker that does not recover them loads (idempotent)
+        e = manifest.partitions[label]
+        # the source's producer ids mean something only in the source cluster: a topic of another id (a new
+        # cluster's) gets no producer state, the same topic (the same cluster) the state its batches give
+        write_end_snapshot(os.path.join(dst, label), producers=e.topic_id is not None and e.topic_id == ids[e.topic])
     if groups_csv is not None or groups_partitions is not None:
-        _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, topic_ids or {}, dst, ids)
+        given = dict(topic_ids or {})
+        if groups_partitions is not None and _groups_topic not in given:
+            found = _offsets_topic_id(manifest, dst, None if metadata_dir is None else os.fspath(metadata_dir),
+                                      keep_topic_ids)
+            if found is not None:
+                given[_groups_topic] = found
+        _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, given, dst, ids)
+    if not os.path.exists(os.path.join(dst, "meta.properties")):
+        result.warnings.append(f"{dst} has no meta.properties: format it (kafka-storage format --ignore-formatted, "
+                               "with the cluster's id) before starting the broker")
+    if not recover and not os.path.exists(os.path.join(dst, _files.CLEAN_SHUTDOWN)):
+        result.warnings.append(f"{dst} has no {_files.CLEAN_SHUTDOWN}: the broker will recover every log of the "
+                               "directory when it starts")
     _sync(dst)  # the checkpoints, before the journal says the restore is complete
     # kept, marked complete: a run of the same command after a kill that came just after this does nothing
     # (a broker ignores regular files at a log directory's root)
@@ -466,8 +506,9 @@ def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, a
     if not any(e.topic == groups.TOPIC for e in manifest.partitions.values()):
         raise BackupError(f"backup run {manifest.run} holds no {groups.TOPIC}: no consumer group offsets to restore")
     if partitions is not None and groups.TOPIC not in given:
-        raise ConfigError(f"writing {groups.TOPIC} partitions needs the target cluster's topic id: "
-                          f"--topic-id {groups.TOPIC}=ID")
+        raise ConfigError(f"writing {groups.TOPIC} partitions needs the target cluster's topic id of {groups.TOPIC}: "
+                          f"--topic-id {groups.TOPIC}=ID (kafka-topics --describe), --metadata-dir, or an existing "
+                          f"{groups.TOPIC}-N directory in the destination")
     cut = as_of if as_of is not None else manifest.started_ms
     ranges = {(p.topic, p.partition): (p.log_start_offset, p.end_offset) for p in result.partitions.values()}
     table = groups.group_offsets_at_cut(target.uri, as_of=cut, log_ranges=ranges)
@@ -479,6 +520,13 @@ def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, a
         written = groups.write_offsets_partitions(table, dst, num_partitions=partitions,
                                                   topic_id=given[groups.TOPIC], topic_ids=ids)
         result.groups["partitions"] = [w.path for w in written]
+        ranges = {}
+        for w in written:
+            with Log.open(w.path, read_only=True) as log:
+                ranges[(groups.TOPIC, w.partition)] = (log.log_start_offset, log.log_end_offset)
+        root_checkpoints(dst, ranges)
+        for w in written:
+            write_end_snapshot(w.path)
 
 
 def _topic_table(target: Target, manifest: Manifest, dst: str, labels: list[str], ids: Mapping[str, str]) -> None:
@@ -533,22 +581,30 @@ def _source_cleaner_offsets(target: Target, manifest: Manifest) -> dict[tuple[st
 
 def _checkpoints(dst: str, restored: list[tuple[PartitionEntry, PartitionRestore]],
                  cleaned: dict[tuple[str, int], int]) -> None:
-    """The restored partitions' log start offsets; no recovery points (the broker recovers them fully); the
-    source cleaner's progress, clamped to the restored end (same offsets, same bytes: it still holds, and it
-    tells readers the log was compacted, so gaps in its offsets are expected)."""
-    starts: dict[tuple[str, int], int | None] = {}
-    points: dict[tuple[str, int], int | None] = {}
-    cleaner: dict[tuple[str, int], int | None] = {}
-    for entry, pr in restored:
-        key = (entry.topic, entry.partition)
-        starts[key] = pr.log_start_offset
-        points[key] = None
-        cleaner[key] = max(min(cleaned[key], pr.end_offset), pr.log_start_offset) if key in cleaned else None
-    checkpoint.update_offsets(os.path.join(dst, checkpoint.LOG_START_OFFSET), starts)
-    for name, changes in ((checkpoint.RECOVERY_POINT, points), (checkpoint.CLEANER_OFFSET, cleaner)):
-        path = os.path.join(dst, name)
-        if os.path.exists(path) or any(v is not None for v in changes.values()):
-            checkpoint.update_offsets(path, changes)
+    """The restored partitions' root checkpoints (:func:`kvlog.backup.adopt.root_checkpoints`): log start offsets,
+    high watermarks at the restored ends (a target's stale entry, 0 for a new topic, lies below a restored log
+    start, and the leader then moves its high watermark backwards), no recovery points, and the source cleaner's
+    progress clamped to the restored range (same offsets, same bytes: it still holds, and it tells readers the log
+    was compacted, so gaps in its offsets are expected)."""
+    root_checkpoints(dst, {(e.topic, e.partition): (pr.log_start_offset, pr.end_offset) for e, pr in restored},
+                     {(e.topic, e.partition): cleaned.get((e.topic, e.partition)) for e, _ in restored})
+
+
+def _offsets_topic_id(manifest: Manifest, dst: str, metadata_dir: str | None, keep: bool) -> str | None:
+    """The target's ``__consumer_offsets`` topic id when none was given: the KRaft metadata's, the source's (the
+    same cluster), or the one an existing ``__consumer_offsets-N`` directory of ``dst`` names."""
+    if metadata_dir is not None:
+        found = target_metadata(dst, metadata_dir).topic_ids.get(_groups_topic)
+        if found is not None:
+            return found
+    if keep:
+        src = {e.topic_id for e in manifest.partitions.values() if e.topic == _groups_topic and e.topic_id}
+        if len(src) == 1:
+            return next(iter(src))
+    here = {tid for name in sorted(os.listdir(dst)) if name.startswith(_groups_topic + "-")
+            and _files.parse_partition_dir(name) is not None
+            for tid in [read_topic_id(os.path.join(dst, name))] if tid is not None}
+    return next(iter(here)) if len(here) == 1 else None
 
 
 def _reset_epochs(path: str, heads: np.ndarray) -> int:

@@ -1,5 +1,5 @@
 """The ``kvlog`` command line: ``dump | verify | repair | offsets | retention | compact | mirror | backup | restore |
-groups | demo``.
+adopt | groups | demo``.
 
 ``kvlog dump`` prints what Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``, 4.0) prints, line for line,
 so its output can be diffed against the broker tool's; every other command is kvlog's own. Exit status:
@@ -19,6 +19,7 @@ import os
 import sys
 
 from kvlog.cli import groups
+from kvlog.cli.adopt import add_adopt_parser
 from kvlog.cli.backup import add_backup_parser
 from kvlog.cli.restore import add_restore_parser
 from kvlog.cli._common import (
@@ -170,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_backup_parser(sub)
     add_restore_parser(sub)
+    add_adopt_parser(sub)
     groups.add_groups_parser(sub)
 
     demo = sub.add_parser("demo", help="a tour of kvlog on generated data")

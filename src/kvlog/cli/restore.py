@@ -16,7 +16,8 @@ def add_restore_parser(sub: Any) -> None:
                        description="Restore a backup run into DST (a broker's log.dirs entry, broker stopped): "
                                    "every record at its original offset, cut at --as-of if given and never "
                                    "inside a transaction, partition.metadata with the target cluster's topic "
-                                   "ids, leader-epoch checkpoints and root checkpoints consistent. Topic ids "
+                                   "ids, leader-epoch checkpoints and root checkpoints consistent (the broker's "
+                                   ".kafka_cleanshutdown is kept unless --recover). Topic ids "
                                    "come from --topic-id, --metadata-dir, the partition.metadata DST already "
                                    "holds (topics created on the target cluster), or --keep-topic-ids. "
                                    "__cluster_metadata is never restored. See docs/backup.md for the procedure.")
@@ -41,6 +42,10 @@ def add_restore_parser(sub: Any) -> None:
                         "offsets.topic.num.partitions is N (brokers stopped; give --topic-id __consumer_offsets=ID)")
     r.add_argument("--keep-leader-epochs", action="store_true",
                    help="keep the batches' leader epochs (restoring into the cluster they came from)")
+    r.add_argument("--recover", action="store_true",
+                   help="remove the broker's .kafka_cleanshutdown so that it recovers (checks and rebuilds) every log "
+                        "of DST when it starts; a 4.x controller then handles the broker as uncleanly shut down "
+                        "(by default the marker is kept and the broker loads the restored files as they are)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=cmd_restore)
 
@@ -52,7 +57,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
                      topic_ids=dict(args.topic_id or []), metadata_dir=args.metadata_dir,
                      keep_topic_ids=args.keep_topic_ids, force=args.force,
                      keep_leader_epochs=args.keep_leader_epochs, groups_csv=args.groups_csv,
-                     groups_partitions=args.groups_partitions)
+                     groups_partitions=args.groups_partitions, recover=args.recover)
     if args.json:
         _out(json.dumps(result.as_dict(), indent=1, sort_keys=True))
         return 0

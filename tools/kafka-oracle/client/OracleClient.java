@@ -84,6 +84,8 @@ public final class OracleClient {
             String name = step.has("name") ? step.get("name").asText() : op;
             JsonNode result;
             switch (op) {
+                case "resume": result = resume(bootstrap, step); break;
+                case "open_transaction": result = openTransaction(bootstrap, step); break;
                 case "read": result = read(bootstrap, step); break;
                 case "offsets": result = offsets(bootstrap, step); break;
                 case "groups": result = groups(bootstrap); break;
@@ -552,5 +554,123 @@ public final class OracleClient {
             Thread.sleep(500);  // one more commit interval: the offsets of what it copied are committed
         }
         return NODES.objectNode().put("records", seen.get());
+    }
+
+    // ---- restored state: groups resuming, a transaction left open ------------------------------------------
+    /**
+     * A member of each group of {@code groups} ([{group, protocol, topics}], run side by side): where it starts
+     * in each partition it is assigned (its position once assigned, i.e. the committed offset it resumes from;
+     * auto.offset.reset=none, so a partition without one is reported as an error) and the offset of the first
+     * record it fetches there. Commits nothing.
+     */
+    private static JsonNode resume(String bootstrap, JsonNode step) throws Exception {
+        ObjectNode out = NODES.objectNode();
+        List<Thread> threads = new ArrayList<>();
+        Map<String, ObjectNode> answers = new java.util.concurrent.ConcurrentHashMap<>();
+        for (JsonNode g : step.get("groups")) {
+            Thread t = new Thread(() -> answers.put(g.get("group").asText(), resumeOne(bootstrap, g)));
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        for (String g : new TreeMap<>(answers).keySet()) {
+            out.set(g, answers.get(g));
+        }
+        return out;
+    }
+
+    private static ObjectNode resumeOne(String bootstrap, JsonNode g) {
+        Properties p = common(bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, g.get("group").asText());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put("group.protocol", g.path("protocol").asText("classic"));
+        ObjectNode out = NODES.objectNode();
+        Map<TopicPartition, ObjectNode> parts = new java.util.concurrent.ConcurrentHashMap<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<String> topics = new ArrayList<>();
+            g.get("topics").forEach(t -> topics.add(t.asText()));
+            c.subscribe(topics, new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+                    for (TopicPartition tp : assigned) {
+                        ObjectNode o = NODES.objectNode();
+                        try {
+                            o.put("start", c.position(tp));
+                        } catch (RuntimeException e) {
+                            o.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+                        }
+                        parts.putIfAbsent(tp, o);
+                    }
+                }
+            });
+            long deadline = System.currentTimeMillis() + 60_000;
+            Map<TopicPartition, Long> end = null;
+            while (System.currentTimeMillis() < deadline) {
+                try {
+                    for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                        ObjectNode o = parts.get(new TopicPartition(r.topic(), r.partition()));
+                        if (o != null && !o.has("first")) {
+                            o.put("first", r.offset());
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    out.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+                    break;
+                }
+                if (parts.isEmpty()) {
+                    continue;
+                }
+                if (end == null) {
+                    end = c.endOffsets(parts.keySet());
+                }
+                boolean done = true;
+                for (Map.Entry<TopicPartition, ObjectNode> e : parts.entrySet()) {
+                    ObjectNode o = e.getValue();
+                    if (!o.has("first") && !o.has("error") && o.get("start").asLong() < end.get(e.getKey())) {
+                        done = false;
+                    }
+                }
+                if (done) {
+                    break;
+                }
+            }
+        }
+        for (Map.Entry<TopicPartition, Object> e : toSorted(parts).entrySet()) {
+            out.set(key(e.getKey()), (ObjectNode) e.getValue());
+        }
+        return out;
+    }
+
+    /** A transactional producer that sends {@code records} in a transaction it leaves open: flushed, never
+     * committed or aborted, the producer never closed (a closing producer aborts it); the JVM then exits. */
+    private static final List<KafkaProducer<byte[], byte[]>> OPEN = new ArrayList<>();
+
+    private static JsonNode openTransaction(String bootstrap, JsonNode step) throws Exception {
+        Properties p = common(bootstrap);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, step.get("transactional_id").asText());
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, step.path("timeout_ms").asText("600000"));
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
+        OPEN.add(producer);
+        producer.initTransactions();
+        producer.beginTransaction();
+        long n = 0;
+        for (JsonNode r : step.get("records")) {
+            producer.send(record(r)).get();
+            n++;
+        }
+        producer.flush();
+        return NODES.objectNode().put("records", n);
     }
 }
