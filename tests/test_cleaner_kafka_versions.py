@@ -180,3 +180,27 @@ def test_max_compaction_lag_looks_at_every_dirty_segment(tmp_path):
     log.append([Record(b"z", b"z", NOW)])
     assert LogCleaner(1 << 20).clean_filthiest([log], now_ms=NOW) is not None
     log.close()
+
+
+@pytest.mark.parametrize("flag,magics", [([], {2}), (["--kafka-version", "3.7"], {1, 2})])
+def test_kvlog_compact_kafka_version(tmp_path, flag, magics):
+    from kvlog.cli import main as cli_main
+
+    log = open_log(tmp_path / "t-0")
+    legacy(log, 1, [Record(b"a", b"a0", T0), Record(b"b", b"b1", T0 + 1)], "gzip")
+    legacy(log, 1, [Record(b"a", b"a2", T0 + 2)])
+    log.roll()
+    log.append([Record(b"z", b"z", T0 + 3)])
+    log.close()
+    assert cli_main(["compact", str(tmp_path / "t-0"), "--config", "cleanup.policy=compact", "--now", str(NOW),
+                     *flag]) == 0
+    with open_log(tmp_path / "t-0") as log:
+        assert {b.magic for b in batches(log)} == magics
+        assert [(r.offset, r.value) for r in log.records()] == [(1, b"b1"), (2, b"a2"), (3, b"z")]
+
+
+def test_kvlog_compact_refuses_a_kafka_version_before_kip_534(tmp_path, capfd):
+    from kvlog.cli import main as cli_main
+
+    assert cli_main(["compact", str(tmp_path), "--kafka-version", "2.8"]) == 2  # a usage error
+    assert "KIP-534" in capfd.readouterr().err

@@ -52,6 +52,18 @@ __all__ = ["PartitionReport", "Problem", "build_parser", "cmd_compact", "cmd_dem
            "read_offset_index", "read_time_index", "verify_partition", "verify_path"]
 
 
+def _kafka_version(text: str) -> str:
+    """``--kafka-version``: a release kvlog's cleaner can follow (checked here, so a bad one is a usage error)."""
+    from kvlog.cleaner import _parse_kafka_version
+    from kvlog.errors import ConfigError
+
+    try:
+        _parse_kafka_version(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kvlog",
                 description="Kafka log directories: dump, verify, search by time, retention, mirroring.")
@@ -144,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--dedupe-buffer-size", type=_non_negative, default=128 << 20, metavar="BYTES",
                    help="offset map memory (default 128 MiB: 24 bytes per key, 32 with a version)")
     c.add_argument("--now", type=_non_negative, metavar="MS", help="the current time in epoch ms")
+    c.add_argument("--kafka-version", type=_kafka_version, default=None, metavar="X.Y",
+                   help="clean as that Kafka release's cleaner does (default 4.4: v0/v1 batches become v2; "
+                        "3.1-3.9 keep them), for logs meant for an older broker")
     c.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",
                    help="topic configs to apply over the resolved ones (Kafka names, e.g. cleanup.policy=compact); "
                         "not to internal topics unless --force-internal")

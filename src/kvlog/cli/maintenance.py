@@ -134,7 +134,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
         if tty:
             _err(line)
 
-    cleaner = LogCleaner(args.dedupe_buffer_size, generational=args.generational, progress=progress)
+    cleaner = LogCleaner(args.dedupe_buffer_size, generational=args.generational, progress=progress,
+                         **({"kafka_version": args.kafka_version} if args.kafka_version else {}))
     run = _Maintenance.of("compact", args)
     now = args.now if args.now is not None else int(time.time() * 1000)
 
