@@ -49,6 +49,7 @@ import pytest
 
 import kvlog
 from kvlog import broker_files, checkpoint
+from kvlog.backup.adopt import broker_running
 from kvlog.log import Log
 from kvlog.records import Record, encode_batch
 from tests.kafka_oracle import client, scenario
@@ -131,6 +132,7 @@ class Case:
     kvlog_offsets: dict[str, dict[str, Any]] = field(default_factory=dict)  # kvlog's answers on the restored copy
     dump_pairs: dict[str, set[tuple[int, int]]] = field(default_factory=dict)  # each dumped .log's offset steps
     recover: bool = False
+    locked: bool = False
 
 
 class World:
@@ -345,6 +347,7 @@ class World:
         b = case.broker
         mark = len(b.log_text())
         b.start()
+        case.locked = broker_running(b.data)  # what restore and adopt refuse: the broker's lock on .lock
         self.mark(f"{case.name}: start")
         if case.name == "c":
             # after a lost disk the controller fenced the broker out of every ISR (it cannot know the restore put the
@@ -623,6 +626,7 @@ def test_broker_loads_the_restore_without_renaming_truncating_or_rebuilding(worl
     else:
         assert recovered == set(case.ranges) and unclean
     assert not [n for n in case.listing if n.endswith(("-stray", "-delete")) and not n.startswith(UNKNOWN)]
+    assert case.locked  # while it ran, kvlog restore and adopt would have refused the directory
     produced = {f"{t}-{p}" for t, p in PRODUCED}
     for label, (start, end) in case.ranges.items():
         before = {k: v for k, v in case.before.items() if k.startswith(label + "/")}
