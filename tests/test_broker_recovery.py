@@ -3,7 +3,7 @@
 Each case is one partition of one topic: a log kvlog wrote (two or three segments; every codec, magic v2,
 idempotent and transactional batches, legacy v0/v1), its tail damaged while the broker was stopped: the
 last batch cut at a byte position, a bit flipped there, the bytes from there zeroed, zeros or garbage
-appended, a stale copy of the last batch appended, a batch of a middle segment damaged. The broker starts on
+appended, a stale copy of the last batch appended, a batch of a middle segment damaged, the indexes removed. The broker starts on
 it after an unclean stop (no clean-shutdown marker, no recovery points: every segment is recovered) and is
 stopped cleanly; kvlog's recovery (a writer's ``Log.open``) runs on a copy of the same input. Then:
 
@@ -82,7 +82,7 @@ def write_template(d: Path, fmt: str, segments: int = 2) -> None:
 @dataclass(frozen=True)
 class Case:
     fmt: str
-    kind: str       # cut | flip | zero | tail-zeros | tail-garbage | tail-stale | middle
+    kind: str       # cut | flip | zero | no-index | tail-zeros | tail-garbage | tail-stale | middle
     at: int = 0     # byte position in the batch damaged (or bytes appended)
 
     @property
@@ -165,6 +165,7 @@ def plan(templates: dict[str, dict[str, bytes]], every: int) -> list[Case]:
             cases += [Case(fmt, "tail-zeros", n) for n in (1, 16, 17, 61, 4096)]
             cases += [Case(fmt, "tail-garbage", n) for n in (1, 17, 61, 300)]
             cases.append(Case(fmt, "tail-stale", 0))
+            cases.append(Case(fmt, "no-index", 0))  # nothing damaged, the indexes gone: both rebuild them
             mid = middle_batch(files)[2]
             cases += [Case(fmt, "middle", k) for k in positions(mid, magic, every * 3, "cut") if k >= 8 and k != 16]
     return cases
@@ -235,7 +236,8 @@ def run(version: str, work: Path, every: int) -> Run:
         for i, (case, files) in enumerate(zip(cases, inputs)):
             d = data / f"{TOPIC}-{i}"
             for name, content in {**others[case.fmt], **files}.items():
-                (d / name).write_bytes(content)
+                if case.kind != "no-index" or not name.endswith((".index", ".timeindex")):
+                    (d / name).write_bytes(content)
         R.forget_recovery_points(data)
         R.copy_partitions(data, kv)
 
