@@ -56,8 +56,12 @@ def free_ports(n: int) -> list[int]:
 
 
 def random_uuid() -> str:
-    """A Kafka Uuid in its string form: 22 characters of URL-safe base64."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    """A Kafka Uuid in its string form: 22 characters of URL-safe base64, not starting with "-" (Kafka's
+    Uuid.randomUuid draws again then: such an id would read as an option, and `kafka-storage format -t` fails)."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not text.startswith("-"):
+            return text
 
 
 @dataclass(frozen=True)
