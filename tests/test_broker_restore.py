@@ -24,7 +24,8 @@ Each time: the broker renames, truncates and (a) recovers nothing (its log lines
 the changes it makes are listed exactly); every record reads at its offset with its timestamp, type, key, value
 and headers as the source served it, read_committed hides exactly the aborted records; ListOffsets (earliest,
 latest, last stable, max-timestamp, offsetsForTimes) answers as kvlog does on the restored files; every group
-resumes where the source's had committed (clamped to the restored log); producing appends at the restored end
+resumes where the source's had committed (clamped to the restored log); DescribeProducers shows the producer
+state the restore meant (none of the source's in a new cluster); producing appends at the restored end
 with the partition's new leader epoch; DumpLogSegments ``--deep-iteration --index-sanity-check`` passes on every
 file the restore wrote.
 """
@@ -131,6 +132,7 @@ class Case:
     root_after: dict[str, dict[tuple[str, int], int]] = field(default_factory=dict)  # root checkpoints after
     kvlog_offsets: dict[str, dict[str, Any]] = field(default_factory=dict)  # kvlog's answers on the restored copy
     dump_pairs: dict[str, set[tuple[int, int]]] = field(default_factory=dict)  # each dumped .log's offset steps
+    batch_producers: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)  # kvlog's, from the batches
     recover: bool = False
     locked: bool = False
 
@@ -307,6 +309,13 @@ class World:
                     "stable": log.last_stable_offset,
                     "for_timestamp": {ts: pair(log.offset_for_timestamp(int(ts))) for ts in got["for_timestamp"]},
                 }
+        rebuilt = self.root / f"{case.name}-rebuilt"  # the restored copy without producer snapshots: kvlog rebuilds
+        shutil.copytree(case.restored, rebuilt)     # the producer state from the batches, as Kafka's recovery does
+        for label in case.ranges:
+            for f in (rebuilt / label).glob("*.snapshot"):
+                f.unlink()
+            with Log.open(rebuilt / label, read_only=True) as log:
+                case.batch_producers[label] = sorted(_producer(e) for e in log.producer_state.producers.values())
         for f in case.dump_files:
             if f.endswith(".log"):
                 copy = case.restored / os.path.relpath(f, case.broker.data)
@@ -375,6 +384,7 @@ class World:
             {"op": "offsets", "partitions": parts, "timestamps": stamps},
             {"op": "groups"},
             {"op": "resume", "groups": resume},
+            {"op": "producers", "partitions": parts},
             {"op": "produce", "records": produce},
             {"op": "read", "name": "read_after", "partitions": [list(tp) for tp in PRODUCED]},
         ]
@@ -488,6 +498,16 @@ class World:
     def close(self) -> None:
         for b in self.brokers:
             b.stop_all(kill=True)
+
+
+def _producer(e: Any) -> tuple[Any, ...]:
+    """A producer's state as DescribeProducers answers it (a kvlog ProducerStateEntry, or the client's JSON)."""
+    if isinstance(e, dict):
+        return (e["producer_id"], e["producer_epoch"], e["last_sequence"], e["last_timestamp"],
+                e["coordinator_epoch"], e["current_txn_start_offset"])
+    return (e.producer_id, e.producer_epoch, e.last_seq, e.last_timestamp,
+            None if e.coordinator_epoch < 0 else e.coordinator_epoch,
+            None if e.current_txn_first_offset < 0 else e.current_txn_first_offset)
 
 
 def _record_offset_pairs(path: str) -> set[tuple[int, int]]:
@@ -757,6 +777,29 @@ def test_consumer_groups_resume_where_the_source_committed(world: World, name: s
     if name == "a":  # one kafka-consumer-groups --reset-offsets --from-file per group, each printing its plan
         assert case.reset is not None and case.reset.stdout.count("NEW-OFFSET") == len(world.groups())
         assert sorted(world.reset_groups) == sorted(world.groups())
+
+
+@BY_VERSION
+@pytest.mark.parametrize("name", CASES)
+def test_the_broker_holds_the_producer_state_the_restore_meant(world: World, name: str) -> None:
+    """DescribeProducers on each restored partition, before anything is appended: (a) a new cluster, so no producer
+    of the source (its ids are the new cluster's to hand out); (b) recovered, so the state Kafka rebuilt from the
+    batches; (c) the same cluster, loaded from the producer snapshot the restore wrote at each end. In (b) and (c)
+    that is the state kvlog rebuilds from the batches, producer for producer (the source's idempotent and
+    transactional producers; none with a transaction open: the restore cut before it). A producer whose last batch
+    is near a day old is left out: the broker drops it at load (producer.id.expiration.ms), kvlog keeps it."""
+    case = world.case(name)
+    fresh = int(time.time() * 1000) - 23 * 3_600_000
+    checked = 0
+    for label in sorted(case.ranges):
+        got = sorted(_producer(e) for e in case.answers["producers"][label])
+        if name == "a":
+            assert got == [], label
+            continue
+        assert [p for p in got if p[3] >= fresh] == [p for p in case.batch_producers[label] if p[3] >= fresh], label
+        assert all(p[5] is None for p in got), label
+        checked += sum(p[3] >= fresh for p in got)
+    assert name == "a" or checked >= 2  # (the live topic's producers, at least)
 
 
 @BY_VERSION
