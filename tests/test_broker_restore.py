@@ -55,7 +55,7 @@ from kvlog.log import Log
 from kvlog.records import Record, encode_batch
 from tests.kafka_oracle import client, scenario
 from tests.kafka_oracle import fixtures as F
-from tests.kafka_oracle.broker import Broker, KafkaDist, random_uuid
+from tests.kafka_oracle.broker import Broker, KafkaDist
 from tests.kafka_oracle.serve import create_topics
 
 with warnings.catch_warnings():  # kafka-python (the harness's admin client) loads its schemas a deprecated way
@@ -330,7 +330,7 @@ class World:
         return out
 
     def _fresh(self, name: str, extra_topics: dict[str, tuple[int, dict[str, Any]]] | None = None) -> Broker:
-        b = Broker(self.dist, self.root / name, cluster_id=_cluster_id())
+        b = Broker(self.dist, self.root / name)
         self.brokers.append(b)
         b.start()
         create_topics(b, {**self.topic_specs(), **(extra_topics or {})})
@@ -516,14 +516,6 @@ def _record_offset_pairs(path: str) -> set[tuple[int, int]]:
         data = f.read()
     offsets = [r.offset for b in kvlog.MemoryRecords(data).batches() for r in b.records()]
     return set(zip([-1, *offsets], offsets))
-
-
-def _cluster_id() -> str:
-    """A cluster id ``kafka-storage format -t`` takes (Kafka's own never start with '-': an option to its parser)."""
-    while True:
-        cid = random_uuid()
-        if not cid.startswith("-"):
-            return cid
 
 
 def _label(label: str) -> tuple[str, int]:
