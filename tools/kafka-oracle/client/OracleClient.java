@@ -110,6 +110,15 @@ public final class OracleClient {
         return p;
     }
 
+    /** {@code o[key] = value}, or JSON null when the Optional is empty. */
+    private static void putOptional(ObjectNode o, String key, java.util.Optional<? extends Number> value) {
+        if (value.isPresent()) {
+            o.put(key, value.get().longValue());
+        } else {
+            o.putNull(key);
+        }
+    }
+
     private static String b64(byte[] b) {
         return b == null ? null : B64.encodeToString(b);
     }
@@ -175,11 +184,7 @@ public final class OracleClient {
                     o.put("key", b64(r.key()));
                     o.put("value", b64(r.value()));
                     o.set("headers", headers);
-                    if (r.leaderEpoch().isPresent()) {
-                        o.put("leader_epoch", r.leaderEpoch().get());
-                    } else {
-                        o.putNull("leader_epoch");
-                    }
+                    putOptional(o, "leader_epoch", r.leaderEpoch());
                     recs.get(tp).add(o);
                 }
                 open.removeIf(tp -> c.position(tp) >= end.get(tp));
@@ -203,11 +208,7 @@ public final class OracleClient {
                 .listOffsets(Map.of(tp, spec), new ListOffsetsOptions(iso)).partitionResult(tp).get();
             o.put("offset", info.offset());
             o.put("timestamp", info.timestamp());
-            if (info.leaderEpoch().isPresent()) {
-                o.put("leader_epoch", info.leaderEpoch().get());
-            } else {
-                o.putNull("leader_epoch");
-            }
+            putOptional(o, "leader_epoch", info.leaderEpoch());
         } catch (ExecutionException | InterruptedException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             o.put("error", cause.getClass().getSimpleName() + ": " + cause.getMessage());
@@ -269,11 +270,7 @@ public final class OracleClient {
                         OffsetAndMetadata om = (OffsetAndMetadata) v;
                         o.put("offset", om.offset());
                         o.put("metadata", om.metadata());
-                        if (om.leaderEpoch().isPresent()) {
-                            o.put("leader_epoch", om.leaderEpoch().get());
-                        } else {
-                            o.putNull("leader_epoch");
-                        }
+                        putOptional(o, "leader_epoch", om.leaderEpoch());
                     } else if (v instanceof org.apache.kafka.clients.admin.SharePartitionOffsetInfo) {
                         org.apache.kafka.clients.admin.SharePartitionOffsetInfo si =
                             (org.apache.kafka.clients.admin.SharePartitionOffsetInfo) v;
@@ -281,11 +278,7 @@ public final class OracleClient {
                         if (si.lag().isPresent()) {
                             o.put("lag", si.lag().get());
                         }
-                        if (si.leaderEpoch().isPresent()) {
-                            o.put("leader_epoch", si.leaderEpoch().get());
-                        } else {
-                            o.putNull("leader_epoch");
-                        }
+                        putOptional(o, "leader_epoch", si.leaderEpoch());
                     } else if (v == null) {
                         o.putNull("offset");
                     } else {
