@@ -38,6 +38,13 @@ CORE = "src/kvlog/_core"
 INCLUDE = [f"{CORE}/include", numpy.get_include()]
 HEADERS = sorted(glob(f"{CORE}/include/*.h"))
 CRC_SOURCES = [f"{CORE}/csrc/cpu.c", f"{CORE}/csrc/crc32.c", f"{CORE}/csrc/crc32c.c"]
+# The record decoder's own snappy/lz4/zstd decompression (csrc/codec.c, the vendored decoders: see
+# csrc/vendor/README.md), compiled with hidden visibility like the rest.
+VENDOR = f"{CORE}/csrc/vendor"
+CODEC_SOURCES = [f"{CORE}/csrc/codec.c", f"{VENDOR}/lz4/lz4.c", f"{VENDOR}/lz4/lz4hc.c", f"{VENDOR}/lz4/lz4frame.c",
+                 f"{VENDOR}/lz4/xxhash.c", f"{VENDOR}/zstd/zstddeclib.c"]
+CODEC_MACROS = [("LZ4LIB_VISIBILITY", ""), ("LZ4FLIB_VISIBILITY", ""), ("ZSTDLIB_VISIBLE", ""),
+                ("ZSTDERRORLIB_VISIBLE", ""), ("ZSTD_DISABLE_ASM", "1"), ("XXH_NAMESPACE", "KVLOG_LZ4_")]
 
 directives = {
     "language_level": 3,
@@ -48,6 +55,11 @@ directives = {
     "embedsignature": True,
     "autotestdict": False,
     "auto_pickle": False,
+    # Free-threaded CPython (3.13t/3.14t) keeps the GIL off with these modules imported. What makes that
+    # true: no module keeps mutable state in Python objects; the C kernels' shared state is the CPU
+    # dispatch (atomics, set once: csrc/cpu.c, crc32*.c, md5.c), the buffer pool (a mutex: csrc/mem.c);
+    # every decoder, encoder and map owns its buffers and codec contexts. `make tsan` checks the kernels.
+    "freethreading_compatible": True,
 }
 
 cflags = ["-fvisibility=hidden", "-Wall", "-Wno-unused-function", "-Wno-unreachable-code"]
@@ -64,7 +76,7 @@ macros = [
 ]
 
 
-def ext(name: str, extra_sources: list[str] = ()) -> Extension:
+def ext(name: str, extra_sources: list[str] = (), extra_macros: list[tuple[str, str]] = ()) -> Extension:
     return Extension(
         f"kvlog._core.{name}",
         [f"{CORE}/{name}.pyx", *extra_sources],
@@ -72,13 +84,13 @@ def ext(name: str, extra_sources: list[str] = ()) -> Extension:
         depends=HEADERS + glob(f"{CORE}/*.pxd") + glob(f"{CORE}/*.pxi"),
         extra_compile_args=cflags,
         extra_link_args=ldflags,
-        define_macros=macros,
+        define_macros=macros + list(extra_macros),
     )
 
 
 extensions = [
     ext("crc", CRC_SOURCES),
-    ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"]),
+    ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"] + CODEC_SOURCES, CODEC_MACROS),
     ext("index"),
     ext("offset_map", [f"{CORE}/csrc/cpu.c", f"{CORE}/csrc/md5.c"]),
     ext("partitioner"),

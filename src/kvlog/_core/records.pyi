@@ -29,7 +29,7 @@ def scan(
 class Decoder:
     def __new__(
         cls, include_headers: bool = True, check_crc: bool = True, include_control: bool = False,
-        include_values: bool = True,
+        include_values: bool = True, limit: int = -1,
     ) -> Decoder: ...
     @property
     def rows(self) -> int: ...

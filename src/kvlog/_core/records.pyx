@@ -74,6 +74,13 @@ _check_layout()
 # buffers
 # ---------------------------------------------------------------------------------------------------
 
+cdef extern from "kvlog_codec.h" nogil:
+    ctypedef struct kv_codec:
+        unsigned char *buf
+    int64_t kv_decompress(kv_codec *c, int codec, const unsigned char *p, size_t n, size_t limit)
+    void kv_codec_free(kv_codec *c)
+
+
 cdef extern from "kvlog_mem.h" nogil:
     size_t KV_BIG_BYTES
     void *kv_big_alloc(size_t need, size_t *cap, int zero)
@@ -693,11 +700,22 @@ cdef int decode_legacy_inner(Columns *c, const uint8_t *p, const uint8_t *end, B
     return ST_OK
 
 
+# A decompressed payload (gzip, legacy wrappers) is decoded without the GIL from this size: a batch of a few
+# hundred records takes tens of microseconds, long enough that another thread's Python should run meanwhile.
+cdef enum:
+    INNER_GIL_THRESHOLD = 4096
+
+
 cdef class Decoder:
     """Accumulates the records of many batches into columns (one Arrow chunk at a time).
 
     ``run`` walks uncompressed batches in C and stops at a compressed one (INNER) with its header in
     ``current``; the caller decompresses the payload and hands it to ``inner``, then continues after it.
+    With ``limit`` (the decompression budget of one batch, ≥ 0), ``run`` decompresses v2 batches of
+    snappy, lz4 and zstd itself, without the GIL (``csrc/codec.c``), and stops at INNER only for gzip,
+    legacy wrappers and a batch its decompressor does not accept whole (damage, the budget passed):
+    the caller's decompression then raises the documented error or returns the same bytes.
+    One decoder is one thread's (it owns its columns, scratch buffer and codec contexts).
     """
     cdef Columns c
     cdef BatchInfo cur
@@ -706,19 +724,46 @@ cdef class Decoder:
     cdef bint include_control
     cdef bint headers
     cdef bint values
+    cdef int64_t limit
+    cdef kv_codec codec
 
     def __cinit__(self, bint include_headers=True, bint check_crc=True, bint include_control=False,
-                  bint include_values=True):
+                  bint include_values=True, int64_t limit=-1):
         self.headers = include_headers
         self.values = include_values
         self.with_crc = check_crc
         self.include_control = include_control
+        self.limit = limit
+        memset(&self.codec, 0, sizeof(self.codec))
         if col_init(&self.c, include_headers) != ST_OK:
             raise MemoryError()
         self.c.values = include_values
 
     def __dealloc__(self):
         col_free(&self.c)
+        kv_codec_free(&self.codec)
+
+    cdef int _inline(self, const uint8_t *buf, int64_t pos) noexcept nogil:
+        """Decompress and decode the v2 batch at ``pos`` here: ST_OK, ST_FULL (finish the chunk, then
+        again) or ST_INNER (leave it to the caller's Python path, which reports what is wrong)."""
+        cdef int codec = self.cur.attributes & 7
+        cdef int64_t n
+        cdef Mark m
+        cdef int rc
+        if self.limit < 0 or self.cur.magic != 2 or codec < 2 or codec > 4 or self.cur.size < V2_HEADER:
+            return ST_INNER
+        n = kv_decompress(&self.codec, codec, buf + pos + V2_HEADER, <size_t>(self.cur.size - V2_HEADER),
+                          <size_t>self.limit)
+        if n < 0:
+            return ST_INNER
+        if col_would_overflow(&self.c, n):
+            return ST_FULL if self.c.n > 0 else ST_INNER
+        col_mark(&self.c, &m)
+        rc = decode_v2_records(&self.c, self.codec.buf, self.codec.buf + n, &self.cur, &self.err)
+        if rc != ST_OK:
+            col_rollback(&self.c, &m)
+            return ST_INNER  # the Python path decodes it again and raises as it always has
+        return ST_OK
 
     @property
     def rows(self):
@@ -750,7 +795,11 @@ cdef class Decoder:
                 ppos[0] = pos + self.cur.size
                 continue
             if self.cur.attributes & 7:
-                return ST_INNER
+                rc = self._inline(buf, pos)
+                if rc != ST_OK:
+                    return rc
+                ppos[0] = pos + self.cur.size
+                continue
             if col_would_overflow(&self.c, self.cur.size):
                 return ST_FULL
             col_mark(&self.c, &m)
@@ -798,7 +847,7 @@ cdef class Decoder:
         cdef Mark m
         cdef int rc
         col_mark(&self.c, &m)
-        if n > GIL_THRESHOLD:
+        if n > INNER_GIL_THRESHOLD:
             with nogil:
                 if self.cur.magic == 2:
                     rc = decode_v2_records(&self.c, p, p + n, &self.cur, &self.err)

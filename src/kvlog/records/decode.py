@@ -63,7 +63,8 @@ def _decode(
 ) -> _Decoded:
     """Decode ``[start, end)``, or with ``ranges`` each of those byte ranges into the same chunks
     (how read_committed skips aborted batches without a copy or a chunk per range)."""
-    dec = _k.Decoder(include_headers, check_crc, include_control, include_values)
+    # (with the budget, the decoder inflates snappy, lz4 and zstd v2 batches itself, without the GIL)
+    dec = _k.Decoder(include_headers, check_crc, include_control, include_values, limit)
     chunks = []
     pos, status = start, _k.END
     for lo, hi in ranges if ranges is not None else ((start, end),):

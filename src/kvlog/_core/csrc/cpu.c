@@ -132,30 +132,32 @@ static unsigned hidden_features(void)
     return h;
 }
 
-/* Bit 31 marks "read"; a racing first call just computes the same values twice. */
-static volatile unsigned kvlog_cpu_raw, kvlog_cpu_off;
+/* Bit 31 marks "read". A racing first call computes the same values twice; the release store of
+   kvlog_cpu_raw publishes kvlog_cpu_off with it (free-threaded Python runs first calls on several
+   threads at once; ThreadSanitizer checks it in `make tsan`). */
+static unsigned kvlog_cpu_raw, kvlog_cpu_off;
 
 static unsigned features(void)
 {
-    unsigned f = kvlog_cpu_raw;
+    unsigned f = __atomic_load_n(&kvlog_cpu_raw, __ATOMIC_ACQUIRE);
     if (!(f & 0x80000000u)) {
-        kvlog_cpu_off = hidden_features();
+        __atomic_store_n(&kvlog_cpu_off, hidden_features(), __ATOMIC_RELAXED);
         f = detect_features() | 0x80000000u;
-        kvlog_cpu_raw = f;
+        __atomic_store_n(&kvlog_cpu_raw, f, __ATOMIC_RELEASE);
     }
-    return f & ~kvlog_cpu_off;
+    return f & ~__atomic_load_n(&kvlog_cpu_off, __ATOMIC_RELAXED);
 }
 
 unsigned kvlog_cpu_detected(void)
 {
     features();
-    return kvlog_cpu_raw & 0x7fffffffu;
+    return __atomic_load_n(&kvlog_cpu_raw, __ATOMIC_ACQUIRE) & 0x7fffffffu;
 }
 
 unsigned kvlog_cpu_hidden(void)
 {
     features();
-    return kvlog_cpu_off;
+    return __atomic_load_n(&kvlog_cpu_off, __ATOMIC_RELAXED);
 }
 
 int kvlog_cpu_has(int feature)

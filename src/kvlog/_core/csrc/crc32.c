@@ -28,6 +28,7 @@
  * kernel, slice8 variant and dispatch in the template kvlog_crc_poly.h (included at the end of both).
  */
 #define KVLOG_CRC_INTERNAL 1
+#include <pthread.h>
 #include "kvlog_crc.h"
 #include "kvlog_cpu.h"
 
@@ -1208,15 +1209,19 @@ const char *kvlog_crc_variant_name(int variant)
     return variant_names[variant];
 }
 
-static volatile int crc_initialized;
+/* Once per process (module import, or the first CRC before it): both polynomials' variants picked under
+   pthread_once, so a thread that returns from here sees the pointers and names of the pick. */
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init_once(void)
+{
+    kvlog__crc32_init();
+    kvlog__crc32c_init();
+}
 
 void kvlog_crc_init(void)
 {
-    if (crc_initialized)
-        return;
-    kvlog__crc32_init();
-    kvlog__crc32c_init();
-    crc_initialized = 1;
+    pthread_once(&crc_once, crc_init_once);
 }
 
 #define CRC_ID crc32

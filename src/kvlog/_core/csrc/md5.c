@@ -591,12 +591,13 @@ static int variant_kernel(int variant, md5_lanes_fn *fn, int *lanes)
     }
 }
 
-/* Best variant, chosen once (a benign race: every thread computes the same answer). */
+/* Best variant, chosen once (a benign race: every thread computes the same answer; atomic, so that
+   free-threaded Python's threads and ThreadSanitizer see no data race). */
 static int active_variant = -1;
 
 static int best_variant(void)
 {
-    int v = active_variant;
+    int v = __atomic_load_n(&active_variant, __ATOMIC_RELAXED);
     if (v < 0) {
         static const int order[] = {KVLOG_MD5_AVX512, KVLOG_MD5_AVX2, KVLOG_MD5_SSE2, KVLOG_MD5_NEON,
                                     KVLOG_MD5_SCALAR};
@@ -608,7 +609,7 @@ static int best_variant(void)
                 v = order[k];
                 break;
             }
-        active_variant = v;
+        __atomic_store_n(&active_variant, v, __ATOMIC_RELAXED);
     }
     return v;
 }

@@ -81,7 +81,8 @@ void KVLOG_PASTE(KVLOG_PASTE(kvlog__, CRC_ID), _init)(void)
         kvlog_crc_fn f = CRC_FN(variant_fn)(order[i]);
         if (f) {
             CRC_FN(active_name) = CRC_NAMES[order[i]];
-            CRC_FN(active) = f;
+            /* read without a lock on every CRC (the first calls may race the pick: they resolve) */
+            __atomic_store_n(&CRC_FN(active), f, __ATOMIC_RELEASE);
             return;
         }
     }
@@ -91,12 +92,12 @@ void KVLOG_PASTE(KVLOG_PASTE(kvlog__, CRC_ID), _init)(void)
 static uint32_t CRC_FN(resolve)(uint32_t crc, const unsigned char *p, size_t n)
 {
     kvlog_crc_init();
-    return CRC_FN(active)(crc, p, n);
+    return __atomic_load_n(&CRC_FN(active), __ATOMIC_ACQUIRE)(crc, p, n);
 }
 
 uint32_t KVLOG_PASTE(kvlog_, CRC_ID)(uint32_t crc, const unsigned char *p, size_t n)
 {
-    return CRC_FN(active)(crc, p, n);
+    return __atomic_load_n(&CRC_FN(active), __ATOMIC_ACQUIRE)(crc, p, n);
 }
 
 const char *KVLOG_PASTE(KVLOG_PASTE(kvlog_, CRC_ID), _kernel)(void)
