@@ -94,9 +94,9 @@ def append_point(log: Log, data: Any, compression: Any) -> AppendInfo | None:
     now = log._time()
     lat = max(now, log._last_log_append_time) if rules.log_append_time else -1
     buf = bytearray(data)
-    out = log._rows
+    out, raw = log._rows
     first = log._next_offset
-    got = _p.prepare_append(buf, log._rows_raw, first, lat, cfg.max_message_bytes, want, True,
+    got = _p.prepare_append(buf, raw, first, lat, cfg.max_message_bytes, want, True,
                             rules.check_timestamps)
     if got[0] == _p.GROW:
         out = np.empty(len(buf) // 61 + 1, dtype=_k.BATCH_DTYPE)

@@ -4,6 +4,13 @@ Offsets are logical and stored in the log; the offset index maps them to file po
 Message timestamps (CreateTime from producers, LogAppendTime from the log) drive time-based rolling,
 retention and search, never file modification times (those change when a replica copies a file).
 
+Threads: a ``Log`` may be shared between threads. Every public method runs under the log's own
+reentrant lock, so calls on one log take effect one at a time, each seeing what the ones before it did
+(``records()`` takes it for each piece it reads); ``close()`` waits for a call in progress, and calls
+after it raise. Work on different logs runs in parallel (the kernels release the GIL, and a
+free-threaded CPython runs the Python around them in parallel too); so do read-only views of one
+directory, one per reader thread, beside its writer. See docs/log.md, "Threads".
+
 One writer per directory (an advisory lock, ``LogLockedError`` for a second); any number of
 ``read_only=True`` opens, which never write, never recover in place, and read only up to the last
 complete batch they can see, so a Spark executor can read a log a writer is appending to. A reader
@@ -18,9 +25,11 @@ segments may go) and ``segments`` (the ordered segment collection).
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import struct
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -71,6 +80,28 @@ from kvlog.tiered.view import RemoteLogMetadataSource, TieredState
 from kvlog.txn_index import AbortedTxn, aborted_batch_mask, entries_array
 
 
+def _serialized(method: Any) -> Any:
+    """The method runs under the log's lock (``Log._mutex``: reentrant, so methods call each other)."""
+
+    def serialized(self: "Log", /, *args: Any, **kwargs: Any) -> Any:
+        with self._mutex:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(serialized, method)
+    return serialized
+
+
+def _locked_steps(lock: Any, it: Iterator[Any]) -> Iterator[Any]:
+    """``it`` with each step taken under ``lock`` (never held while the consumer has the item)."""
+    while True:
+        with lock:
+            try:
+                item = next(it)
+            except StopIteration:
+                return
+        yield item
+
+
 class Log:
     """A partition log in a directory of ``<20-digit base offset>.log/.index/.timeindex`` files."""
 
@@ -94,8 +125,7 @@ class Log:
     _psm: ProducerStateManager | None
     _txn_from: int | None
     _txn_from_checked: bool
-    _rows: np.ndarray
-    _rows_raw: np.ndarray
+    _rows: tuple[np.ndarray, np.ndarray]  # the point append's batch rows, and the same as bytes
     _roll_probe: tuple[int, str]
     _governed: bool
     _backup_run: int | None = None  # a reader pinned to an older run of a backup (loader.committed_range)
@@ -103,6 +133,7 @@ class Log:
     _rules: _AppendRules | None
     _set_aside_now: bool
     _broker: PartitionFiles
+    _mutex: threading.RLock  # every public method's (see the module docstring: Threads)
     # (at most 30 instance attributes: past that CPython stops sharing an instance dict's keys and every
     # attribute access of the hot paths slows down; what only the load needs is passed, not kept)
     on_damage: str
@@ -172,6 +203,7 @@ class Log:
             raise ConfigError("remote_log_metadata says which remote segments there are; remote_storage, where "
                               "they are, is needed too")
         self = object.__new__(cls)
+        self._mutex = threading.RLock()
         self.dir = storage.normalize(path)
         self.config = config if config is not None else LogConfig()
         self.read_only = read_only
@@ -192,8 +224,8 @@ class Log:
         self._failed = None
         self._txn_from = None  # a reader's: where a writer would start rebuilding transaction indexes
         self._txn_from_checked = True
-        self._rows = np.empty(16, dtype=_k.BATCH_DTYPE)  # reused by every point append
-        self._rows_raw = self._rows.view(np.uint8)
+        rows = np.empty(16, dtype=_k.BATCH_DTYPE)  # reused by every point append (under the log's lock)
+        self._rows = (rows, rows.view(np.uint8))  # (one attribute for both: see the note on attributes)
         self._roll_probe = (-1, "")
         self._governed = False  # the data directory is governed by a sink's committed offsets (loader)
         if backup_run is not None:  # (an instance attribute only then: see the note on attributes above)
@@ -281,10 +313,11 @@ class Log:
         until the log is reopened (one whose descriptor the open-file budget had closed before raises
         ``SegmentReplacedError``). A writer's own log is always current: this returns its end.
         """
-        self._check_open()
-        if not self.read_only:
-            return self._next_offset
-        return loader.refresh(self)
+        with self._mutex:
+            self._check_open()
+            if not self.read_only:
+                return self._next_offset
+            return loader.refresh(self)
 
     # ------------------------------------------------------------------------------ producer state
     @property
@@ -298,23 +331,27 @@ class Log:
 
         read_committed readers see nothing at or after it: the outcome of what lies there is unknown.
         """
-        fuo = self._producer_state.first_unstable_offset()
-        hw = self.high_watermark
-        return hw if fuo is None or fuo >= hw else fuo
+        with self._mutex:
+            fuo = self._producer_state.first_unstable_offset()
+            hw = self.high_watermark
+            return hw if fuo is None or fuo >= hw else fuo
 
     @property
     def producer_state(self) -> ProducerStateManager:
         """Every producer id's state (``producers``), open transactions (``ongoing``) and snapshots."""
         return self._producer_state
 
+    @_serialized
     def producer_entry(self, producer_id: int) -> ProducerStateEntry | None:
         """The state of one producer (epoch, last five batches, open transaction), or None."""
         return self._producer_state.last_entry(producer_id)
 
+    @_serialized
     def last_records_of_active_producers(self) -> dict[int, tuple[int, int]]:
         """``{producer_id: (last data offset or -1, epoch)}``: the batches compaction must keep."""
         return {pid: (e.last_data_offset, e.producer_epoch) for pid, e in self._producer_state.producers.items()}
 
+    @_serialized
     def aborted_transactions(self, start_offset: int, upper_bound: int) -> list[AbortedTxn]:
         """Aborted transactions overlapping ``[start_offset, upper_bound)`` from the transaction
         indexes (Kafka's collectAbortedTransactions: what a read_committed fetch needs). A segment that
@@ -324,7 +361,7 @@ class Log:
         return [AbortedTxn(int(r["producer_id"]), int(r["first_offset"]), int(r["last_offset"]),
                            int(r["last_stable_offset"]), int(r["version"])) for r in e]
 
-    aborted_array = producers.aborted_array
+    aborted_array = _serialized(producers.aborted_array)
     """Internal (the cleaner, the Spark source): ``aborted_transactions`` as transaction-index entries."""
 
     # ---------------------------------------------------------------------------------- properties
@@ -361,7 +398,8 @@ class Log:
 
     @property
     def segments(self) -> list[LogSegment]:
-        return list(self._segments)
+        with self._mutex:
+            return list(self._segments)
 
     @property
     def active_segment(self) -> LogSegment:
@@ -388,7 +426,8 @@ class Log:
 
     @property
     def size_in_bytes(self) -> int:
-        return sum(s.size_in_bytes for s in self._segments)
+        with self._mutex:
+            return sum(s.size_in_bytes for s in self._segments)
 
     def _check_open(self, writing: bool = False) -> None:
         if self._closed:
@@ -400,8 +439,14 @@ class Log:
 
     # the internal read API of other kvlog modules (the cleaner, the Spark source): see ``reads``
     segment_index_for = reads.segment_index_for
-    ranges = reads.ranges
-    chunks = reads.chunks
+
+    def ranges(self, start: int, end: int) -> Iterator[tuple[LogSegment, int, int]]:
+        return _locked_steps(self._mutex, reads.ranges(self, start, end))
+
+    def chunks(self, start: int, end: int, chunk: int, where: list[Any] | None = None) -> Iterator[Any]:
+        return _locked_steps(self._mutex, reads.chunks(self, start, end, chunk, where))
+
+    ranges.__doc__, chunks.__doc__ = reads.ranges.__doc__, reads.chunks.__doc__
     read_ahead = reads.read_ahead
     _past_damage = reads.past_damage
 
@@ -436,8 +481,9 @@ class Log:
         ``_io_guard`` rule, written out here: the decorator's frame is a tenth of a point append).
         """
         try:
-            return self._append(records, compression, assign_offsets, producer_id, producer_epoch, base_sequence,
-                                is_transactional)
+            with self._mutex:
+                return self._append(records, compression, assign_offsets, producer_id, producer_epoch,
+                                    base_sequence, is_transactional)
         except LogIOError:
             raise
         except OSError as exc:
@@ -447,6 +493,7 @@ class Log:
     _append = appending.append
     _append_point = appending.append_point
 
+    @_serialized
     @_io_guard
     def end_transaction(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int = 0, *,
                         timestamp: int | None = None) -> AppendInfo:
@@ -469,6 +516,7 @@ class Log:
         return appending.append_as_leader(self, data, MemoryRecords(data).batch_headers(check_crc=True), "producer",
                                           origin=COORDINATOR)
 
+    @_serialized
     @_io_guard
     def roll(self, new_base_offset: int | None = None) -> LogSegment:
         """Close the active segment (final time-index entry, trimmed indexes) and start a new one."""
@@ -493,6 +541,7 @@ class Log:
         return seg
 
     # ---------------------------------------------------------------------------------------- read
+    @_serialized
     def read(self, offset: int, max_bytes: int = 1 << 20, *, max_offset: int | None = None,
              min_one_batch: bool = True, isolation_level: str = READ_UNCOMMITTED) -> MemoryRecords:
         """Whole batches from the one holding ``offset``, up to ``max_bytes`` (at least one batch).
@@ -555,15 +604,17 @@ class Log:
         ``isolation_level="read_committed"``: only up to the last stable offset, without the records
         of aborted transactions and without control records.
         """
-        self._check_open()
-        start, end = reads.bounds(self, start_offset, end_offset)
-        committed = read_committed(isolation_level)
-        extra: dict[str, Any] = {"include_control": include_control}
-        if committed:
-            end = min(end, self.last_stable_offset)
-            extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": self.aborted_array(start, end)}
-        yield from reads.records_in(self, start, end, extra)
+        with self._mutex:
+            self._check_open()
+            start, end = reads.bounds(self, start_offset, end_offset)
+            committed = read_committed(isolation_level)
+            extra: dict[str, Any] = {"include_control": include_control}
+            if committed:
+                end = min(end, self.last_stable_offset)
+                extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": self.aborted_array(start, end)}
+        yield from _locked_steps(self._mutex, reads.records_in(self, start, end, extra))
 
+    @_serialized
     def to_arrow(self, start_offset: int | None = None, end_offset: int | None = None, *,
                  include_headers: bool = True, check_crc: bool = True,
                  isolation_level: str = READ_UNCOMMITTED) -> pa.Table:
@@ -581,6 +632,7 @@ class Log:
             extra = {"isolation_level": READ_COMMITTED, "aborted_transactions": self.aborted_array(start, end)}
         return reads.arrow_in(self, start, end, include_headers, check_crc, extra)
     # ------------------------------------------------------------------------------ time search
+    @_serialized
     def offset_for_timestamp(self, timestamp: int) -> OffsetAndTimestamp | None:
         """The earliest offset whose record timestamp is ≥ ``timestamp`` (KIP-79 / KIP-33).
 
@@ -627,6 +679,7 @@ class Log:
         return None
 
     # ------------------------------------------------------------------------ flush / checkpoints
+    @_serialized
     @_io_guard
     def flush(self, offset: int | None = None) -> None:
         """fsync everything below ``offset`` (default: the log end offset) and checkpoint it."""
@@ -653,6 +706,7 @@ class Log:
                                                self.log_start_offset, self.recovery_point)
 
     # --------------------------------------------------------------------------------- retention
+    @_serialized
     @_io_guard
     def delete_old_segments(self, now_ms: int | None = None) -> int:
         """Apply retention: log start offset always; time and size when cleanup.policy has delete.
@@ -666,6 +720,7 @@ class Log:
             self._segments, self.config, now, log_start_offset=self.log_start_offset,
             high_watermark=self.high_watermark, log_end_offset=self._next_offset))
 
+    @_serialized
     @_io_guard
     def delete_records(self, before_offset: int) -> int:
         """Move the log start offset forward to ``before_offset`` (Kafka's DeleteRecords); returns it."""
@@ -684,6 +739,7 @@ class Log:
         return self.log_start_offset
 
     # -------------------------------------------------------------------------------- truncation
+    @_serialized
     @_io_guard
     def truncate_to(self, offset: int) -> bool:
         """Remove every batch holding an offset ≥ ``offset`` (whole batches). True if anything went."""
@@ -699,6 +755,7 @@ class Log:
         local.truncate_tail(self, offset)
         return True
 
+    @_serialized
     @_io_guard
     def truncate_fully_and_start_at(self, new_offset: int) -> None:
         """Drop every segment and start empty at ``new_offset``."""
@@ -706,6 +763,7 @@ class Log:
         local.start_at(self, new_offset)
 
     # ------------------------------------------------------------------------- segment replacement
+    @_serialized
     def new_cleaned_segment(self, base_offset: int) -> LogSegment:
         """A fresh ``.cleaned`` segment for the cleaner (not part of the log until ``replace_segments``)."""
         self._check_open(writing=True)
@@ -715,6 +773,7 @@ class Log:
                 _io.fs.unlink(stale)
         return self._new_segment(base_offset, suffix=_files.CLEANED)
 
+    @_serialized
     @_io_guard
     def replace_segments(self, new: list[LogSegment], old: list[LogSegment]) -> None:
         """Swap cleaned segments in for ``old`` by Kafka's crash-safe ``LocalLog.replaceSegments``.
@@ -740,6 +799,7 @@ class Log:
             raise
 
     # ------------------------------------------------------------------------------------- close
+    @_serialized
     def close(self) -> None:
         """Flush, finish the active segment's indexes, checkpoint, release the lock."""
         if self._closed:
@@ -758,6 +818,7 @@ class Log:
             if self._tiered is not None:
                 self._tiered.close()
 
+    @_serialized
     def delete(self) -> None:
         """Close and remove the whole log directory and its checkpoint entries."""
         self._check_open(writing=True)
