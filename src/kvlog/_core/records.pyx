@@ -920,9 +920,36 @@ cdef extern from *:
         return n;
     }
 
+    /* The sequence a column reads its rows from: on a free-threaded build a list, which another thread
+       may change meanwhile, is read as a tuple snapshot (PyList_AsTuple copies under the list's lock);
+       the column keeps it, so the bytes its rows point into live as long as the column. */
+    static PyObject *kv_stable_seq(PyObject *seq)
+    {
+    #ifdef Py_GIL_DISABLED
+        if (PyList_CheckExact(seq))
+            return PyList_AsTuple(seq);
+    #endif
+        Py_INCREF(seq);
+        return seq;
+    }
+
     /* The same for a list of exact ints in the int64 range (timestamps); returns the first row that
-       is not one. */
+       is not one (on a free-threaded build under the list's lock, and never past its current end). */
+    static Py_ssize_t kv_int64_items_locked(PyObject *seq, int64_t *out, Py_ssize_t n);
     static Py_ssize_t kv_int64_items(PyObject *seq, int64_t *out, Py_ssize_t n)
+    {
+    #ifdef Py_GIL_DISABLED
+        Py_ssize_t r;
+        Py_BEGIN_CRITICAL_SECTION(seq);
+        r = kv_int64_items_locked(seq, out, n < PyList_GET_SIZE(seq) ? n : PyList_GET_SIZE(seq));
+        Py_END_CRITICAL_SECTION();
+        return r;
+    #else
+        return kv_int64_items_locked(seq, out, n);
+    #endif
+    }
+
+    static Py_ssize_t kv_int64_items_locked(PyObject *seq, int64_t *out, Py_ssize_t n)
     {
         PyObject **items = PySequence_Fast_ITEMS(seq);
         Py_ssize_t i;
@@ -947,6 +974,7 @@ cdef extern from *:
     """
     Py_ssize_t kv_bytes_items(object seq, const uint8_t **ptr, int64_t *len, Py_ssize_t n)
     Py_ssize_t kv_int64_items(object seq, int64_t *out, Py_ssize_t n)
+    object kv_stable_seq(object seq)
 
 
 cdef class Column:
@@ -991,8 +1019,10 @@ cdef class Column:
     def from_sequence(seq, str what="value"):
         """bytes / bytearray / str (UTF-8) / any bytes-like / None per item."""
         cdef Column col = Column.__new__(Column)
-        cdef Py_ssize_t i, start = 0, n = len(seq)
+        cdef Py_ssize_t i, start = 0, n
         cdef object item
+        seq = kv_stable_seq(seq)
+        n = len(seq)
         col._alloc(n)
         if type(seq) is list or type(seq) is tuple:
             start = kv_bytes_items(seq, col.ptr, col.len, n)
@@ -1226,6 +1256,8 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
                                    | (is_transactional << 4) | (is_control << 5))
     cdef int32_t seq = base_sequence
     cdef uint8_t *w = NULL
+    cdef uint8_t *pw = NULL
+    cdef Py_ssize_t plen
     cdef bytes out, payload
     cdef list parts = []
     cdef list plan = []
@@ -1302,21 +1334,41 @@ def encode_v2(Column keys, Column values, const int64_t[::1] timestamps, const i
             for k in range(i, j):
                 if x.ts[k] > max_ts:
                     max_ts = x.ts[k]
+        # the records and the batch CRC without the GIL (other threads' Python runs meanwhile); only the
+        # codec call and the bookkeeping between batches hold it
         if compression == 0:
-            _write_v2_records(w + V2_HEADER, &x, i, j, first_ts, off0)
-            v2_write_header(w, batch_bytes, off0, partition_leader_epoch, battrs, <int32_t>lod, first_ts, max_ts,
-                            producer_id, <int16_t>producer_epoch, seq, <int32_t>(j - i))
+            if batch_bytes > INNER_GIL_THRESHOLD:
+                with nogil:
+                    _write_v2_records(w + V2_HEADER, &x, i, j, first_ts, off0)
+                    v2_write_header(w, batch_bytes, off0, partition_leader_epoch, battrs, <int32_t>lod, first_ts,
+                                    max_ts, producer_id, <int16_t>producer_epoch, seq, <int32_t>(j - i))
+            else:
+                _write_v2_records(w + V2_HEADER, &x, i, j, first_ts, off0)
+                v2_write_header(w, batch_bytes, off0, partition_leader_epoch, battrs, <int32_t>lod, first_ts,
+                                max_ts, producer_id, <int16_t>producer_epoch, seq, <int32_t>(j - i))
             w += batch_bytes
         else:
             payload = PyBytes_FromStringAndSize(NULL, batch_bytes - V2_HEADER)
-            _write_v2_records(<uint8_t *>PyBytes_AS_STRING(payload), &x, i, j, first_ts, off0)
+            pw = <uint8_t *>PyBytes_AS_STRING(payload)
+            if batch_bytes > INNER_GIL_THRESHOLD:
+                with nogil:
+                    _write_v2_records(pw, &x, i, j, first_ts, off0)
+            else:
+                _write_v2_records(pw, &x, i, j, first_ts, off0)
             payload = compress(payload)
-            part = PyBytes_FromStringAndSize(NULL, V2_HEADER + PyBytes_GET_SIZE(payload))
+            plen = PyBytes_GET_SIZE(payload)
+            part = PyBytes_FromStringAndSize(NULL, V2_HEADER + plen)
             w = <uint8_t *>PyBytes_AS_STRING(part)
-            memcpy(w + V2_HEADER, PyBytes_AS_STRING(payload), PyBytes_GET_SIZE(payload))
-            v2_write_header(w, V2_HEADER + PyBytes_GET_SIZE(payload), off0, partition_leader_epoch, battrs,
-                            <int32_t>lod, first_ts, max_ts, producer_id, <int16_t>producer_epoch, seq,
-                            <int32_t>(j - i))
+            pw = <uint8_t *>PyBytes_AS_STRING(payload)
+            if plen > INNER_GIL_THRESHOLD:
+                with nogil:
+                    memcpy(w + V2_HEADER, pw, plen)
+                    v2_write_header(w, V2_HEADER + plen, off0, partition_leader_epoch, battrs, <int32_t>lod,
+                                    first_ts, max_ts, producer_id, <int16_t>producer_epoch, seq, <int32_t>(j - i))
+            else:
+                memcpy(w + V2_HEADER, pw, plen)
+                v2_write_header(w, V2_HEADER + plen, off0, partition_leader_epoch, battrs, <int32_t>lod,
+                                first_ts, max_ts, producer_id, <int16_t>producer_epoch, seq, <int32_t>(j - i))
             parts.append(part)
         seq = next_sequence(seq, j - i)
     if compression == 0:

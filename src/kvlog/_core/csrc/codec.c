@@ -15,8 +15,9 @@
 #include "vendor/lz4/lz4frame.h"
 #include "vendor/zstd/zstd.h"
 
-/* Grow the scratch buffer to hold at least `need` bytes (doubling, from 64 KiB). */
-static int grow(kv_codec *c, size_t need)
+/* Grow the scratch buffer to hold at least `need` bytes (doubling from 64 KiB, never past `most`: the
+   budget plus one byte, so a bomb costs the budget, not twice it). */
+static int grow(kv_codec *c, size_t need, size_t most)
 {
     size_t cap = c->cap ? c->cap : (size_t)64 << 10;
     unsigned char *p;
@@ -24,6 +25,8 @@ static int grow(kv_codec *c, size_t need)
         return 0;
     while (cap < need)
         cap <<= 1;
+    if (cap > most && need <= most)
+        cap = most;
     p = (unsigned char *)realloc(c->buf, cap);
     if (!p)
         return -1;
@@ -147,7 +150,7 @@ static int snappy_block(kv_codec *c, const unsigned char *p, size_t n, size_t *l
     int64_t got;
     if (want == UINT64_MAX || want > limit - *len)
         return -1;
-    if (grow(c, *len + (size_t)want + 1) < 0)
+    if (grow(c, *len + (size_t)want + 1, limit + 1) < 0)
         return -1;
     got = unsnappy_raw(p, p + n, c->buf + *len, (size_t)want);
     if (got < 0)
@@ -202,7 +205,8 @@ static int64_t unlz4(kv_codec *c, const unsigned char *p, size_t n, size_t limit
         size_t in = n - pos, out;
         if (pos >= n)
             return -1;  /* the frame is cut short */
-        if (c->cap - len < ((size_t)64 << 10) && grow(c, len + ((size_t)256 << 10)) < 0)
+        if (c->cap - len < ((size_t)64 << 10) && c->cap <= limit &&
+            grow(c, len + ((size_t)256 << 10) < limit + 1 ? len + ((size_t)256 << 10) : limit + 1, limit + 1) < 0)
             return -1;
         out = c->cap - len;
         if (out > limit + 1 - len)
@@ -239,7 +243,8 @@ static int64_t unzstd(kv_codec *c, const unsigned char *p, size_t n, size_t limi
         return -1;
     while (in.pos < in.size) {
         ZSTD_outBuffer out;
-        if (c->cap - len < ((size_t)64 << 10) && grow(c, len + ((size_t)256 << 10)) < 0)
+        if (c->cap - len < ((size_t)64 << 10) && c->cap <= limit &&
+            grow(c, len + ((size_t)256 << 10) < limit + 1 ? len + ((size_t)256 << 10) : limit + 1, limit + 1) < 0)
             return -1;
         out.dst = c->buf + len;
         out.size = c->cap - len;
@@ -256,7 +261,8 @@ static int64_t unzstd(kv_codec *c, const unsigned char *p, size_t n, size_t limi
     /* input used up: the last frame must be complete and its output all flushed */
     while (ret != 0) {
         ZSTD_outBuffer out;
-        if (c->cap - len < ((size_t)64 << 10) && grow(c, len + ((size_t)256 << 10)) < 0)
+        if (c->cap - len < ((size_t)64 << 10) && c->cap <= limit &&
+            grow(c, len + ((size_t)256 << 10) < limit + 1 ? len + ((size_t)256 << 10) : limit + 1, limit + 1) < 0)
             return -1;
         out.dst = c->buf + len;
         out.size = c->cap - len;
@@ -275,16 +281,27 @@ static int64_t unzstd(kv_codec *c, const unsigned char *p, size_t n, size_t limi
 
 int64_t kv_decompress(kv_codec *c, int codec, const unsigned char *p, size_t n, size_t limit)
 {
+    int64_t got;
     if (limit > ((size_t)1 << 40))
         limit = (size_t)1 << 40;
     switch (codec) {
     case 2:
-        return unsnappy(c, p, n, limit);
+        got = unsnappy(c, p, n, limit);
+        break;
     case 3:
-        return unlz4(c, p, n, limit);
+        got = unlz4(c, p, n, limit);
+        break;
     case 4:
-        return unzstd(c, p, n, limit);
+        got = unzstd(c, p, n, limit);
+        break;
     default:
         return -1;
     }
+    if (got < 0 && c->cap > ((size_t)16 << 20)) {
+        /* a batch the Python path now decompresses again (a bomb, damage): give the memory back first */
+        free(c->buf);
+        c->buf = NULL;
+        c->cap = 0;
+    }
+    return got;
 }
