@@ -290,7 +290,7 @@ def test_kernels_on_threads():
         t.start()
     for t in threads:
         t.join()
-    _k.set_buffer_cache_limit(128 << 20)
+    _k.set_buffer_cache_limit(None)  # the automatic limit again
     if errors:
         raise errors[0]
 

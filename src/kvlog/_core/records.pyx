@@ -91,9 +91,12 @@ cdef extern from "kvlog_mem.h" nogil:
     void kv_advise_huge(void *p, size_t n)
 
 
-def set_buffer_cache_limit(size_t limit):
-    """Bytes of freed column memory kept for reuse by later decodes (0 disables); returns the old limit."""
-    return kv_pool_set_limit(limit)
+def set_buffer_cache_limit(limit):
+    """Bytes of freed column memory kept for reuse by later decodes (0 disables; None: the automatic limit,
+    the default: as much as was in use at once, from 128 MiB to 512 MiB); returns the old limit (None for
+    the automatic one)."""
+    cdef size_t old = kv_pool_set_limit(<size_t>-1 if limit is None else <size_t>limit)
+    return None if old == <size_t>-1 else old
 
 
 def buffer_cache_bytes():

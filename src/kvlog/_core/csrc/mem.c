@@ -19,7 +19,31 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *pool_ptr[KV_POOL_SLOTS];
 static size_t pool_cap[KV_POOL_SLOTS];
 static size_t pool_total = 0;
-static size_t pool_limit = (size_t)128 << 20;
+static size_t pool_limit = KV_POOL_DEFAULT;
+/* The default limit follows the use: as much as was handed out at once (the peak of `in_use`), from
+   KV_POOL_DEFAULT up to four times it. Two threads each decoding a segment hold twice one decoder's
+   columns; a cache of one decoder's worth made them map and fault fresh pages on every pass, and the
+   kernel serialises those mappings (two decoders ran at 0.85x one). An explicit limit is kept as set. */
+static int pool_auto = 1;
+static size_t in_use = 0, in_use_peak = 0;
+
+static size_t effective_limit(void)
+{
+    size_t lim = pool_limit;
+    if (pool_auto && in_use_peak > lim)
+        lim = in_use_peak < 4 * pool_limit ? in_use_peak : 4 * pool_limit;
+    return lim;
+}
+
+static void account(size_t add, size_t sub)
+{
+    pthread_mutex_lock(&pool_lock);
+    in_use += add;
+    in_use -= sub;
+    if (in_use > in_use_peak)
+        in_use_peak = in_use;
+    pthread_mutex_unlock(&pool_lock);
+}
 
 /* Power-of-two size classes make cached mappings easy to match with later requests. */
 static size_t round_big(size_t n)
@@ -68,6 +92,9 @@ static void *pool_take(size_t need, size_t *cap)
         p = pool_ptr[best];
         *cap = pool_cap[best];
         pool_total -= pool_cap[best];
+        in_use += pool_cap[best];
+        if (in_use > in_use_peak)
+            in_use_peak = in_use;
         pool_ptr[best] = NULL;
         pool_cap[best] = 0;
     }
@@ -84,7 +111,10 @@ void *kv_big_alloc(size_t need, size_t *cap, int zero)
         return p;
     }
     p = map_new(c);
-    if (p) *cap = c;
+    if (p) {
+        *cap = c;
+        account(c, 0);
+    }
     return p;
 }
 
@@ -105,6 +135,7 @@ void *kv_big_realloc(void *p, size_t old_cap, size_t used, size_t need, size_t *
 #if defined(__linux__)
     q = mremap(p, old_cap, c, MREMAP_MAYMOVE);
     if (q == MAP_FAILED) return NULL;
+    account(c, old_cap);
 #ifdef MADV_HUGEPAGE
     madvise(q, c, MADV_HUGEPAGE);
 #endif
@@ -117,6 +148,7 @@ void *kv_big_realloc(void *p, size_t old_cap, size_t used, size_t need, size_t *
     if (!q) return NULL;
     memcpy(q, p, used);
     unmap(p, old_cap);
+    account(c, old_cap);
     *cap = c;
     return q;
 #endif
@@ -126,7 +158,8 @@ void kv_big_free(void *p, size_t cap)
 {
     if (!p) return;
     pthread_mutex_lock(&pool_lock);
-    if (pool_total + cap <= pool_limit) {
+    in_use -= cap;
+    if (pool_total + cap <= effective_limit()) {
         for (int i = 0; i < KV_POOL_SLOTS; i++) {
             if (!pool_ptr[i]) {
                 pool_ptr[i] = p;
@@ -147,8 +180,10 @@ size_t kv_pool_set_limit(size_t limit)
     size_t drop_cap[KV_POOL_SLOTS];
     int n = 0;
     pthread_mutex_lock(&pool_lock);
-    size_t old = pool_limit;
-    pool_limit = limit;
+    size_t old = pool_auto ? (size_t)-1 : pool_limit;
+    pool_auto = limit == (size_t)-1;
+    pool_limit = pool_auto ? KV_POOL_DEFAULT : limit;
+    limit = effective_limit();
     for (int i = 0; i < KV_POOL_SLOTS && pool_total > limit; i++) {
         if (pool_ptr[i]) {
             drop[n] = pool_ptr[i];
