@@ -12,7 +12,7 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build jar wheel test test-wheel test-wheel-run test-broker test-broker-wheel kafka-jars test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
+.PHONY: all venv build jar wheel test test-wheel test-wheel-run test-broker test-broker-wheel kafka-jars spark-jars test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
 
 all: build
 
@@ -99,6 +99,13 @@ test-wheel-run:
 KAFKA_JARS := build/kafka-oracle
 kafka-jars:
 	tools/kafka-oracle/fetch.sh $(KAFKA_JARS)
+
+# Spark's Kafka source and sink (spark-sql-kafka-0-10) and S3A (hadoop-aws with the AWS SDK modules) for the
+# side-by-side benchmarks (asv_bench/spark_kafka_bench.py) and the tests that use them: tools/spark-jars/*.pom.xml,
+# from Maven Central into build/spark-jars/{kafka,s3a}/ (26 MB); fetched once, again when a pom changes.
+SPARK_JARS := build/spark-jars
+spark-jars:
+	tools/spark-jars/fetch.sh $(SPARK_JARS)
 
 # The tests against real Kafka brokers (marker `broker`, tests/test_broker_*.py) on the installed wheel: each
 # version's broker first writes its scenario (tests/kafka_oracle/scenario.py; two brokers at a time) into one
