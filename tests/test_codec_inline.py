@@ -132,3 +132,33 @@ def test_budget_is_kept(codec: str) -> None:
     for limit in (0, 100, 5000, 1 << 20):
         assert _outcome(data, True, limit) == _outcome(data, False, limit)
     assert "DecompressionLimitError" in repr(_outcome(data, True, 100))
+
+
+def test_inline_codecs_are_built() -> None:
+    """The builds this project makes (Makefile, wheels: KVLOG_REQUIRE_SYSTEM_CODECS=1) inflate lz4 and zstd in C."""
+    import os
+
+    from kvlog._core import build_info
+
+    have = build_info()["inline_codecs"].split(",")
+    assert "snappy" in have
+    if os.environ.get("KVLOG_REQUIRE_SYSTEM_CODECS") == "1":
+        assert have == ["snappy", "lz4", "zstd"]
+
+
+@pytest.mark.parametrize("codec", sorted(CODECS))
+def test_decoder_takes_inline_codecs_itself(codec: str) -> None:
+    """With a budget, a batch of an inline codec never stops at INNER (the Python hand-off); gzip does."""
+    from kvlog._core import build_info
+
+    if codec not in build_info()["inline_codecs"].split(","):
+        pytest.skip(f"this build was made without the system's {codec} library (build_info()['inline_codecs'])")
+    data = _batch(codec)
+    view = _as_view(data)
+    dec = _k.Decoder(True, True, False, True, 64 << 20)
+    status, _ = dec.run(view, 0, len(view))
+    assert status != _k.INNER
+    assert dec.finish()["n"] == 300
+    gz = _as_view(_batch("gzip"))
+    dec = _k.Decoder(True, True, False, True, 64 << 20)
+    assert dec.run(gz, 0, len(gz))[0] == _k.INNER

@@ -4,7 +4,9 @@ A wheel that misses a module, drags in a shared library or carries a non-manylin
 incident on someone's Spark executors, so each of those is a hard failure here:
 
 - the platform tag is manylinux (or musllinux) and every compiled module matches it;
-- every extension module needs nothing beyond the C library (no grafted ``kvlog.libs/``);
+- every extension module needs nothing beyond the C library, except ``records``, which needs liblz4 and
+  libzstd (the decoder inflates lz4 and zstd without the GIL): auditwheel grafts exactly those two into
+  ``kvlog.libs/`` and nothing else may be there;
 - every ``.py`` module of ``src/kvlog`` is inside, with ``py.typed`` and a ``.pyi`` stub per ``_core`` module;
 - no build inputs (``.pyx``, generated ``.c``) leak into it;
 - the JVM Spark source's jar is inside (``kvlog/spark/jars/kvlog-spark.jar``): a valid zip holding the
@@ -31,6 +33,9 @@ SRC = REPO / "src"
 # What manylinux policies allow an extension to link against that kvlog may plausibly need.
 ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "ld-linux-x86-64.so.2",
                   "ld-linux-aarch64.so.1"}
+# The system codec libraries the record decoder links (setup.py), grafted under auditwheel's hashed names.
+GRAFTED = re.compile(r"kvlog\.libs/(liblz4|libzstd)-[0-9a-f]{8}\.so(\.[0-9]+)*")
+CODEC_MODULE = "kvlog/_core/records."
 JAR = "kvlog/spark/jars/kvlog-spark.jar"
 SERVICE = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
 TAG = re.compile(r"-(?P<py>cp\d+)-(?P<abi>cp\d+t?)-(?P<plat>[a-z0-9_.]+)\.whl$")
@@ -100,8 +105,14 @@ def check(path: pathlib.Path) -> list[str]:
         if missing:
             problems.append(f"missing from the wheel: {', '.join(missing)}")
         grafted = sorted(n for n in names if ".libs/" in n)
-        if grafted:
-            problems.append(f"external libraries were grafted in: {', '.join(grafted)}")
+        foreign_grafts = [n for n in grafted if not GRAFTED.fullmatch(n)]
+        if foreign_grafts:
+            problems.append(f"external libraries were grafted in: {', '.join(foreign_grafts)}")
+        codec_libs = {n.split("/", 1)[1] for n in grafted if GRAFTED.fullmatch(n)}
+        kinds = {lib.split("-", 1)[0] for lib in codec_libs}
+        if kinds != {"liblz4", "libzstd"}:
+            problems.append(f"kvlog.libs/ should hold liblz4 and libzstd, holds {sorted(codec_libs) or 'nothing'}"
+                            " (built without KVLOG_REQUIRE_SYSTEM_CODECS=1?)")
         if JAR in names:
             problems += jar_problems(zf.read(JAR))
         else:
@@ -119,7 +130,8 @@ def check(path: pathlib.Path) -> list[str]:
                 problems.append(f"{ext}: no .pyi stub")
             if f".cpython-{m['abi'][2:]}-{arch}-linux-" not in ext:
                 problems.append(f"{ext}: does not match the wheel tag {m['abi']}/{arch}")
-            foreign = sorted(set(needed_libraries(zf.read(ext))) - ALLOWED_NEEDED)
+            allowed = ALLOWED_NEEDED | codec_libs if ext.startswith(CODEC_MODULE) else ALLOWED_NEEDED
+            foreign = sorted(set(needed_libraries(zf.read(ext))) - allowed)
             if foreign:
                 problems.append(f"{ext}: needs shared libraries outside libc: {', '.join(foreign)}")
     return problems

@@ -57,6 +57,7 @@ def build_info() -> dict[str, object]:
     info["mode"] = crc.BUILD_MODE
     info["cython"] = crc.CYTHON_VERSION
     info["md5"] = offset_map.MD5_KERNEL
+    info["inline_codecs"] = records.INLINE_CODECS
     info["crc_variants"] = crc.variants()
     feats = crc.cpu_features()
     info["cpu_features"] = sorted(name for name, (found, _) in feats.items() if found)

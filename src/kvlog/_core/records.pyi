@@ -11,6 +11,7 @@ PARTIAL: int
 INNER: int
 FULL: int
 BATCH_DTYPE: np.dtype[np.void]
+INLINE_CODECS: str
 
 def set_buffer_cache_limit(limit: int | None) -> int | None: ...
 def buffer_cache_bytes() -> int: ...

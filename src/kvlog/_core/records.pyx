@@ -79,6 +79,10 @@ cdef extern from "kvlog_codec.h" nogil:
         unsigned char *buf
     int64_t kv_decompress(kv_codec *c, int codec, const unsigned char *p, size_t n, size_t limit)
     void kv_codec_free(kv_codec *c)
+    const char *kv_codec_inline()
+
+# The v2 codecs the decoder inflates itself without the GIL (lz4 and zstd need the system libraries at build).
+INLINE_CODECS = kv_codec_inline().decode()
 
 
 cdef extern from "kvlog_mem.h" nogil:

@@ -12,8 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vendor/lz4/lz4frame.h"
-#include "vendor/zstd/zstd.h"
+/* lz4 and zstd come from the system's liblz4 and libzstd (setup.py probes for them); a build without them
+   (KVLOG_SYSTEM_CODECS 0) handles snappy here and sends lz4 and zstd batches to the Python path. */
+#if KVLOG_SYSTEM_CODECS
+#include <lz4frame.h>
+#include <zstd.h>
+#endif
+
+const char *kv_codec_inline(void)
+{
+#if KVLOG_SYSTEM_CODECS
+    return "snappy,lz4,zstd";
+#else
+    return "snappy";
+#endif
+}
 
 /* Grow the scratch buffer to hold at least `need` bytes (doubling from 64 KiB, never past `most`: the
    budget plus one byte, so a bomb costs the budget, not twice it). */
@@ -38,10 +51,12 @@ static int grow(kv_codec *c, size_t need, size_t most)
 void kv_codec_free(kv_codec *c)
 {
     free(c->buf);
+#if KVLOG_SYSTEM_CODECS
     if (c->lz4)
         LZ4F_freeDecompressionContext((LZ4F_dctx *)c->lz4);
     if (c->zstd)
         ZSTD_freeDCtx((ZSTD_DCtx *)c->zstd);
+#endif
     memset(c, 0, sizeof(*c));
 }
 
@@ -185,6 +200,7 @@ static int64_t unsnappy(kv_codec *c, const unsigned char *p, size_t n, size_t li
     return (int64_t)len;
 }
 
+#if KVLOG_SYSTEM_CODECS
 /* ---------------------------------------------------------------------------------------------- lz4 */
 
 /* One LZ4 frame, as kvlog.compression._unlz4 reads it (bytes after the frame's end are ignored). */
@@ -278,6 +294,7 @@ static int64_t unzstd(kv_codec *c, const unsigned char *p, size_t n, size_t limi
     }
     return (int64_t)len;
 }
+#endif /* KVLOG_SYSTEM_CODECS */
 
 int64_t kv_decompress(kv_codec *c, int codec, const unsigned char *p, size_t n, size_t limit)
 {
@@ -288,12 +305,14 @@ int64_t kv_decompress(kv_codec *c, int codec, const unsigned char *p, size_t n, 
     case 2:
         got = unsnappy(c, p, n, limit);
         break;
+#if KVLOG_SYSTEM_CODECS
     case 3:
         got = unlz4(c, p, n, limit);
         break;
     case 4:
         got = unzstd(c, p, n, limit);
         break;
+#endif
     default:
         return -1;
     }

@@ -21,5 +21,7 @@ typedef struct {
 /* codec: Kafka's id (2 snappy, 3 lz4, 4 zstd; others return -1); at most `limit` bytes of output */
 int64_t kv_decompress(kv_codec *c, int codec, const unsigned char *p, size_t n, size_t limit);
 void kv_codec_free(kv_codec *c);
+/* which codecs kv_decompress handles in this build: "snappy,lz4,zstd", or "snappy" without liblz4/libzstd */
+const char *kv_codec_inline(void);
 
 #endif
