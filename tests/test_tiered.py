@@ -356,7 +356,7 @@ def test_a_log_manager_reads_every_tiered_partition(tmp_path):
             LogManager(t0.whole, read_only=True) as whole:
         for p in range(2):
             assert m.log("orders", p).to_arrow().equals(whole.log("orders", p).to_arrow())
-        assert m.log("__remote_log_metadata", 0)._tiered is None
+        assert m.log("__remote_log_metadata", 0).history is None
     with LogManager(root, read_only=True) as m:
         assert m.log("orders", 0).log_start_offset == 200
 

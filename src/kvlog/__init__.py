@@ -18,6 +18,7 @@ from kvlog.log import (
 )
 from kvlog.txn_index import AbortedTxn
 from kvlog.manager import LogManager
+from kvlog.tiered import view as _tiered_view  # noqa: F401  (registers with Log.open(remote_storage=...))
 from kvlog.scanning import Scan, ScanStats, scan
 from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
 from kvlog.errors import (

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import uuid
 from collections.abc import Callable, Collection
@@ -24,74 +23,18 @@ from kvlog.broker_files import new_topic_id, parse_topic_id, read_partition_meta
 from kvlog.config import LogConfig
 from kvlog.errors import (
     ConfigError,
-    CorruptPartitionMetadataError,
     DirectoryNotFoundError,
     KvlogError,
-    StorageError,
     UnknownTopicOrPartitionError,
 )
 from kvlog.log import Log
-from kvlog.root_files import _RootCheckpoints
+from kvlog.root_files import MAX_TOPIC_LENGTH, TOPICS_FILE, _RootCheckpoints, read_topics_file, validate_topic_name
 from kvlog.tiered.base import RemoteStorage
 from kvlog.tiered.view import RemoteLogMetadataSource
 from kvlog.topic_configs import KraftConfigs, ResolvedConfig, TopicConfigs, read_kraft_configs
 
 __all__ = ["LogManager", "validate_topic_name", "MAX_TOPIC_LENGTH"]
-
-MAX_TOPIC_LENGTH = 249
 MAX_NAME_BYTES = 255
-TOPICS_FILE = "kvlog-topics.json"
-_LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
-
-
-def validate_topic_name(name: str) -> None:
-    """Kafka's rules (Topic.validate): legal characters, at most 249 characters, not '.' or '..'."""
-    if not isinstance(name, str) or not name:
-        raise ConfigError("topic name must be a non-empty string")
-    if name in (".", ".."):
-        raise ConfigError(f"topic name cannot be {name!r}")
-    if len(name) > MAX_TOPIC_LENGTH:
-        raise ConfigError(f"topic name is {len(name)} characters; the maximum is {MAX_TOPIC_LENGTH}")
-    if not _LEGAL.match(name):
-        raise ConfigError(f"topic name {name!r} has characters outside [a-zA-Z0-9._-]")
-
-
-def read_topics_file(path: str) -> dict[str, dict[str, object]]:
-    """kvlog's topic table (``kvlog-topics.json``) at ``path``, checked; empty when there is none."""
-    if not _io.fs.exists(path):
-        return {}
-    try:
-        table = json.loads(_io.fs.read_file(path).decode("utf-8"))
-    except StorageError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
-    return _checked_topics(table, path)
-
-
-def _checked_topics(table: object, path: str) -> dict[str, dict[str, object]]:
-    """The topics file's shape, checked: ``{topic: {"partitions": n, "config": {name: value}, "topic_id": id}}``
-    (``topic_id``, Kafka's base64url text, is absent from tables kvlog wrote before it kept ids)."""
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: expected a JSON object of topics, found {type(table).__name__}")
-    for topic, entry in table.items():
-        try:
-            validate_topic_name(topic)
-        except ConfigError as exc:
-            raise ConfigError(f"{path}: {exc}") from None
-        parts = entry.get("partitions") if isinstance(entry, dict) else None
-        config = entry.get("config", {}) if isinstance(entry, dict) else None
-        if not isinstance(parts, int) or isinstance(parts, bool) or parts < 0 or not isinstance(config, dict):
-            raise ConfigError(f"{path}: topic {topic!r} needs an integer \"partitions\" >= 0 and a \"config\" "
-                              f"object, found {entry!r:.200}")
-        if not all(isinstance(v, (str, int, float, bool)) for v in config.values()):
-            raise ConfigError(f"{path}: topic {topic!r} has a config value that is not a string or number")
-        if "topic_id" in entry:
-            try:
-                entry["topic_id"] = parse_topic_id(entry["topic_id"])
-            except CorruptPartitionMetadataError as exc:
-                raise ConfigError(f"{path}: topic {topic!r}: {exc}") from None
-    return table
 
 
 class LogManager:

@@ -35,7 +35,6 @@ re-encoded from those columns (``encode_arrays``); there is no per-record Python
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -48,16 +47,15 @@ import pyarrow.compute as pc
 
 from kvlog import _files, _io, storage
 from kvlog.config import LogConfig
-from kvlog.errors import ConfigError, DirectoryNotFoundError, KvlogError, OffsetOutOfRangeError
+from kvlog.errors import ConfigError, DirectoryNotFoundError, OffsetOutOfRangeError
 from kvlog.log import Log
 from kvlog.manager import LogManager
+from kvlog.mirror_checkpoint import CHECKPOINT_FILE as CHECKPOINT_FILE, read_checkpoint, write_checkpoint
 from kvlog.records import Compression, MemoryRecords, encode_arrays
 
 __all__ = ["CHECKPOINT_FILE", "DEFAULT_BATCH_BYTES", "MirrorStats", "mirror_directory", "mirror_log",
            "read_checkpoint"]
 
-CHECKPOINT_FILE = "mirror-checkpoint"
-CHECKPOINT_VERSION = 1
 DEFAULT_BATCH_BYTES = 8 << 20
 CHECKPOINT_EVERY_BYTES = 256 << 20  # of source data copied: bounds what a crash leaves to reconcile
 _MAX_ENCODED_BATCH = 1 << 20
@@ -159,37 +157,6 @@ class MirrorStats:
             "target_offsets": [self.target_start_offset, self.target_end_offset],
             "elapsed_s": round(self.elapsed_s, 6), "warnings": list(self.warnings), "skipped": self.skipped,
         }
-
-
-# ------------------------------------------------------------------------------------------ checkpoint
-def read_checkpoint(target_dir: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
-    """``{source path: {"next_offset": N, "target_end_offset": M}}`` from a target partition directory."""
-    path = os.path.join(os.fspath(target_dir), CHECKPOINT_FILE)
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise KvlogError(f"cannot read mirror checkpoint {path}: {exc}") from None
-    sources = data.get("sources") if isinstance(data, dict) else None
-    if (not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION
-            or not isinstance(sources, dict)):
-        raise KvlogError(f"mirror checkpoint {path} is not a version {CHECKPOINT_VERSION} checkpoint")
-    out: dict[str, dict[str, int]] = {}
-    for src, entry in sources.items():
-        try:
-            out[str(src)] = {"next_offset": int(entry["next_offset"]),
-                             "target_end_offset": int(entry["target_end_offset"])}
-        except (KeyError, TypeError, ValueError):
-            raise KvlogError(f"mirror checkpoint {path}: bad entry for {src!r}") from None
-    return out
-
-
-def _write_checkpoint(target_dir: str, table: dict[str, dict[str, int]]) -> None:
-    data = {"version": CHECKPOINT_VERSION, "sources": {k: table[k] for k in sorted(table)}}
-    _io.fs.write_atomic(os.path.join(target_dir, CHECKPOINT_FILE),
-                        (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
 
 # ---------------------------------------------------------------------------------------------- copying
@@ -322,7 +289,7 @@ def mirror_log(
                 return
             target.flush()  # the checkpoint must never claim more than the target has on disk
             table[key] = {"next_offset": done[0], "target_end_offset": done[1]}
-            _write_checkpoint(target.dir, table)
+            write_checkpoint(target.dir, table)
             saved = done
 
         try:

@@ -42,6 +42,7 @@ from kvlog.internal_topics.cluster_metadata import TOPIC as METADATA_TOPIC
 from kvlog.internal_topics.cluster_metadata import cluster_metadata
 from kvlog.internal_topics.layout import partition_dirs
 from kvlog.log import Log
+from kvlog.root_files import TOPICS_FILE as KVLOG_TOPICS_FILE, read_topics_file
 
 __all__ = [
     "ConfigSource",
@@ -55,8 +56,6 @@ __all__ = [
     "read_kraft_configs",
     "read_kvlog_topics",
 ]
-
-KVLOG_TOPICS_FILE = "kvlog-topics.json"
 
 #: Kafka's internal topics: their records are the cluster's state, so retention never deletes them
 #: unless forced, and per-run overrides do not reach them unless forced.
@@ -254,8 +253,6 @@ def read_kraft_configs(root: str | os.PathLike[str], *, metadata_dir: str | os.P
 
 def read_kvlog_topics(root: str | os.PathLike[str]) -> dict[str, dict[str, object]]:
     """``{topic: {config name: value}}`` from kvlog's ``kvlog-topics.json`` in ``root`` (empty without one)."""
-    from kvlog.manager import read_topics_file  # the manager owns the file's format
-
     table = read_topics_file(storage.join(storage.normalize(os.fspath(root)), KVLOG_TOPICS_FILE))
     return {t: dict(e.get("config") or {}) for t, e in table.items()}  # type: ignore[call-overload]
 

@@ -21,7 +21,9 @@ from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, pars
 from kvlog.epoch_audit import EpochTrace
 from kvlog.errors import CorruptPartitionMetadataError, KvlogError
 from kvlog.index import kafka_index_end, read_offset_index, read_time_index
+from kvlog.mirror_checkpoint import CHECKPOINT_FILE, read_checkpoint
 from kvlog.repair import REPAIRED
+from kvlog.root_files import checked_topics
 from kvlog.segment import LogSegment
 from kvlog.txn_index import ENTRY_SIZE as TXN_ENTRY_SIZE
 
@@ -210,9 +212,9 @@ def _sane_offset_index(directory: str, base: int) -> tuple[np.ndarray, np.ndarra
     return offsets, pos
 
 
-def _verify_segment(report: PartitionReport, directory: str, base: int, last_segment: bool,
-                    prev_last: int, next_base: int | None, dense: bool,
-                    producers: Callable[[], list[ProducerLast]], trace: EpochTrace) -> int:
+def verify_segment(report: PartitionReport, directory: str, base: int, last_segment: bool,
+                   prev_last: int, next_base: int | None, dense: bool,
+                   producers: Callable[[], list[ProducerLast]], trace: EpochTrace) -> int:
     """Check one segment's ``.log`` and its indexes; returns the last offset seen (or ``prev_last``).
 
     The batches are judged by ``audit_segment``, the same verdict recovery and read-only opens reach:
@@ -368,8 +370,6 @@ def _verify_time_index(report: PartitionReport, directory: str, base: int, log_n
 
 def verify_partition(path: str, topic: str | None = None, partition: int | None = None) -> PartitionReport:
     """Check one partition directory without writing anything (see ``kvlog verify``)."""
-    from kvlog.mirror import CHECKPOINT_FILE, read_checkpoint
-
     report = PartitionReport(path, topic, partition)
     names = sorted(_io.fs.listdir(path))
     tp = (topic, partition) if topic is not None and partition is not None else _files.parse_partition_dir(path)
@@ -450,7 +450,7 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
             report.error(_files.prefix(base) + _files.LOG, f"segment base offset {base} is not above the "
                                                            f"previous segment's last offset {prev_last}")
         nxt = bases[i + 1] if i + 1 < len(bases) else None
-        prev_last = _verify_segment(report, path, base, i == len(bases) - 1, prev_last, nxt, dense, producers,
+        prev_last = verify_segment(report, path, base, i == len(bases) - 1, prev_last, nxt, dense, producers,
                                     trace)
     if report.next_offset is None and bases:
         report.next_offset = bases[-1]
@@ -500,10 +500,8 @@ def verify_path(path: str) -> tuple[list[PartitionReport], list[Problem]]:
             except (OSError, ValueError) as exc:
                 root_problems.append(Problem("error", "kvlog-topics.json", f"cannot parse: {exc}"))
             else:
-                from kvlog.manager import _checked_topics
-
                 try:
-                    _checked_topics(topic_table, "kvlog-topics.json")
+                    checked_topics(topic_table, "kvlog-topics.json")
                 except KvlogError as exc:
                     root_problems.append(Problem("error", "kvlog-topics.json", str(exc).removeprefix(
                         "kvlog-topics.json: ")))

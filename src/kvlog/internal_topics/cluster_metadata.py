@@ -40,9 +40,8 @@ from kvlog import _io, storage
 from kvlog.errors import CorruptInternalRecordError, DirectoryNotFoundError
 from kvlog.internal_topics.control_records import decode_control_record
 from kvlog.internal_topics.decoders import InternalTopic, MetadataRecord, UnknownSchemaError, decode_metadata_record
-from kvlog.internal_topics.layout import partition_dirs, read_batches
+from kvlog.internal_topics.layout import partition_batches, partition_dirs
 from kvlog.internal_topics.quorum_state import QUORUM_STATE, QuorumState, read_quorum_state
-from kvlog.log import Log
 from kvlog.records import ControlRecordType, MemoryRecords, Record, RecordBatch
 
 __all__ = ["ClusterMetadata", "cluster_metadata", "topic_id_text"]
@@ -350,8 +349,8 @@ def cluster_metadata(root: str | os.PathLike[str], *, errors: str = "raise") -> 
         for batch in _snapshot_batches(state.snapshot, f"{TOPIC}-{n}"):
             replay.feed_batch(batch)
         start = int(snapshots[-1][:20])
-    with Log.open(path, read_only=True) as log:
-        for batch in read_batches(log):
+    with partition_batches(path) as batches:
+        for batch in batches:
             replay.feed_batch(batch, start)
     quorum_path = storage.join(path, QUORUM_STATE)
     if _io.fs.exists(quorum_path):

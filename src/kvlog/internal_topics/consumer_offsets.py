@@ -26,8 +26,7 @@ import pyarrow as pa
 
 from kvlog.errors import CorruptInternalRecordError
 from kvlog.internal_topics.decoders import InternalTopic, UnknownSchemaError, decode_coordinator_record
-from kvlog.internal_topics.layout import partition_dirs, read_batches
-from kvlog.log import Log
+from kvlog.internal_topics.layout import partition_batches, partition_dirs
 from kvlog.records import ControlRecordType, RecordBatch
 
 __all__ = ["OffsetsReplay", "consumer_offsets", "offsets_schema"]
@@ -274,8 +273,8 @@ def replay_partition(path: str | os.PathLike[str], partition: int, *, as_of: int
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', not {errors!r}")
     state = OffsetsReplay(partition, as_of=as_of, group=group, errors=errors)
-    with Log.open(path, read_only=True) as log:
-        for batch in read_batches(log):
+    with partition_batches(path) as batches:
+        for batch in batches:
             state.feed(batch)
     return state
 

@@ -1,11 +1,14 @@
 """Finding an internal topic's partitions under a root, and reading a partition batch by batch.
 
 Roots may be local paths or object-store URIs (``s3://…``): listing goes through kvlog's storage seam
-and logs are opened with ``Log.open(path, read_only=True)``, which reads either.
+and logs are opened with ``Log.open(path, read_only=True)``, which reads either. The one place of the
+package that opens a log for the replays: the decoders and replays take the batches read here, and know
+nothing of the log (as Kafka's coordinators' record serdes know nothing of the log).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 
@@ -14,7 +17,7 @@ from kvlog.errors import DirectoryNotFoundError
 from kvlog.log import Log
 from kvlog.records import RecordBatch
 
-__all__ = ["partition_dirs", "read_batches"]
+__all__ = ["partition_batches", "partition_dirs", "read_batches"]
 
 READ_BYTES = 8 << 20
 
@@ -52,3 +55,11 @@ def read_batches(log: Log) -> Iterator[RecordBatch]:
         if last is None:
             return
         offset = last + 1
+
+
+@contextlib.contextmanager
+def partition_batches(path: str | os.PathLike[str]) -> Iterator[Iterator[RecordBatch]]:
+    """``with partition_batches(path) as batches``: every batch of the partition directory ``path`` (a
+    read-only open, closed when the block ends), from its start offset (:func:`read_batches`)."""
+    with Log.open(path, read_only=True) as log:
+        yield read_batches(log)

@@ -53,7 +53,7 @@ from kvlog.internal_topics.decoders import (
     UnknownSchemaError,
     decode_remote_log_metadata_record,
 )
-from kvlog.internal_topics.layout import partition_dirs, read_batches
+from kvlog.internal_topics.layout import partition_batches, partition_dirs
 from kvlog.internal_topics.remote_log_text import refusal
 from kvlog.internal_topics.schemas_remote import (
     COPY_SEGMENT_FINISHED,
@@ -63,7 +63,6 @@ from kvlog.internal_topics.schemas_remote import (
     PARTITION_DELETE_STATES,
     SEGMENT_STATES,
 )
-from kvlog.log import Log
 from kvlog.records import Record
 
 __all__ = ["RemoteLogMetadata", "remote_log_metadata", "replay_remote_log_metadata", "valid_transition"]
@@ -355,8 +354,8 @@ def replay_remote_log_metadata(root: str | os.PathLike[str], *, errors: str = "r
     state = RemoteLogMetadata()
     for path, n in dirs:
         label = f"{TOPIC}-{n}"
-        with Log.open(path, read_only=True) as log:
-            for batch in read_batches(log):
+        with partition_batches(path) as batches:
+            for batch in batches:
                 if not batch.is_control:
                     _feed(state, batch.records(check_crc=True), n, label, errors)
     return state

@@ -42,8 +42,7 @@ from kvlog.broker_files import read_partition_metadata
 from kvlog.errors import CorruptInternalRecordError, KvlogError
 from kvlog.internal_topics.cluster_metadata import cluster_metadata, topic_id_text
 from kvlog.internal_topics.decoders import InternalTopic, UnknownSchemaError, decode_coordinator_record
-from kvlog.internal_topics.layout import partition_dirs, read_batches
-from kvlog.log import Log
+from kvlog.internal_topics.layout import partition_batches, partition_dirs
 from kvlog.records import RecordBatch
 
 __all__ = ["DELIVERY_STATES", "ShareStateReplay", "combine_batches", "replay", "share_group_state",
@@ -284,8 +283,8 @@ def replay_partition(path: str | os.PathLike[str], partition: int, *, as_of: int
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', not {errors!r}")
     state = ShareStateReplay(partition, as_of=as_of, group=group, errors=errors)
-    with Log.open(path, read_only=True) as log:
-        for batch in read_batches(log):
+    with partition_batches(path) as batches:
+        for batch in batches:
             state.feed(batch)
     return state
 

@@ -11,8 +11,7 @@ import pyarrow as pa
 
 from kvlog.errors import CorruptInternalRecordError
 from kvlog.internal_topics.decoders import InternalTopic, UnknownSchemaError, decode_coordinator_record
-from kvlog.internal_topics.layout import partition_dirs, read_batches
-from kvlog.log import Log
+from kvlog.internal_topics.layout import partition_batches, partition_dirs
 
 __all__ = ["TRANSACTION_STATES", "transaction_state", "transaction_state_schema"]
 
@@ -45,8 +44,8 @@ def transaction_state_schema() -> pa.Schema:
 def _replay(path: str, n: int, as_of: int | None, errors: str, problems: list[str]) -> list[dict[str, object]]:
     label = f"{TOPIC}-{n}"
     latest: dict[str, dict[str, object]] = {}
-    with Log.open(path, read_only=True) as log:
-        for batch in read_batches(log):
+    with partition_batches(path) as batches:
+        for batch in batches:
             if batch.is_control:
                 continue
             for rec in batch.records(check_crc=True):

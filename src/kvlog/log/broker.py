@@ -42,6 +42,7 @@ from kvlog.broker_files import (
 )
 from kvlog.checkpoint import CorruptCheckpointError
 from kvlog.errors import CorruptRecordError, InconsistentTopicIdError, KvlogError
+from kvlog.root_files import TOPICS_FILE, read_topics_file
 
 if TYPE_CHECKING:
     from kvlog.log.log import Log
@@ -165,8 +166,6 @@ def data_directory_topic_id(root: str, topic: str) -> str | None:
     one. A log opened without a manager takes its id from here."""
     if topic == _files.CLUSTER_METADATA:
         return METADATA_TOPIC_ID
-    from kvlog.manager import TOPICS_FILE, read_topics_file
-
     try:
         entry = read_topics_file(os.path.join(root, TOPICS_FILE)).get(topic)
     except KvlogError:

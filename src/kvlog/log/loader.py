@@ -109,10 +109,9 @@ def load(log: Log, clean_shutdown: bool) -> None:
                              if n.endswith(_files.QUARANTINED) and _files.is_offset_name(n)
                              and n.split(".", 2)[1] == "log")
     segments = log._segments
-    if log.read_only and log._tiered is not None:  # the remote history below the first local segment
-        from kvlog.tiered.view import attach_remote
-
-        attach_remote(log, log._tiered, log_start)
+    if log.read_only and log._history is not None:  # older segments kept elsewhere (kvlog.log.history)
+        for seg in log._history.segments_below(log, segments[0].base_offset if segments else None, log_start):
+            log._add_segment(seg)
     if log.read_only:
         log.log_start_offset = max(log_start, segments[0].base_offset if segments else 0)
         log._next_offset = segments[-1].read_next_offset() if segments else log.log_start_offset

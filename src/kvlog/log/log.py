@@ -30,7 +30,7 @@ import os
 import random
 import struct
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -53,6 +53,7 @@ from kvlog.errors import (
 )
 from kvlog.log import append as appending
 from kvlog.log import loader, local, producers, reads, retention
+from kvlog.log.history import History, open_history
 from kvlog.log._common import (
     EARLIEST,
     LATEST,
@@ -74,9 +75,6 @@ from kvlog.producer_state import COORDINATOR, ProducerStateEntry, ProducerStateM
 from kvlog.records import Compression, ControlRecordType, MemoryRecords, Record, encode_batch, now_ms
 from kvlog.root_files import _RootCheckpoints
 from kvlog.segment import LogSegment
-from kvlog.tiered.base import RemoteStorage
-from kvlog.tiered.lineage import RemotePiece
-from kvlog.tiered.view import RemoteLogMetadataSource, TieredState
 from kvlog.txn_index import AbortedTxn, aborted_batch_mask, entries_array
 
 
@@ -129,7 +127,7 @@ class Log:
     _roll_probe: tuple[int, str]
     _governed: bool
     _backup_run: int | None = None  # a reader pinned to an older run of a backup (loader.committed_range)
-    _tiered: TieredState | None = None  # a reader's remote history (kvlog.tiered.view)
+    _history: History | None = None  # a reader's older segments kept elsewhere (kvlog.log.history)
     _rules: _AppendRules | None
     _set_aside_now: bool
     _broker: PartitionFiles
@@ -163,9 +161,9 @@ class Log:
         on_damage: str = "raise",
         backup_run: int | None = None,
         topic_id: str | None = None,
-        remote_storage: RemoteStorage | None = None,
-        remote_log_metadata: RemoteLogMetadataSource | None = None,
-        _remote_pieces: Sequence[RemotePiece] | None = None,
+        remote_storage: object | None = None,
+        remote_log_metadata: object | None = None,
+        _remote_pieces: object | None = None,
         _clean_shutdown: bool = False,
         _checkpoints: _RootCheckpoints | None = None,
     ) -> "Log":
@@ -184,7 +182,8 @@ class Log:
         remote storage manager put the partition's older segments (``kvlog.tiered.LocalTieredStorage``,
         ``kvlog.tiered.AivenTieredStorage``); the log then starts at its remote history. The remote segments
         come from ``__remote_log_metadata`` in the data directory, or in ``remote_log_metadata`` (a
-        directory, a replay, or a list of ``kvlog.tiered.RemoteSegment``).
+        directory, a replay, or a list of ``kvlog.tiered.RemoteSegment``). The log package reads neither: it
+        hands them to the tiered view (``kvlog.log.history``), which puts the remote segments below the local ones.
         """
         check_on_damage(on_damage)
         if backup_run is not None and (not read_only or isinstance(backup_run, bool) or not isinstance(backup_run, int)
@@ -231,7 +230,7 @@ class Log:
         if backup_run is not None:  # (an instance attribute only then: see the note on attributes above)
             self._backup_run = backup_run
         if remote_storage is not None:
-            self._tiered = TieredState(remote_storage, remote_log_metadata, _remote_pieces)
+            self._history = open_history(remote_storage, remote_log_metadata, _remote_pieces)
         self._rules = None
         self._broker = PartitionFiles(self.dir, topic_id)
         if not _io.fs.isdir(self.dir):
@@ -410,6 +409,12 @@ class Log:
         """The topic's id as Kafka writes it (22 base64url characters), from ``partition.metadata``; None when
         the directory has no such file (a reader's, or a writer's opened with ``topic_id=NO_TOPIC_ID``)."""
         return self._broker.topic_id
+
+    @property
+    def history(self) -> History | None:
+        """The older segments a layer above put below this read-only log's local ones (a tiered view's remote
+        history, ``Log.open(remote_storage=...)``: see ``kvlog.log.history``), or None."""
+        return self._history
 
     @property
     def leader_epochs(self) -> list[tuple[int, int]]:
@@ -815,8 +820,8 @@ class Log:
         finally:
             self._closed = True
             self.release_lock()
-            if self._tiered is not None:
-                self._tiered.close()
+            if self._history is not None:
+                self._history.close()
 
     @_serialized
     def delete(self) -> None:

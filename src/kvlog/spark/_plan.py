@@ -25,6 +25,7 @@ from kvlog.scanning import spark_headers_type as spark_headers_type
 from kvlog.spark._options import check_option_names, is_internal_topic
 from kvlog.spark._tiered import RemoteSpec, cut_at_pieces, open_tiered
 from kvlog.tiered.lineage import RemotePiece
+from kvlog.tiered.view import remote_pieces
 
 EARLIEST = -2
 LATEST = -1
@@ -441,8 +442,7 @@ def bounds(log: Log, read_committed: bool) -> LogBounds:
     end = log.log_end_offset
     if read_committed:
         end = log.last_stable_offset
-    return LogBounds(log.log_start_offset, end, log.log_end_offset,
-                     tuple(log._tiered.pieces) if log._tiered is not None else ())
+    return LogBounds(log.log_start_offset, end, log.log_end_offset, remote_pieces(log))
 
 
 def _by_timestamp(log: Log, ts: int) -> int | None:

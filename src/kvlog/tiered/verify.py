@@ -16,8 +16,8 @@ from kvlog.epoch_audit import EpochTrace
 from kvlog.errors import KvlogError
 from kvlog.log import Log
 from kvlog.tiered.base import RemoteStorage
-from kvlog.tiered.view import RemoteLogMetadataSource
-from kvlog.verify import PartitionReport, _verify_segment
+from kvlog.tiered.view import RemoteLogMetadataSource, TieredState
+from kvlog.verify import PartitionReport, verify_segment
 
 __all__ = ["verify_remote_history"]
 
@@ -32,8 +32,8 @@ def verify_remote_history(path: str, topic: str, partition: int, remote: RemoteS
         report.error("__remote_log_metadata" if "__remote_log_metadata" in str(exc) else "remote storage", str(exc))
         return report
     with log:
-        state = log._tiered
-        assert state is not None
+        state = log.history
+        assert isinstance(state, TieredState)
         pieces = state.pieces
         dense = dense_history(path, topic, partition)
         trace = EpochTrace()
@@ -42,8 +42,8 @@ def verify_remote_history(path: str, topic: str, partition: int, remote: RemoteS
             directory = state.tier.directory_of(seg)
             try:
                 # (each on its own: which segment serves which offsets is the lineage's business)
-                last = _verify_segment(report, directory, seg.start_offset, False, seg.start_offset - 1, None, dense,
-                                       lambda: [], trace)
+                last = verify_segment(report, directory, seg.start_offset, False, seg.start_offset - 1, None, dense,
+                                      lambda: [], trace)
             except (KvlogError, OSError) as exc:
                 report.error(os.path.basename(directory), str(exc))
                 continue

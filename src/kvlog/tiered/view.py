@@ -1,7 +1,10 @@
 """A read-only log's remote history: the remote segments below its local log start, as segments of the log.
 
-``Log.open(path, read_only=True, remote_storage=...)`` calls :func:`attach_remote` after the local
-segments are loaded. The partition's remote segments come from ``__remote_log_metadata`` (replayed from
+The tiered view composes a local ``Log`` with remote pieces, above the log package (``docs/layout.md``), as
+Kafka's ``UnifiedLog`` composes the ``LocalLog`` with the ``RemoteLogManager``: importing this module registers
+:class:`TieredState` with :mod:`kvlog.log.history`, so ``Log.open(path, read_only=True, remote_storage=...)``
+makes one, and its loader asks it for :meth:`TieredState.segments_below` once the local segments are loaded.
+The partition's remote segments come from ``__remote_log_metadata`` (replayed from
 the data directory, or from the directory given as ``remote_log_metadata``), filtered to this topic's
 id when ``partition.metadata`` names one; :func:`kvlog.tiered.lineage.plan_remote_pieces` decides which
 segment serves which offsets; each piece becomes a read-only ``LogSegment`` over the layout's objects
@@ -18,20 +21,22 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from kvlog import _files, _io, broker_files, storage
 from kvlog.errors import ConfigError, KvlogError, RemoteSegmentError, shown_path
+from kvlog.internal_topics.layout import partition_dirs
+from kvlog.internal_topics.remote_log_metadata import TOPIC, RemoteLogMetadata, replay_remote_log_metadata
+from kvlog.log.history import register_history
+from kvlog.segment import LogSegment
 from kvlog.tiered.base import RemoteSegment, RemoteStorage
 from kvlog.tiered.lineage import RemotePiece, plan_remote_pieces
 from kvlog.tiered.virtual import VirtualTier, tier_pool
 
 if TYPE_CHECKING:
-    from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata
     from kvlog.log.log import Log
-    from kvlog.segment import LogSegment
 
-__all__ = ["RemoteLogMetadataSource", "remote_segments_of", "attach_remote", "TieredState"]
+__all__ = ["RemoteLogMetadataSource", "remote_segments_of", "remote_pieces", "TieredState"]
 
 #: where the remote segments come from: a directory holding ``__remote_log_metadata-N`` partitions (or one
 #: such partition), a replay already made, or the segments themselves
@@ -39,7 +44,7 @@ RemoteLogMetadataSource = Union[str, "os.PathLike[str]", "RemoteLogMetadata", Se
 
 
 class TieredState:
-    """What a tiered view keeps: the layout, its virtual directories and the plan."""
+    """What a tiered view keeps: the layout, its virtual directories and the plan (a ``kvlog.log.history.History``)."""
 
     __slots__ = ("remote", "tier", "pieces", "metadata", "planned")
 
@@ -51,8 +56,23 @@ class TieredState:
         self.metadata = metadata
         self.planned = None if planned is None else list(planned)  # a Spark task's pieces, planned by the driver
 
+    @classmethod
+    def opened(cls, remote: object, metadata: object, planned: object) -> "TieredState":
+        """``Log.open``'s ``remote_storage``, ``remote_log_metadata`` and ``_remote_pieces``, as given."""
+        return cls(cast(RemoteStorage, remote), cast("RemoteLogMetadataSource | None", metadata),
+                   cast("Sequence[RemotePiece] | None", planned))
+
+    def segments_below(self, log: "Log", local_start: int | None, log_start: int) -> list[LogSegment]:
+        return _remote_segments(log, self, local_start, log_start)
+
     def close(self) -> None:
         self.tier.close()
+
+
+def remote_pieces(log: "Log") -> tuple[RemotePiece, ...]:
+    """The remote pieces a tiered view of ``log`` reads, by offset; none for a log opened without remote storage."""
+    state = log.history
+    return tuple(state.pieces) if isinstance(state, TieredState) else ()
 
 
 _REPLAYS: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]]]] = {}  # local directory → (signature, rows)
@@ -62,9 +82,6 @@ _REPLAYS_LOCK = threading.Lock()
 def _signature(path: str) -> tuple[Any, ...] | None:
     """What the local ``__remote_log_metadata`` partitions under ``path`` hold now: each file's name, size and
     modification time (a partition directory itself, or a data directory of them). None: do not cache."""
-    from kvlog.internal_topics.layout import partition_dirs
-    from kvlog.internal_topics.remote_log_metadata import TOPIC
-
     if storage.is_remote(path):
         return None
     try:
@@ -81,8 +98,6 @@ def _signature(path: str) -> tuple[Any, ...] | None:
 def _replayed_rows(source: Any) -> list[dict[str, Any]]:
     """The replay's rows; a local directory's replay is kept while its files do not change (every partition
     of a data directory opened one after another would replay the same records again)."""
-    from kvlog.internal_topics.remote_log_metadata import RemoteLogMetadata, replay_remote_log_metadata
-
     if isinstance(source, RemoteLogMetadata):
         rows: list[dict[str, Any]] = source.segments().to_pylist()
         return rows
@@ -127,20 +142,16 @@ def _metadata_default(log: "Log") -> str:
     return os.path.dirname(log.dir)
 
 
-def attach_remote(log: "Log", state: TieredState, log_start: int) -> None:
-    """Add the remote pieces below ``log``'s first local segment to its segments (read-only views)."""
-    from kvlog.segment import LogSegment
-
+def _remote_segments(log: "Log", state: TieredState, local_start: int | None, log_start: int) -> list[LogSegment]:
+    """The remote pieces below ``log``'s first local segment (at ``local_start``), as read-only segments."""
     if state.planned is not None:
         pieces = state.planned
     else:
-        topic_id = log._broker.topic_id or broker_files.read_partition_metadata(log.dir)
+        topic_id = log.topic_id or broker_files.read_partition_metadata(log.dir)
         source = state.metadata if state.metadata is not None else _metadata_default(log)
         segs = remote_segments_of(source, log.topic, log.partition, topic_id)
         epochs_path = os.path.join(log.dir, broker_files.LEADER_EPOCH_CHECKPOINT)
         local_epochs = broker_files.read_leader_epochs(epochs_path) if _io.fs.exists(epochs_path) else []
-        local = log._segments
-        local_start = local[0].base_offset if local else None
         pieces = plan_remote_pieces(segs, local_epochs=local_epochs, log_start_offset=log_start,
                                     local_log_start=local_start)
     for prev, nxt in zip(pieces, pieces[1:]):
@@ -169,11 +180,10 @@ def attach_remote(log: "Log", state: TieredState, log_start: int) -> None:
     except BaseException:
         close_pieces(opened)
         raise
-    for seg in opened:
-        log._add_segment(seg)
+    return opened
 
 
-def check_segment(seg: "LogSegment", remote: RemoteSegment) -> None:
+def check_segment(seg: LogSegment, remote: RemoteSegment) -> None:
     """The metadata's offsets against the segment's own bytes: its first batch's base offset (one small
     read, kept for the scan that follows) and its offset index's last entry must lie within the
     segment's offsets, or the object is not the segment the metadata describes."""
@@ -205,6 +215,9 @@ def check_segment(seg: "LogSegment", remote: RemoteSegment) -> None:
                 path=seg.log_path)
 
 
-def close_pieces(segments: Iterable["LogSegment"]) -> None:
+def close_pieces(segments: Iterable[LogSegment]) -> None:
     for seg in segments:
         seg.close_handlers()
+
+
+register_history(TieredState.opened)
