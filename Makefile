@@ -125,7 +125,7 @@ test-broker:
 		flock $(WHEEL_BUILD)/.test.lock $(MAKE) --no-print-directory test-broker-wheel; \
 	else $(MAKE) --no-print-directory test-broker-wheel; fi
 
-test-broker-wheel: wheel kafka-jars
+test-broker-wheel: wheel kafka-jars spark-jars
 	$(MAKE) --no-print-directory $(WHEEL_VENV)/.installed
 	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
 	@scenarios=$$(tools/test_tmpdir.sh) && start=$$(date +%s) && \
