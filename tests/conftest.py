@@ -89,6 +89,13 @@ def jvm_source_jar():
     return build_checkout_jar()
 
 
+def spark_kafka_jars() -> list[str]:
+    """Spark's Kafka source and sink (spark-sql-kafka-0-10 and its closure) as ``make spark-jars`` fetched them into
+    build/spark-jars/kafka/, or none."""
+    d = REPO / "build" / "spark-jars" / "kafka"
+    return sorted(str(p) for p in d.glob("*.jar")) if (d / ".complete").is_file() else []
+
+
 @pytest.fixture(scope="session")
 def checkout_jar():
     """build-jar/kvlog-spark.jar built from this checkout's java/ (for in-place runs); skips without javac or
@@ -115,10 +122,13 @@ def spark():
 
     builder = SparkSession.builder
     jar = jvm_source_jar()  # the JVM source, for the differential tests (tests/test_spark_jvm.py)
+    jars = spark_kafka_jars()  # Spark's own Kafka source and sink when fetched (tests/test_broker_spark_kafka.py)
     if jar is not None:
         if jar != str(packaged_jar()):
             os.environ["KVLOG_SPARK_JAR"] = jar  # what kvlog.spark.jar_path() answers for an installed wheel without it
-        builder = builder.config("spark.jars", jar)
+        jars.insert(0, jar)
+    if jars:
+        builder = builder.config("spark.jars", ",".join(jars))
     session = (
         builder.master("local[2]")
         .appName("kvlog-tests")
