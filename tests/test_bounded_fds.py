@@ -2,7 +2,7 @@
 
 A log used to keep about three descriptors per segment (``.log``, and one per mapped index); a writer
 that grew a log to 6,665 segments died with EMFILE and the log could not be opened again. Segments now
-share a process-wide LRU budget (``kvlog._fd_cache``): these tests check the whole life cycle of a
+share a process-wide LRU budget (``kvlog.segment.budget``): these tests check the whole life cycle of a
 10,000-segment log in a child process whose descriptor limit is 256, and the LRU's rules one by one.
 """
 
@@ -18,8 +18,9 @@ import threading
 import pytest
 
 import kvlog
-from kvlog import Log, LogConfig, Record, _fd_cache
-from kvlog import segment as segment_module
+from kvlog import Log, LogConfig, Record
+from kvlog.segment import budget as _fd_cache
+from kvlog.segment import _common as segment_common
 from kvlog.cleaner import LogCleaner
 from kvlog.errors import ConfigError, SegmentReplacedError
 from kvlog.segment import LogSegment
@@ -37,7 +38,7 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))  # before kvlog sizes its
 import numpy as np
 import kvlog
 from kvlog import Log, LogConfig, Record, checkpoint
-from kvlog._fd_cache import budget, max_open_files
+from kvlog.segment.budget import budget, max_open_files
 from kvlog.cleaner import LogCleaner
 from kvlog.errors import SegmentReplacedError
 
@@ -193,7 +194,7 @@ def _run_child(scratch):
 def budget(monkeypatch):
     """A private budget for the test (the process-wide one holds whatever other tests left open)."""
     b = _fd_cache.FdBudget(10_000)
-    monkeypatch.setattr(segment_module, "_budget", b)
+    monkeypatch.setattr(segment_common, "fd_budget", b)
     return b
 
 

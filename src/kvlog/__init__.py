@@ -1,7 +1,7 @@
 """kvlog: Apache Kafka's commit-log storage layer, byte-compatible with Kafka log directories."""
 
 from kvlog._version import __version__
-from kvlog._fd_cache import max_open_files, set_max_open_files
+from kvlog.segment.budget import max_open_files, set_max_open_files
 from kvlog.checksum import crc32, crc32c
 from kvlog.compression import Compression
 from kvlog.config import LogConfig

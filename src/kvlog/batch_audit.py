@@ -28,8 +28,8 @@ from __future__ import annotations
 import os
 import zlib
 from dataclasses import dataclass, field
-from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -38,10 +38,25 @@ from kvlog._core import records as _k
 from kvlog.checksum import crc32c
 from kvlog.errors import CorruptRecordError, KvlogError, StorageError
 
-if TYPE_CHECKING:
-    from kvlog.segment import LogSegment
-
 __all__ = ["REPAIRABLE", "Finding", "SegmentAudit", "audit_segment", "dense_history"]
+
+
+
+class AuditedSegment(Protocol):
+    """What the audit reads of a segment (a ``kvlog.segment.LogSegment``: the audit sits below it and knows
+    nothing else of it)."""
+
+    @property
+    def base_offset(self) -> int: ...
+
+    @property
+    def size_in_bytes(self) -> int: ...
+
+    def pread(self, position: int, size: int) -> bytes: ...
+
+    def iter_headers(self, start_position: int = 0, *, end_position: int | None = None, with_crc: bool = False,
+                     stop_on_crc: bool = False, limit: int | None = None, chunk: int = ...) -> Iterator[np.ndarray]: ...
+
 
 INT32_MAX = 2**31 - 1
 _V2_MIN = 61  # a v2 batch header
@@ -156,7 +171,7 @@ class _Region(NamedTuple):
     end: int  # the next CRC-valid batch, or the end of the file
 
 
-def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None = None,
+def audit_segment(seg: AuditedSegment, *, prev_last: int = -1, next_base: int | None = None,
                   dense: bool = True, index: tuple[np.ndarray, np.ndarray] | None = None,
                   producers: Callable[[], list[ProducerLast]] | None = None) -> SegmentAudit:
     """Walk every batch of ``seg`` (CRC included) and cross-check the fields no CRC covers.
@@ -196,7 +211,7 @@ def audit_segment(seg: LogSegment, *, prev_last: int = -1, next_base: int | None
 
 
 # ------------------------------------------------------------------------------------------ framing
-def _frame(seg: LogSegment, size: int) -> tuple[list[tuple[np.ndarray, bool]], list[_Region], bool]:
+def _frame(seg: AuditedSegment, size: int) -> tuple[list[tuple[np.ndarray, bool]], list[_Region], bool]:
     """Runs of CRC-valid batches, the damaged stretches between them, and whether the file ends in zeros."""
     runs: list[tuple[np.ndarray, bool]] = []
     regions: list[_Region] = []
@@ -228,7 +243,7 @@ def _frame(seg: LogSegment, size: int) -> tuple[list[tuple[np.ndarray, bool]], l
     return runs, regions, False
 
 
-def _all_zero(seg: LogSegment, start: int, end: int) -> bool:
+def _all_zero(seg: AuditedSegment, start: int, end: int) -> bool:
     pos = start
     while pos < end:
         data = seg.pread(pos, min(_CHUNK, end - pos))
@@ -240,7 +255,7 @@ def _all_zero(seg: LogSegment, start: int, end: int) -> bool:
     return True
 
 
-def _resync(seg: LogSegment, start: int, size: int, budget: list[int]) -> int:
+def _resync(seg: AuditedSegment, start: int, size: int, budget: list[int]) -> int:
     """The first position ≥ ``start`` where a whole, CRC-valid batch starts; -1 when there is none.
 
     Candidates are filtered on the header alone (a magic byte of 0-2 and a length that fits), then
@@ -273,7 +288,7 @@ def _resync(seg: LogSegment, start: int, size: int, budget: list[int]) -> int:
     return -1
 
 
-def _crc_valid_at(seg: LogSegment, position: int) -> bool:
+def _crc_valid_at(seg: AuditedSegment, position: int) -> bool:
     """A whole batch with a valid CRC (and a header the framing accepts) starts at ``position``."""
     try:
         for h in seg.iter_headers(position, with_crc=True, stop_on_crc=True, limit=1):
@@ -290,7 +305,7 @@ def _crc_with(data: bytes, magic: int) -> bool:
     return len(data) >= _LEGACY_MIN[magic] and zlib.crc32(data[16:]) == int.from_bytes(data[12:16], "big")
 
 
-def _region_finding(seg: LogSegment, r: _Region, size: int) -> Finding:
+def _region_finding(seg: AuditedSegment, r: _Region, size: int) -> Finding:
     """Name what is wrong with the bytes at ``r.start``: a length or magic the CRC proves, or damage."""
     head = seg.pread(r.start, 21)
     whole = r.end - r.start
@@ -326,7 +341,7 @@ def _region_finding(seg: LogSegment, r: _Region, size: int) -> Finding:
 
 
 # ------------------------------------------------------------------------------------------ offsets
-def _firsts(seg: LogSegment, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _firsts(seg: AuditedSegment, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """First offsets and record counts: v2 from the header; legacy wrappers by inflating them."""
     first = h["base_offset"].astype(np.int64)
     count = (h["last_offset"] - h["base_offset"] + 1).astype(np.int64)
@@ -346,7 +361,7 @@ def _firsts(seg: LogSegment, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, count
 
 
-def _judge_offsets(seg: LogSegment, h: np.ndarray, after_gap: np.ndarray, damaged_tail: bool, prev_last: int,
+def _judge_offsets(seg: AuditedSegment, h: np.ndarray, after_gap: np.ndarray, damaged_tail: bool, prev_last: int,
                    next_base: int | None, dense: bool, findings: list[Finding],
                    index: tuple[np.ndarray, np.ndarray] | None = None,
                    producers: Callable[[], list[ProducerLast]] | None = None) -> int | None:

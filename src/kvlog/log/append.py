@@ -139,7 +139,7 @@ def write_active(log: Log, data: Any, rows: np.ndarray | None, first: int, last:
     elif rows["partition_leader_epoch"].max() >= 0 or rows["magic"].min() < 2:
         log._broker.on_append(data, rows)
     seg = log._segments[-1]
-    used = seg._size
+    used = seg.size_in_bytes
     if (used > cfg.segment_bytes - size or seg.offset_index.is_full() or seg.time_index.is_full()
             or not 0 <= last - seg.base_offset <= INT32_MAX
             or (used > 0 and seg.time_waited_for_roll(now, max_ts) > max_segment_ms - seg.roll_jitter_ms)):

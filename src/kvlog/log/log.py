@@ -666,15 +666,14 @@ class Log:
         # it can end the search with no answer although a later segment holds a record at or after the target.
         start = self.log_start_offset
         for seg in self._segments:
-            largest = seg._max_ts  # the segment's max timestamp once known (skips the property chain)
-            top = -1 if seg._size == 0 else largest.timestamp if largest is not None else seg.max_timestamp
+            top = -1 if seg.size_in_bytes == 0 else seg.max_timestamp
             if top < 0 and seg is not self._segments[-1]:
                 top = _io.fs.mtime_ms(seg.fileno())
             if top < timestamp:
                 if self.damage:  # the damaged bytes may hold the answer
                     reads.past_segment_damage(self, seg)
                 continue
-            found = seg.find_offset_by_timestamp(timestamp, start) if seg._size else None
+            found = seg.find_offset_by_timestamp(timestamp, start) if seg.size_in_bytes else None
             if found is not None:
                 # (a view's segment never reaches past the log end; the check keeps it that way if one did)
                 return _new_offset_and_timestamp(OffsetAndTimestamp, found) if found[0] < self._next_offset else None

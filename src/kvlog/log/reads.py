@@ -229,7 +229,7 @@ def max_timestamp_offset(log: Log) -> OffsetAndTimestamp | None:
     target = best.max_timestamp
     holder = _first_batch_reaching(best, target)
     if holder is not None and int(holder["magic"]) >= 2 and int(holder["attributes"]) & 0x20:
-        data = best._window(int(holder["position"]), int(holder["size"]))
+        data = best.window(int(holder["position"]), int(holder["size"]))
         try:
             for rec in MemoryRecords(data).records(check_crc=False, include_control=True):
                 if rec.timestamp == target:
