@@ -7,7 +7,8 @@
  *     public kvlog_<id>(), kvlog_<id>_kernel(), kvlog_<id>_variant() and the internal kvlog__<id>_init().
  *
  * Define before including:
- *   CRC_ID          crc32 or crc32c: the prefix of the tables (<id>_slice8, <id>_shift4096, ...), of the
+ *   CRC_ID          crc32 or crc32c (defined for kvlog_crc_tables.h, included first): the prefix of the
+ *                   tables (<id>_slice8, <id>_shift4096, ...), of the
  *                   x86 variants the file defines (<id>_v_pclmul, ...) and of the functions made here
  *   CRC_HAS_SSE42   1 when the file defines <id>_v_sse42 (the SSE4.2 crc32 instruction: CRC-32C only)
  *   CRC_NAMES       the names of the variants as kvlog_<id>_kernel() reports them (KVLOG_CRC_NVARIANTS)
@@ -109,7 +110,9 @@ const char *KVLOG_PASTE(KVLOG_PASTE(kvlog_, CRC_ID), _kernel)(void)
 int KVLOG_PASTE(KVLOG_PASTE(kvlog_, CRC_ID), _variant)(int variant, uint32_t crc, const unsigned char *p, size_t n,
                                                        uint32_t *out)
 {
-    kvlog_crc_fn f = CRC_FN(variant_fn)(variant);
+    kvlog_crc_fn f;
+    kvlog_crc_init();  /* the tables */
+    f = CRC_FN(variant_fn)(variant);
     if (!f)
         return -1;
     *out = f(crc, p, n);
