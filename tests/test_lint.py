@@ -59,7 +59,7 @@ LAYERS = [
     ("tools and jobs", {"kvlog.backup", "kvlog.demo"}),
     ("engines", {"kvlog.spark", "kvlog.polars", "kvlog.duckdb"}),
     ("the public package", {"kvlog"}),
-    ("scans", {"kvlog.scanning"}),
+    ("scans", {"kvlog.scanning", "kvlog.scan_predicates"}),
     ("data directories", {"kvlog.mirror", "kvlog.manager", "kvlog.topic_configs"}),
     ("tiered view", {"kvlog.tiered"}),
     ("over the partition log", {"kvlog.internal_topics", "kvlog.cleaner", "kvlog.timestamps", "kvlog.verify",
