@@ -96,6 +96,14 @@ def spark_kafka_jars() -> list[str]:
     return sorted(str(p) for p in d.glob("*.jar")) if (d / ".complete").is_file() else []
 
 
+def s3a_jars() -> list[str]:
+    """Hadoop's S3A connector (hadoop-aws matching pyspark's Hadoop) and the AWS SDK modules it uses, as ``make
+    spark-jars`` fetched them into build/spark-jars/s3a/, or none. With them ``format("kvlog")`` reads and writes
+    ``s3://`` and ``s3a://`` on the JVM."""
+    d = REPO / "build" / "spark-jars" / "s3a"
+    return sorted(str(p) for p in d.glob("*.jar")) if (d / ".complete").is_file() else []
+
+
 @pytest.fixture(scope="session")
 def checkout_jar():
     """build-jar/kvlog-spark.jar built from this checkout's java/ (for in-place runs); skips without javac or
@@ -122,7 +130,8 @@ def spark():
 
     builder = SparkSession.builder
     jar = jvm_source_jar()  # the JVM source, for the differential tests (tests/test_spark_jvm.py)
-    jars = spark_kafka_jars()  # Spark's own Kafka source and sink when fetched (tests/test_broker_spark_kafka.py)
+    # Spark's own Kafka source and sink (tests/test_broker_spark_kafka.py) and S3A (tests/test_spark_s3a.py), when fetched
+    jars = spark_kafka_jars() + s3a_jars()
     if jar is not None:
         if jar != str(packaged_jar()):
             os.environ["KVLOG_SPARK_JAR"] = jar  # what kvlog.spark.jar_path() answers for an installed wheel without it

@@ -157,3 +157,15 @@ class FaultProxy:
         self._server.shutdown()
         self._server.server_close()
 
+
+
+def session_has_s3a(spark) -> bool:
+    """Whether ``spark``'s JVM has Hadoop's S3A connector (build/spark-jars/s3a/ on the test session, tests/conftest.py):
+    then ``format("kvlog")`` serves ``s3://`` on the JVM, else through the Python source."""
+    jvm = spark._jvm
+    try:
+        jvm.java.lang.Class.forName("org.apache.hadoop.fs.s3a.S3AFileSystem", False,
+                                    jvm.java.lang.Thread.currentThread().getContextClassLoader())
+    except Exception:  # noqa: BLE001 - py4j reports a missing class as a Py4JJavaError
+        return False
+    return True

@@ -120,6 +120,34 @@ public final class ConditionalCreateForTests {
     public static String race(String file, int writers) throws Exception {
         Path p = new Path("condcreate://" + file);
         FileSystem fs = ExclusiveCreate.raw(FileSystem.get(p.toUri(), conf()));
+        String outcomes = outcomes(fs, p, writers);
+        byte[] content = Files.readAllBytes(java.nio.file.Path.of(file));
+        return outcomes + "\n" + new String(content, StandardCharsets.UTF_8);
+    }
+
+    /** {@link #race} on any file system (S3A against a test endpoint): {@code uri} through {@code conf}. */
+    public static String raceAt(String uri, int writers, Configuration conf) throws Exception {
+        Path p = new Path(uri);
+        FileSystem fs = ExclusiveCreate.raw(p.getFileSystem(conf));
+        String outcomes = outcomes(fs, p, writers);
+        try (java.io.InputStream in = fs.open(p)) {
+            return outcomes + "\n" + new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Whether {@link ExclusiveCreate} creates {@code uri} atomically (conditionally) through {@code conf}. */
+    public static boolean conditionalAt(String uri, Configuration conf) throws IOException {
+        Path p = new Path(uri);
+        return ExclusiveCreate.conditional(ExclusiveCreate.raw(p.getFileSystem(conf)), p);
+    }
+
+    /** {@link #publishRace} on any file system: {@code rootUri} through {@code conf}. */
+    public static int publishRaceAt(String rootUri, long version, int writers, Configuration conf) throws Exception {
+        Path r = new Path(rootUri);
+        return publishRace(r.getFileSystem(conf), r, version, writers);
+    }
+
+    private static String outcomes(FileSystem fs, Path p, int writers) throws InterruptedException {
         CountDownLatch opened = new CountDownLatch(writers);
         String[] outcome = new String[writers];
         Thread[] threads = new Thread[writers];
@@ -154,14 +182,16 @@ public final class ConditionalCreateForTests {
         for (Thread t : threads) {
             t.join();
         }
-        byte[] content = Files.readAllBytes(java.nio.file.Path.of(file));
-        return String.join("\n", List.of(outcome)) + "\n" + new String(content, StandardCharsets.UTF_8);
+        return String.join("\n", List.of(outcome));
     }
 
     /** {@code writers} commits of one version at once through {@link CommittedOffsets#publish}: how many won. */
     public static int publishRace(String root, long version, int writers) throws Exception {
         Path r = new Path("condcreate://" + root);
-        FileSystem fs = FileSystem.get(r.toUri(), conf());
+        return publishRace(FileSystem.get(r.toUri(), conf()), r, version, writers);
+    }
+
+    private static int publishRace(FileSystem fs, Path r, long version, int writers) throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         int[] won = new int[1];
         Thread[] threads = new Thread[writers];

@@ -43,7 +43,8 @@ final class KvlogScan implements Scan, Batch {
 
     @Override
     public String description() {
-        return "kvlog " + options.getOrDefault("path", options.getOrDefault("paths", "")) + " columns "
+        java.util.List<String> paths = PythonRoute.paths(options.asCaseSensitiveMap());
+        return "kvlog " + (paths.isEmpty() ? "" : LogDiscovery.where(paths)) + " columns " // never a URI's secret
             + required.simpleString() + (aggregation == null ? "" : " (aggregates from batch headers)")
             + (complete == null ? "" : " answered while planning");
     }

@@ -66,6 +66,10 @@ public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
         if (SHORT_NAME.equals(name) && PythonRoute.wanted(props)) {
             return PythonRoute.table(schema, partitioning, props);
         }
+        java.util.List<String> paths = PythonRoute.allPaths(props);
+        if (!paths.isEmpty()) { // s3:// and s3a:// URIs' credentials and endpoint as S3A settings (S3aRoute)
+            S3aRoute.apply(paths, SparkSession.active().sparkContext().hadoopConfiguration());
+        }
         return new KvlogTable(schema, name, viaCatalog);
     }
 

@@ -15,9 +15,10 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * {@code format("kvlog")} on object-store URIs this JVM has no Hadoop file system for ({@code s3://} in PySpark):
- * the read goes to the Python source ({@code kvlog_python}, registered by {@code kvlog.spark.register}), which
- * opens them through pyarrow, with the same options, schema and rows. {@code format("kvlog_jvm")} never does.
+ * {@code format("kvlog")} on object-store URIs this JVM has no Hadoop file system for ({@code s3://} in PySpark
+ * without hadoop-aws; with it, {@link S3aRoute} serves {@code s3://} on the JVM): the read goes to the Python
+ * source ({@code kvlog_python}, registered by {@code kvlog.spark.register}), which opens them through pyarrow,
+ * with the same options, schema and rows. {@code format("kvlog_jvm")} never does.
  */
 final class PythonRoute {
     static final String PYTHON_NAME = "kvlog_python";
@@ -47,6 +48,18 @@ final class PythonRoute {
         return out;
     }
 
+    /** The paths loaded and a tiered topic's remote storage paths, as given. */
+    static List<String> allPaths(Map<String, String> properties) {
+        List<String> all = paths(properties);
+        CaseInsensitiveStringMap o = new CaseInsensitiveStringMap(properties);
+        for (String k : new String[] {"kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath"}) {
+            if (o.get(k) != null) {
+                all.add(o.get(k));
+            }
+        }
+        return all;
+    }
+
     /**
      * Whether the read must go to the Python source: some path's scheme (of the paths loaded, or of a tiered
      * topic's remote storage) is one pyarrow opens and this JVM has no Hadoop file system for it, and the Python
@@ -55,20 +68,16 @@ final class PythonRoute {
     static boolean wanted(Map<String, String> properties) {
         SparkSession session = SparkSession.active();
         Configuration conf = null;
-        List<String> all = paths(properties);
-        CaseInsensitiveStringMap o = new CaseInsensitiveStringMap(properties);
-        for (String k : new String[] {"kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath"}) {
-            if (o.get(k) != null) {
-                all.add(o.get(k));
-            }
-        }
-        for (String p : all) {
+        for (String p : allPaths(properties)) {
             String scheme = LogFileSystems.scheme(p);
             if (scheme == null || !LogFileSystems.PYARROW_SCHEMES.contains(scheme)) {
                 continue;
             }
             if (conf == null) {
                 conf = session.sessionState().newHadoopConf();
+            }
+            if ("s3".equals(scheme) && S3aRoute.available(conf)) {
+                continue; // the JVM reads s3:// through S3A (S3aRoute)
             }
             if (!LogFileSystems.hasFileSystem(scheme, conf)) {
                 return session.sessionState().dataSourceManager().dataSourceExists(PYTHON_NAME);

@@ -253,8 +253,8 @@ final class ReadOptions {
 
     private static void remoteStorage(CaseInsensitiveStringMap o, ReadOptions r) {
         String layout = o.get("kvlog.remoteStorage.layout");
-        r.remotePath = blankless(o.get("kvlog.remoteStorage.path"));
-        r.remoteMetadataPath = blankless(o.get("kvlog.remoteStorage.metadataPath"));
+        r.remotePath = S3aRoute.path(blankless(o.get("kvlog.remoteStorage.path")));
+        r.remoteMetadataPath = S3aRoute.path(blankless(o.get("kvlog.remoteStorage.metadataPath")));
         r.remoteKeyPrefix = o.get("kvlog.remoteStorage.keyPrefix");
         r.remoteKeyPairs = blankless(o.get("kvlog.remoteStorage.keyPairs"));
         if (layout == null) {
@@ -303,7 +303,7 @@ final class ReadOptions {
         if (many != null && !many.isEmpty()) {
             try {
                 for (JsonNode n : JSON.readTree(many)) {
-                    out.add(n.asText());
+                    out.add(S3aRoute.path(n.asText()));
                 }
             } catch (java.io.IOException ex) {
                 throw bad("paths must be a JSON list, got '" + many + "'");
@@ -311,7 +311,7 @@ final class ReadOptions {
         }
         String one = o.get("path");
         if (one != null && !one.isEmpty()) {
-            out.add(0, one);
+            out.add(0, S3aRoute.path(one)); // an S3 URI's credentials and query are S3A settings (KvlogSource)
         }
         if (out.isEmpty()) {
             throw bad("give the data directory (or a partition directory) to load(), e.g. load('/data/kvlog')");

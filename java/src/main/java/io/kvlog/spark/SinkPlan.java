@@ -155,7 +155,7 @@ final class SinkPlan implements Serializable {
                          String sinkId, Map<String, Integer> routedCounts) throws IOException {
         Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         opts.putAll(options);
-        String raw = opts.get("path");
+        String raw = S3aRoute.path(opts.get("path")); // an S3 URI's credentials and query: S3A settings (KvlogSource)
         if (raw == null || raw.isEmpty()) {
             throw new IllegalArgumentException("give the data directory to save()/start(), e.g. "
                 + "df.write.format('kvlog').mode('append').save('/data')");
@@ -240,7 +240,7 @@ final class SinkPlan implements Serializable {
             throws IOException {
         Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         opts.putAll(options);
-        String raw = opts.get("path");
+        String raw = S3aRoute.path(opts.get("path")); // an S3 URI's credentials and query: S3A settings (KvlogSource)
         TreeMap<String, Integer> counts = new TreeMap<>();
         if (raw == null || raw.isEmpty()) {
             return counts;
@@ -260,7 +260,7 @@ final class SinkPlan implements Serializable {
     static int batchLimit(Map<String, String> options, Configuration conf) throws IOException {
         Map<String, String> opts = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         opts.putAll(options);
-        String raw = opts.get("path");
+        String raw = S3aRoute.path(opts.get("path")); // an S3 URI's credentials and query: S3A settings (KvlogSource)
         if (raw == null || raw.isEmpty()) {
             return Integer.MAX_VALUE;
         }
