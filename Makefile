@@ -85,7 +85,9 @@ test:
 		flock $(WHEEL_BUILD)/.test.lock $(MAKE) --no-print-directory test-wheel; \
 	else $(MAKE) --no-print-directory test-wheel; fi
 
+# Spark's Kafka and S3A jars (make spark-jars, Maven) for the tests that use them; without Maven they skip.
 test-wheel: wheel
+	$(MAKE) --no-print-directory spark-jars || echo "make test: no Spark Kafka/S3A jars fetched: their tests skip"
 	$(MAKE) --no-print-directory $(WHEEL_VENV)/.installed
 	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
 	$(MAKE) --no-print-directory test-wheel-run
