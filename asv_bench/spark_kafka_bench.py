@@ -1,7 +1,8 @@
 """kvlog against what users run today: Spark's Kafka source and sink (spark-sql-kafka-0-10) through a live broker.
 
-    make spark-jars kafka-jars jar        # once: Spark's Kafka jars, Kafka 4.4.0's broker, kvlog's jar
-    python asv_bench/spark_kafka_bench.py [--rows N] [--quick] [--codecs none,lz4] [--version 4.4.0] [--json PATH]
+    make spark-jars kafka-jars jar        # once: Spark's Kafka and S3A jars, Kafka 4.4.0's broker, kvlog's jar
+    python asv_bench/spark_kafka_bench.py [--rows N] [--quick] [--codecs none,lz4] [--version 4.4.0] [--no-s3]
+                                          [--workdir DIR] [--json PATH]
 
 One Kafka broker (tests/kafka_oracle: KRaft, one node, on this machine) and one Spark session in its DEFAULT
 configuration as a new user gets it: ``local[2]``, adaptive execution on, Spark's scratch space where Spark puts
@@ -12,7 +13,10 @@ codec. Each figure is one run (after a small warm-up of every path), in rows/s:
 * write: ``df.write.format("kafka")`` into the broker vs ``df.write.format("kvlog")`` (the JVM sink) into a
   directory, with ``df.write.parquet`` and the Python sink (``kvlog_python``) beside them;
 * batch scan (count, sum(offset), sum(length(value))): ``format("kafka")`` through the broker vs ``format("kvlog")``
-  on the broker's own data directory, the broker running and stopped;
+  on the broker's own data directory, the broker running and stopped; and the stopped broker's partitions copied
+  into S3 (moto's server on 127.0.0.1, as a backup there holds them): the JVM scan through S3A
+  (build/spark-jars/s3a/) against the Python source on the same objects and the JVM scan of the local files
+  (``--no-s3`` leaves these rows out);
 * selective read: ``startingOffsetsByTimestamp`` at the last 10 % by timestamp, both ways;
 * streaming: ``readStream`` with ``Trigger.AvailableNow`` into the ``noop`` sink, both ways;
 * load a topic: the job that ends when a consumer can read every record: producing through the broker, vs the
@@ -44,11 +48,25 @@ PARTITIONS = 4
 BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
 
-def spark_kafka_jars() -> list[str]:
-    jars = sorted(glob.glob(str(REPO / "build" / "spark-jars" / "kafka" / "*.jar")))
+def spark_kafka_jars(name: str = "kafka") -> list[str]:
+    jars = sorted(glob.glob(str(REPO / "build" / "spark-jars" / name / "*.jar")))
     if not jars:
-        raise SystemExit("no build/spark-jars/kafka/*.jar: run `make spark-jars` first")
+        raise SystemExit(f"no build/spark-jars/{name}/*.jar: run `make spark-jars` first")
     return jars
+
+
+def s3_server(spark):
+    """moto's S3 on 127.0.0.1 (tests/s3_support.py) and the session's S3A settings for its bucket."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from s3_support import ACCESS_KEY, BUCKET, SECRET_KEY, S3Server
+
+    srv = S3Server()
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    for k, v in {"access.key": ACCESS_KEY, "secret.key": SECRET_KEY, "endpoint": f"http://{srv.host}:{srv.port}",
+                 "path.style.access": "true", "endpoint.region": "us-east-1",
+                 "connection.ssl.enabled": "false"}.items():
+        conf.set(f"fs.s3a.bucket.{BUCKET}.{k}", v)
+    return srv
 
 
 def default_session(extra_jars: list[str]):
@@ -106,6 +124,7 @@ class Bench:
         self.broker = Broker(dist, Path(work) / "broker", extra={"log.retention.ms": "-1",
                                                                  "log.segment.bytes": str(1 << 30)})
         self.rows: list[tuple[str, str, float, float]] = []  # what, peer, ours (rows/s), theirs (rows/s)
+        self.s3 = None  # an S3Server (tests/s3_support.py) for the object-store rows
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def create(self, *topics: str) -> None:
@@ -184,6 +203,32 @@ class Bench:
         scan_query(self.kvlog_read(str(self.broker.data), "warm"))
         self.stream("kafka", "warm", os.path.join(self.work, "warm-ck1"))
         self.stream("kvlog", "warm", os.path.join(self.work, "warm-ck2"), root)
+        if self.s3 is not None:  # S3A's and the AWS SDK's first use, pyarrow's S3 client
+            self.s3_scans(root, "warm", "warm")
+
+    def s3_scans(self, root: str, topic: str, key: str) -> tuple[float, float, tuple]:
+        """``topic``'s partitions under ``root`` copied to ``key`` in moto's bucket; the seconds of the JVM scan
+        through S3A and of the Python source's, and their (equal) result."""
+        import pyarrow.fs as pafs
+
+        for p in range(PARTITIONS):
+            pafs.copy_files(os.path.join(root, f"{topic}-{p}"), f"kvlog-tests/{key}/{topic}-{p}",
+                            source_filesystem=pafs.LocalFileSystem(), destination_filesystem=self.s3.fs)
+        t_s3a, got = timed(lambda: scan_query(self.kvlog_read(f"s3a://kvlog-tests/{key}", topic)))
+        t_py, want = timed(lambda: scan_query(self.spark.read.format("kvlog_python").option("subscribe", topic)
+                                              .load(self.s3.uri(key))))
+        assert got == want, (got, want)
+        return t_s3a, t_py, got
+
+    def object_store(self, codec: str, topic: str, t_local: float) -> None:
+        """The stopped broker's partitions of ``topic`` copied into moto's S3 (as a backup there would hold them):
+        the JVM scan through S3A against the Python source (pyarrow) on the same objects and against the JVM scan
+        of the local files (``t_local``)."""
+
+        t_s3a, t_py, got = self.s3_scans(str(self.broker.data), topic, f"backup-{codec}")
+        assert got[0] == self.n, got
+        self.row(f"scan format('kvlog') on S3A, moto [{codec}]", "Python source on the same objects", t_s3a, t_py)
+        self.row(f"scan format('kvlog') on S3A, moto [{codec}]", "the JVM scan of the local files", t_s3a, t_local)
 
     def stream(self, fmt: str, topic: str, checkpoint: str, root: str | None = None) -> int:
         r = self.spark.readStream.format(fmt).option("subscribe", topic).option("startingOffsets", "earliest")
@@ -243,6 +288,8 @@ class Bench:
                     t_ks, got_ks = kafka_stream[codec]
                     assert got_vs == got_ks == n, (got_vs, got_ks)
                     self.row(f"stream AvailableNow format('kvlog') [{codec}]", "readStream.format('kafka')", t_vs, t_ks)
+                    if self.s3 is not None:
+                        self.object_store(codec, topic, t_kvlog)
                     continue
                 t_kafka, want = timed(lambda: scan_query(self.kafka_read(topic)))
                 assert want == got, (want, got)
@@ -265,17 +312,25 @@ class Bench:
                                       self.consumer_reads_all("load-kafka", n)))
         staging = os.path.join(self.work, "load-staging")
 
+        steps: dict[str, float] = {}
+
+        def step(name: str, fn) -> None:
+            steps[name] = timed(fn)[0]
+
         def kvlog_load() -> None:
             from kvlog.backup.adopt import adopt
 
-            self.broker.stop()
-            self.kvlog_write(src, staging, "load-kvlog", codec)
-            adopt(self.broker.data, [os.path.join(staging, f"load-kvlog-{p}") for p in range(PARTITIONS)],
-                  metadata_dir=self.broker.meta, move=True)
-            self.broker.start()
-            self.consumer_reads_all("load-kvlog", n)
+            step("stop the broker", self.broker.stop)
+            step("JVM sink write", lambda: self.kvlog_write(src, staging, "load-kvlog", codec))
+            step("kvlog adopt --move", lambda: adopt(
+                self.broker.data, [os.path.join(staging, f"load-kvlog-{p}") for p in range(PARTITIONS)],
+                metadata_dir=self.broker.meta, move=True))
+            step("start the broker", self.broker.start)
+            step("a consumer reads the ends", lambda: self.consumer_reads_all("load-kvlog", n))
 
         t_load, _ = timed(kvlog_load)
+        print("  the sink's load, step by step: " + ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()), flush=True)
+        self.steps = steps
         self.row(f"load a topic: JVM sink + adopt + restart [{codec}]", "produce through format('kafka')",
                  t_load, t_produce)
         src.unpersist()
@@ -289,6 +344,7 @@ def main() -> int:
     ap.add_argument("--version", default="4.4.0", help="the Kafka broker's version (make kafka-jars)")
     ap.add_argument("--workdir", help="where the broker's and kvlog's files go (default: a new directory in /tmp)")
     ap.add_argument("--json", metavar="PATH")
+    ap.add_argument("--no-s3", action="store_true", help="leave out the object-store rows (moto, S3A)")
     args = ap.parse_args()
     n = 200_000 if args.quick else args.rows
     import kvlog._core as core
@@ -297,13 +353,17 @@ def main() -> int:
     print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
     os.environ["KVLOG_KAFKA_JARS"] = os.environ.get("KVLOG_KAFKA_JARS", str(REPO / "build" / "kafka-oracle"))
     work = args.workdir or tempfile.mkdtemp(prefix="kvlog-kafka-bench-")
-    spark = default_session(spark_kafka_jars())
+    spark = default_session(spark_kafka_jars() + ([] if args.no_s3 else spark_kafka_jars("s3a")))
     bench = Bench(spark, work, args.version, n, args.codecs.split(","))
     try:
+        if not args.no_s3:
+            bench.s3 = s3_server(spark)
         bench.broker.start()
         bench.run()
     finally:
         bench.broker.stop_all()
+        if bench.s3 is not None:
+            bench.s3.stop()
         spark.stop()
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
@@ -315,7 +375,8 @@ def main() -> int:
     for what, peer, ours, theirs in bench.rows:
         print(f"| {what} | {peer} | {ours / 1e6:.3f} | {theirs / 1e6:.3f} | {ours / theirs:.2f}x |")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": n, "load": load, "results": bench.rows}, indent=1))
+        Path(args.json).write_text(json.dumps({"rows": n, "load": load, "results": bench.rows,
+                                               "load_steps_s": getattr(bench, "steps", {})}, indent=1))
     return 0
 
 

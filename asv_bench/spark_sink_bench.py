@@ -10,6 +10,7 @@ One local[2] session with kvlog's jar (UI off), each writer run alternately with
   (one stream to warm up, reported apart, then the best of N).
 
     python asv_bench/spark_sink_bench.py [--rows N] [--repeat R] [--big-rows N] [--quick | --one-row]
+                                         [--default-session]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ VALUE_BYTES = 100
 
 
 EXTRA_CONF: dict[str, str] = {}  # --spark-conf KEY=VALUE
+DEFAULT_SESSION = False  # --default-session
 
 
 def session():
@@ -39,6 +41,10 @@ def session():
     jar = kvlog.spark.jar_path()
     if jar is None:
         raise SystemExit("no kvlog-spark.jar: run `make jar` first")
+    if DEFAULT_SESSION:  # what a new user gets: adaptive execution on, scratch space on the disk, default memory
+        from spark_kafka_bench import default_session
+
+        return default_session([])
     spark = local_session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "3g",
                                        "spark.jars": jar, **EXTRA_CONF})
     if kvlog.spark.register(spark) != "jvm":
@@ -198,7 +204,12 @@ def main() -> None:
     ap.add_argument("--one-row", action="store_true", help="only the one-row write's median time (with the commit's)")
     ap.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
                     help="a setting for the session, e.g. spark.shuffle.compress=false")
+    ap.add_argument("--default-session", action="store_true",
+                    help="Spark's default settings (adaptive execution on, scratch space on the disk; UI off) instead "
+                         "of the tuned session (adaptive execution off, 4 shuffle partitions, 3 GB driver)")
     args = ap.parse_args()
+    global DEFAULT_SESSION
+    DEFAULT_SESSION = args.default_session
     for kv in args.spark_conf:
         key, _, value = kv.partition("=")
         EXTRA_CONF[key] = value
