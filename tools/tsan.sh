@@ -51,11 +51,12 @@ for so in "$OUT"/src/kvlog/_core/*"$suffix"; do
 done
 rm -f "$OUT"/report.*
 echo "tsan: $("$PY" -c 'import sys; print(sys.version.split()[0], "free-threaded" if not getattr(sys, "_is_gil_enabled", lambda: True)() else "GIL")'), interpreter $([ "$instrumented" = 1 ] || echo "not ")instrumented, kvlog from $ABS/src" >&2
+# PYTHON_GIL=0: cramjam 2.11 (3.13t) has not declared free-threading support and would turn the GIL on.
 # PYTHONMALLOC=malloc on a GIL build: objects through malloc, which TSan intercepts (a free-threaded build
 # has only mimalloc, instrumented with the interpreter). The suppressions name uninstrumented libraries.
 malloc=$("$PY" -c 'import sysconfig; print("" if sysconfig.get_config_var("Py_GIL_DISABLED") else "malloc")')
 set +e
-PYTHONPATH="$ABS/src" PYTHONMALLOC=$malloc LD_PRELOAD="$PRELOAD" \
+PYTHON_GIL=0 PYTHONPATH="$ABS/src" PYTHONMALLOC=$malloc LD_PRELOAD="$PRELOAD" \
 TSAN_OPTIONS="exitcode=66 halt_on_error=0 log_path=$ABS/report second_deadlock_stack=1 suppressions=$PWD/tools/tsan.supp" \
   "$PY" -m pytest -c pyproject.toml -p no:cacheprovider -q -p no:xdist -o addopts="" -m "not slow" $TESTS
 status=$?

@@ -53,6 +53,37 @@ cdef extern from "kvlog_bytes.h" nogil:
 
 cdef extern from *:
     """
+    /* The map's use count, shared by threads that run without the GIL (always, on a free-threaded build):
+       > 0 readers, -1 one writer, 0 idle. Entered with a compare-and-swap, so two threads can never both
+       see it free; the statistics are summed with atomic adds. */
+    static int kv_om_enter_read(int *use) {
+        int v = __atomic_load_n(use, __ATOMIC_ACQUIRE);
+        while (v >= 0)
+            if (__atomic_compare_exchange_n(use, &v, v + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return 0;
+        return -1;
+    }
+    static void kv_om_exit_read(int *use) { __atomic_fetch_sub(use, 1, __ATOMIC_RELEASE); }
+    static int kv_om_enter_write(int *use) {
+        int idle = 0;
+        return __atomic_compare_exchange_n(use, &idle, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ? 0 : -1;
+    }
+    static void kv_om_exit_write(int *use) { __atomic_store_n(use, 0, __ATOMIC_RELEASE); }
+    static void kv_om_add(int64_t *p, int64_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+    static int64_t kv_om_load(const int64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static void kv_om_store(int64_t *p, int64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    int kv_om_enter_read(int *use) nogil
+    void kv_om_exit_read(int *use) nogil
+    int kv_om_enter_write(int *use) nogil
+    void kv_om_exit_write(int *use) nogil
+    void kv_om_add(int64_t *p, int64_t v) nogil
+    int64_t kv_om_load(const int64_t *p) nogil
+    void kv_om_store(int64_t *p, int64_t v) nogil
+
+
+cdef extern from *:
+    """
     #if defined(__GNUC__) || defined(__clang__)
     #  define KV_OM_PREFETCH(p) __builtin_prefetch((const void *)(p), 1, 3)
     #else
@@ -585,8 +616,7 @@ cdef class OffsetMap:
     cdef double _load_factor
     cdef int64_t _max_load
     cdef bint _dirty
-    cdef int _readers           # batches reading without the GIL
-    cdef bint _writer           # a batch (or clear) writing without the GIL
+    cdef int _use               # readers (> 0) or a writer (-1) in the buffer now: kv_om_enter_*
 
     def __cinit__(self, memory, *, strategy="offset", load_factor=0.9):
         cdef int64_t mem, bpe, slots
@@ -637,15 +667,19 @@ cdef class OffsetMap:
         free(self.raw)
 
     # --- guards -----------------------------------------------------------------------------------
-    cdef inline int _check_write(self) except -1:
-        if self._writer or self._readers:
+    cdef inline int _enter_write(self) except -1:
+        if kv_om_enter_write(&self._use) < 0:
             raise OffsetMapError("the offset map is in use by a batch running in another thread")
         return 0
 
-    cdef inline int _check_read(self) except -1:
-        if self._writer:
+    cdef inline int _enter_read(self) except -1:
+        if kv_om_enter_read(&self._use) < 0:
             raise OffsetMapError("the offset map is being written by a batch running in another thread")
         return 0
+
+    cdef inline void _count(self, Stats *st) noexcept nogil:
+        kv_om_add(&self.st.lookups, st.lookups)
+        kv_om_add(&self.st.probes, st.probes)
 
     cdef inline int64_t _version(self, object version) except? -1:
         if self.m.versioned:
@@ -709,31 +743,33 @@ cdef class OffsetMap:
     @property
     def lookups(self):
         """put/get/retain decisions since the last clear."""
-        return self.st.lookups
+        return kv_om_load(&self.st.lookups)
 
     @property
     def probes(self):
         """Slots examined by those lookups."""
-        return self.st.probes
+        return kv_om_load(&self.st.probes)
 
     @property
     def collisions(self):
         """Extra probes: ``probes - lookups``."""
-        return self.st.probes - self.st.lookups
+        return kv_om_load(&self.st.probes) - kv_om_load(&self.st.lookups)
 
     @property
     def collision_rate(self):
         """Kafka's collisionRate, ``(probes - lookups) / lookups`` (0.0 before the first lookup)."""
-        if self.st.lookups == 0:
+        cdef int64_t lookups = kv_om_load(&self.st.lookups)
+        if lookups == 0:
             return 0.0
-        return (self.st.probes - self.st.lookups) / <double>self.st.lookups
+        return (kv_om_load(&self.st.probes) - lookups) / <double>lookups
 
     def __len__(self):
         return self.m.entries
 
-    # --- single records ---------------------------------------------------------------------------
-    # Each method runs its guard right before touching the buffer, with no Python code in between (a
-    # thread switch there could let another thread start a batch that runs without the GIL).
+    # --- single records ------------------------------------------------------------------------------
+    # Each method enters the map (a reader, or the one writer: kv_om_enter_*) right before touching the
+    # buffer and leaves it right after, so no thread can start a batch in between, GIL or not; a conflict
+    # raises OffsetMapError instead of waiting (the cleaner never shares a map while it fills it).
     def put(self, key, offset, version=None):
         """Map ``key`` to ``offset`` (and ``version``, required by timestamp/header maps). False when a
         stored higher version kept the entry. OffsetMapFullError when ``size >= slots``."""
@@ -741,74 +777,101 @@ cdef class OffsetMap:
         cdef int64_t off = _i64(offset, "offset")
         cdef int64_t ver = self._version(version)
         cdef int rc
+        cdef Stats st
+        st.lookups = 0
+        st.probes = 0
         key_digest(key, h)
-        self._check_write()
-        if self.m.entries >= self.m.slots:
-            raise OffsetMapFullError(f"Attempted to add a new entry to a full offset map, entries: "
-                                     f"{self.m.entries}, slots: {self.m.slots}")
-        self._dirty = True
-        rc = map_put(&self.m, h, slot_at(&self.m, h, 0), off, ver, &self.st)
+        self._enter_write()
+        try:
+            if self.m.entries >= self.m.slots:
+                raise OffsetMapFullError(f"Attempted to add a new entry to a full offset map, entries: "
+                                         f"{self.m.entries}, slots: {self.m.slots}")
+            self._dirty = True
+            rc = map_put(&self.m, h, slot_at(&self.m, h, 0), off, ver, &st)
+            self._count(&st)
+        finally:
+            kv_om_exit_write(&self._use)
         if rc < 0:
             raise OffsetMapFullError(f"no free slot found for a new entry (entries: {self.m.entries}, "
                                      f"slots: {self.m.slots})")
         return rc == 1
 
+    cdef const unsigned char *_find(self, object key) except? NULL:
+        """The slot holding ``key``'s digest, or NULL; entered and left as a reader around the probe (a
+        slot's bytes are read before anyone may write: callers copy what they need at once)."""
+        cdef unsigned char h[HS]
+        cdef const unsigned char *slot
+        cdef Stats st
+        st.lookups = 0
+        st.probes = 0
+        key_digest(key, h)
+        self._enter_read()
+        slot = map_find(&self.m, h, slot_at(&self.m, h, 0), &st)
+        self._count(&st)
+        return slot
+
     def get(self, key):
         """The offset stored for ``key``, or -1."""
-        cdef unsigned char h[HS]
-        cdef const unsigned char *s
-        key_digest(key, h)
-        self._check_read()
-        s = map_find(&self.m, h, slot_at(&self.m, h, 0), &self.st)
-        return -1 if s == NULL else kv_load_i64(s + HS)
+        cdef const unsigned char *s = self._find(key)
+        cdef int64_t got = -1 if s == NULL else kv_load_i64(s + HS)
+        kv_om_exit_read(&self._use)
+        return got
 
     def get_version(self, key):
         """The version stored for ``key``, or -1 (always -1 for the offset strategy)."""
-        cdef unsigned char h[HS]
         cdef const unsigned char *s
-        key_digest(key, h)
-        self._check_read()
+        cdef int64_t got
+        cdef unsigned char h[HS]
         if not self.m.versioned:
+            key_digest(key, h)  # the key is still checked; no lookup is counted
             return -1
-        s = map_find(&self.m, h, slot_at(&self.m, h, 0), &self.st)
-        return -1 if s == NULL else kv_load_i64(s + HS + 8)
+        s = self._find(key)
+        got = -1 if s == NULL else kv_load_i64(s + HS + 8)
+        kv_om_exit_read(&self._use)
+        return got
 
     def __contains__(self, key):
-        cdef unsigned char h[HS]
-        key_digest(key, h)
-        self._check_read()
-        return map_find(&self.m, h, slot_at(&self.m, h, 0), &self.st) != NULL
+        cdef const unsigned char *s = self._find(key)
+        kv_om_exit_read(&self._use)
+        return s != NULL
 
     def should_retain(self, key, offset, version=None):
         """Keep the record at ``offset`` (with ``version``) given the map? See the module docstring."""
         cdef unsigned char h[HS]
         cdef int64_t off = _i64(offset, "offset")
         cdef int64_t ver = self._version(version)
+        cdef bint keep
+        cdef Stats st
+        st.lookups = 0
+        st.probes = 0
         key_digest(key, h)
-        self._check_read()
-        return retain_one(&self.m, h, slot_at(&self.m, h, 0), off, ver, &self.st)
+        self._enter_read()
+        keep = retain_one(&self.m, h, slot_at(&self.m, h, 0), off, ver, &st)
+        self._count(&st)
+        kv_om_exit_read(&self._use)
+        return keep
 
     def update_latest_offset(self, offset):
         """Kafka's updateLatestOffset (the cleaner moves it past offset gaps after a whole segment)."""
         cdef int64_t off = _i64(offset, "offset")
-        self._check_write()
+        self._enter_write()
         self.m.latest = off
+        kv_om_exit_write(&self._use)
 
     def clear(self):
         """Zero the buffer, entries, statistics and latest offset (Kafka's clear)."""
-        self._check_write()
-        if self._dirty:
-            self._writer = True
-            try:
+        self._enter_write()
+        try:
+            if self._dirty:
                 with nogil:
                     memset(self.m.buf, 0, <size_t>(self.m.slots * self.m.bpe))
-            finally:
-                self._writer = False
-        self._dirty = False
-        self.m.entries = 0
-        self.m.latest = -1
-        self.st.lookups = 0
-        self.st.probes = 0
+            self._dirty = False
+            self.m.entries = 0
+            self.m.latest = -1
+            kv_om_store(&self.st.lookups, 0)
+            kv_om_store(&self.st.probes, 0)
+        finally:
+            kv_om_exit_write(&self._use)
 
     # --- batches ----------------------------------------------------------------------------------
     def put_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False,
@@ -825,28 +888,26 @@ cdef class OffsetMap:
         _given_digests(b, digests)
         if not self.m.versioned:
             b.c.versions = NULL
-        self._check_write()
-        if b.c.n == 0:
-            return 0
-        self._dirty = True
-        st.lookups = 0
-        st.probes = 0
-        if b.c.n >= GIL_THRESHOLD:
-            self._writer = True
-            try:
+        self._enter_write()
+        try:
+            if b.c.n == 0:
+                return 0
+            self._dirty = True
+            st.lookups = 0
+            st.probes = 0
+            if b.c.n >= GIL_THRESHOLD:
                 with nogil:
                     done = put_many_kernel(&self.m, &b.c, self._max_load, &st, &pipe)
-            finally:
-                self._writer = False
-        else:
-            done = put_many_kernel(&self.m, &b.c, self._max_load, &st, &pipe)
-        self.st.lookups += st.lookups
-        self.st.probes += st.probes
+            else:
+                done = put_many_kernel(&self.m, &b.c, self._max_load, &st, &pipe)
+            self._count(&st)
+        finally:
+            kv_om_exit_write(&self._use)
         return done
 
     def retain_many(self, key_data, key_offsets, key_valid, offsets, versions=None, *, bint bitmap=False,
                     digests=None):
-        """``should_retain`` of every record of a binary column of keys as a uint8 array (1 = keep; null
+        """One byte per record: 1 keep, 0 drop, by :meth:`should_retain`'s rule (null keys are kept, so
         keys are kept). Releases the GIL; several may run at once. ``digests`` as for :meth:`put_many`."""
         cdef _Batch b
         cdef Stats st
@@ -857,22 +918,20 @@ cdef class OffsetMap:
         if not self.m.versioned:
             b.c.versions = NULL
         out = np.empty(b.c.n, dtype=np.uint8)
-        self._check_read()
-        if b.c.n == 0:
-            return out
-        st.lookups = 0
-        st.probes = 0
-        if b.c.n >= GIL_THRESHOLD:
-            self._readers += 1
-            try:
+        self._enter_read()
+        try:
+            if b.c.n == 0:
+                return out
+            st.lookups = 0
+            st.probes = 0
+            if b.c.n >= GIL_THRESHOLD:
                 with nogil:
                     retain_many_kernel(&self.m, &b.c, &st, &pipe, <uint8_t *>cnp.PyArray_DATA(out))
-            finally:
-                self._readers -= 1
-        else:
-            retain_many_kernel(&self.m, &b.c, &st, &pipe, <uint8_t *>cnp.PyArray_DATA(out))
-        self.st.lookups += st.lookups
-        self.st.probes += st.probes
+            else:
+                retain_many_kernel(&self.m, &b.c, &st, &pipe, <uint8_t *>cnp.PyArray_DATA(out))
+            self._count(&st)
+        finally:
+            kv_om_exit_read(&self._use)
         return out
 
     # --- raw memory -------------------------------------------------------------------------------
