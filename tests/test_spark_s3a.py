@@ -42,11 +42,15 @@ def s3a(jvm, s3):
     prefix = f"fs.s3a.bucket.{BUCKET}."
     settings = {"access.key": ACCESS_KEY, "secret.key": SECRET_KEY, "endpoint": f"http://{s3.host}:{s3.port}",
                 "path.style.access": "true", "endpoint.region": "us-east-1", "connection.ssl.enabled": "false"}
+    fs = jvm._jvm.org.apache.hadoop.fs.FileSystem
+    bucket = jvm._jvm.java.net.URI.create(f"s3a://{BUCKET}/")
     for k, v in settings.items():
         conf.set(prefix + k, v)
+    fs.get(bucket, conf).close()  # a file system cached for the bucket with another module's endpoint: built anew
     yield conf
     for k in settings:
         conf.unset(prefix + k)
+    fs.get(bucket, conf).close()
 
 
 def s3a_uri(key: str) -> str:

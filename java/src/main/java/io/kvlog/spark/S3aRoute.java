@@ -135,12 +135,45 @@ final class S3aRoute {
                 continue;
             }
             any = true;
-            settings(p).forEach(conf::set);
+            boolean changed = false;
+            for (Map.Entry<String, String> e : settings(p).entrySet()) {
+                changed |= !e.getValue().equals(conf.get(e.getKey()));
+                conf.set(e.getKey(), e.getValue());
+            }
             if ("s3".equals(scheme) && conf.get("fs.s3.impl") == null && !LogFileSystems.hasFileSystem("s3", conf)
                     && available(conf)) {
                 conf.set("fs.s3.impl", S3A_CLASS);
             }
+            if (changed) {
+                evict(URI.create(p.substring(0, p.indexOf("://") + 3) + host(p) + "/"), conf);
+            }
         }
         return any;
+    }
+
+    private static String host(String raw) {
+        try {
+            String h = new URI(raw).getHost();
+            return h == null ? "" : h;
+        } catch (URISyntaxException e) {
+            return "";
+        }
+    }
+
+    /**
+     * Hadoop caches one file system per scheme and bucket, built with the settings of its first use: a bucket whose
+     * endpoint or credentials this URI changed must be built again, so the cached one (in this JVM: the driver, and
+     * the executors of a local session) is closed, which takes it out of the cache. Executors of a cluster keep
+     * theirs until they end: there, give a bucket one endpoint and one set of credentials per application.
+     */
+    private static void evict(URI bucket, Configuration conf) {
+        if (bucket.getHost() == null || bucket.getHost().isEmpty()) {
+            return;
+        }
+        try {
+            org.apache.hadoop.fs.FileSystem.get(bucket, conf).close();
+        } catch (java.io.IOException | RuntimeException e) {
+            // nothing cached that could be built: the next use builds one with the new settings
+        }
     }
 }

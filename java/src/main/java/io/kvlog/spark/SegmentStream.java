@@ -44,10 +44,31 @@ final class SegmentStream implements Closeable {
     SegmentStream(FileSystem fs, Path path, long from, int chunkBytes, boolean headersOnly) throws IOException {
         this.headersOnly = headersOnly;
         this.file = path.toString();
-        this.fileEnd = fs.getFileStatus(path).getLen();
-        this.in = fs.open(path);
+        org.apache.hadoop.fs.FileStatus status = fs.getFileStatus(path);
+        this.fileEnd = status.getLen();
+        this.in = open(fs, path, status, headersOnly);
         this.buf = new byte[Math.max(chunkBytes, 4096)];
         this.bufPosition = Math.min(from, fileEnd);
+    }
+
+    /**
+     * {@code path} opened for reading forward: on a store (S3A) through {@code openFile} with the length already
+     * known (S3A then sends no HEAD of its own: one request less per segment) and the read policy that fits,
+     * sequential for whole batches, random for headers-only scans that skip most bytes. Local files open as
+     * before; a file system without openFile's options falls back to open().
+     */
+    static FSDataInputStream open(FileSystem fs, Path path, org.apache.hadoop.fs.FileStatus status,
+                                  boolean headersOnly) throws IOException {
+        if (fs instanceof org.apache.hadoop.fs.RawLocalFileSystem
+                || fs instanceof org.apache.hadoop.fs.LocalFileSystem) {
+            return fs.open(path);
+        }
+        try {
+            return org.apache.hadoop.util.functional.FutureIO.awaitFuture(fs.openFile(path).withFileStatus(status)
+                .opt("fs.option.openfile.read.policy", headersOnly ? "random" : "sequential").build());
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            return fs.open(path);
+        }
     }
 
     /**
