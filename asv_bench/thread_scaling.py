@@ -17,7 +17,9 @@ batch, written once per codec (none, gzip, snappy, lz4, zstd) into a log on tmpf
 * ``crc``: ``kvlog.crc32c`` over the partition's segment bytes (4 passes);
 * ``decode``: ``MemoryRecords(segment bytes).to_arrow()`` (framing, CRC, decompression, columns);
 * ``encode``: ``encode_arrays`` of the partition's keys, values and timestamps with the codec;
-* ``to_arrow``: ``Log.to_arrow()`` of the partition's read-only log (reads, decode, the Arrow table).
+* ``to_arrow``: ``Log.to_arrow()`` of the partition's read-only log (reads, decode, the Arrow table);
+* ``memcpy``: not kvlog, the machine's ceiling: numpy copies of a partition's decoded size (about 40 MB)
+  between two fresh buffers (numpy releases the GIL), so a ratio below 1.8 there is the memory system's.
 
 Each figure is the best of ``--repeat`` runs. ``1 thread`` is the time of one partition alone;
 ``×N`` is (time of N partitions one after another) / (time of N partitions on N threads at once): on N
@@ -48,7 +50,7 @@ from kvlog._core import build_info
 from kvlog.records import MemoryRecords, encode_arrays
 
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
-KERNELS = ("crc", "decode", "encode", "to_arrow")
+KERNELS = ("memcpy", "crc", "decode", "encode", "to_arrow")
 PER_BATCH = 500
 VALUE_BYTES = 100
 
@@ -82,6 +84,15 @@ def write_partition(root: str, topic: str, p: int, data: bytes) -> str:
     finally:
         log.close()
     return path
+
+
+def _copies(nbytes: int) -> None:
+    """Four copies of nbytes between fresh buffers (first touch included, as a decoder's output has)."""
+    src = np.ones(nbytes, dtype=np.uint8)
+    for _ in range(4):
+        dst = np.empty_like(src)
+        np.copyto(dst, src)
+        src = dst
 
 
 def timed_threads(fn, inputs) -> float:
@@ -138,7 +149,9 @@ def run(args: argparse.Namespace) -> dict:
             paths = [write_partition(root, f"t-{codec}", p, data) for p, data in enumerate(encoded)]
             logs = [Log.open(path, read_only=True) for path in paths]
             try:
+                sizes = [logs[0].to_arrow().nbytes] * threads
                 work = {
+                    "memcpy": (_copies, sizes),
                     "crc": (lambda d: [kvlog.crc32c(d) for _ in range(4)], encoded),
                     "decode": (lambda d: MemoryRecords(d).to_arrow(), encoded),
                     "encode": (lambda c: encode_arrays(c[0], c[1], c[2], compression=codec,
@@ -150,11 +163,11 @@ def run(args: argparse.Namespace) -> dict:
                 if got.num_rows != expect:
                     raise SystemExit(f"{codec}: read {got.num_rows} records, wrote {expect}")
                 for kernel in args.kernels:
-                    if kernel == "crc" and codec != args.codecs[0]:
-                        continue  # the CRC does not depend on the codec
+                    if kernel in ("crc", "memcpy") and codec != args.codecs[0]:
+                        continue  # neither depends on the codec
                     fn, inputs = work[kernel]
                     one, serial, par = measure(fn, inputs, args.repeat)
-                    rows.append({"kernel": kernel, "codec": "any" if kernel == "crc" else codec, "threads": threads,
+                    rows.append({"kernel": kernel, "codec": "any" if kernel in ("crc", "memcpy") else codec, "threads": threads,
                                  "one_ms": one * 1e3, "serial_ms": serial * 1e3, "parallel_ms": par * 1e3,
                                  "speedup": serial / par})
                     print(f"  {kernel:9s} {rows[-1]['codec']:6s} 1 thread {one * 1e3:8.1f} ms   "
