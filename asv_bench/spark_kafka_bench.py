@@ -13,8 +13,8 @@ codec. Each figure is one run (after a small warm-up of every path), in rows/s:
 * write: ``df.write.format("kafka")`` into the broker vs ``df.write.format("kvlog")`` (the JVM sink) into a
   directory, with ``df.write.parquet`` and the Python sink (``kvlog_python``) beside them;
 * batch scan (count, sum(offset), sum(length(value))): ``format("kafka")`` through the broker vs ``format("kvlog")``
-  on the broker's own data directory, the broker running and stopped; and the stopped broker's partitions copied
-  into S3 (moto's server on 127.0.0.1, as a backup there holds them): the JVM scan through S3A
+  on the broker's own data directory, the broker running and stopped; and a ``kvlog backup`` of the stopped
+  broker's topic in S3 (moto's server on 127.0.0.1): the JVM scan through S3A
   (build/spark-jars/s3a/) against the Python source on the same objects and the JVM scan of the local files
   (``--no-s3`` leaves these rows out);
 * selective read: ``startingOffsetsByTimestamp`` at the last 10 % by timestamp, both ways;
@@ -207,13 +207,12 @@ class Bench:
             self.s3_scans(root, "warm", "warm")
 
     def s3_scans(self, root: str, topic: str, key: str) -> tuple[float, float, tuple]:
-        """``topic``'s partitions under ``root`` copied to ``key`` in moto's bucket; the seconds of the JVM scan
-        through S3A and of the Python source's, and their (equal) result."""
-        import pyarrow.fs as pafs
+        """``kvlog backup`` of ``topic`` from the data directory ``root`` into ``key`` in moto's bucket; the seconds
+        of the JVM scan of that backup through S3A and of the Python source's, and their (equal) result."""
+        from kvlog.backup.run import backup
 
-        for p in range(PARTITIONS):
-            pafs.copy_files(os.path.join(root, f"{topic}-{p}"), f"kvlog-tests/{key}/{topic}-{p}",
-                            source_filesystem=pafs.LocalFileSystem(), destination_filesystem=self.s3.fs)
+        result = backup(root, self.s3.uri(key), topics=[topic])
+        assert not result.errors, result.errors
         t_s3a, got = timed(lambda: scan_query(self.kvlog_read(f"s3a://kvlog-tests/{key}", topic)))
         t_py, want = timed(lambda: scan_query(self.spark.read.format("kvlog_python").option("subscribe", topic)
                                               .load(self.s3.uri(key))))
@@ -221,9 +220,8 @@ class Bench:
         return t_s3a, t_py, got
 
     def object_store(self, codec: str, topic: str, t_local: float) -> None:
-        """The stopped broker's partitions of ``topic`` copied into moto's S3 (as a backup there would hold them):
-        the JVM scan through S3A against the Python source (pyarrow) on the same objects and against the JVM scan
-        of the local files (``t_local``)."""
+        """A ``kvlog backup`` of the stopped broker's ``topic`` in moto's S3: the JVM scan through S3A against the
+        Python source (pyarrow) on the same objects and against the JVM scan of the local files (``t_local``)."""
 
         t_s3a, t_py, got = self.s3_scans(str(self.broker.data), topic, f"backup-{codec}")
         assert got[0] == self.n, got
