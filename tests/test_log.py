@@ -332,7 +332,7 @@ def test_retention_ignores_a_lying_time_index(tmp_path):
     for i in range(4):
         log.append([Record(b"k", b"x" * 100, T0)])
     victim = log.segments[0]
-    victim._max_ts = type(victim._max_ts)(5, victim.base_offset)  # as if a corrupt index said "1970"
+    victim.known_max = type(victim.known_max)(5, victim.base_offset)  # as if a corrupt index said "1970"
     clock.t = T0 + 1000
     assert log.delete_old_segments() == 0
 

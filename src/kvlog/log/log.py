@@ -666,7 +666,8 @@ class Log:
         # it can end the search with no answer although a later segment holds a record at or after the target.
         start = self.log_start_offset
         for seg in self._segments:
-            top = -1 if seg.size_in_bytes == 0 else seg.max_timestamp
+            largest = seg.known_max  # the segment's max timestamp once known (skips the property chain)
+            top = -1 if seg.size_in_bytes == 0 else largest.timestamp if largest is not None else seg.max_timestamp
             if top < 0 and seg is not self._segments[-1]:
                 top = _io.fs.mtime_ms(seg.fileno())
             if top < timestamp:

@@ -143,4 +143,4 @@ def _finished_while_evicted(self: LogSegment) -> bool:
         if idx.file_size != idx.size_in_bytes or idx.untrusted_tail():
             return False
     # (a max timestamp never loaded changed nothing since the open: no reason to read the file for it)
-    return self._max_ts is None or self._max_ts.timestamp <= self.time_index.last_entry.timestamp
+    return self.known_max is None or self.known_max.timestamp <= self.time_index.last_entry.timestamp

@@ -53,7 +53,7 @@ def recover(self: LogSegment, *, prev_last: int = -1, next_base: int | None = No
             self.set_aside(valid)
         _io.fs.truncate(self.fileno(), valid)
         self.size_in_bytes = valid
-    self._max_ts = TimestampOffset(max_ts, shallow)
+    self.known_max = TimestampOffset(max_ts, shallow)
     self._bytes_since_last_index_entry = valid - last_indexed
     self._rolling_ts_loaded = False
     if max_ts >= 0:

@@ -46,6 +46,7 @@ class LogSegment:
 
     pinned: bool
     size_in_bytes: int
+    known_max: TimestampOffset | None  # (max timestamp, offset of it) once known; ``max_timestamp`` loads it
     offset_index: OffsetIndex  # None when opened with open_indexes=False
     time_index: TimeIndex
 
@@ -104,7 +105,7 @@ class LogSegment:
         self.txn_index = TransactionIndex(_files.segment_path(directory, base_offset, _files.TXN_INDEX + suffix),
                                           base_offset, writable=not read_only)
         self._bytes_since_last_index_entry = 0
-        self._max_ts: TimestampOffset | None = None  # lazily loaded (max timestamp, shallow offset)
+        self.known_max = None  # lazily loaded (max timestamp, shallow offset)
         # the segment held records at open but its time index no entry: its max timestamp is the batches'
         self._max_ts_unindexed = (self.size_in_bytes > 0 and self.time_index is not None
                                   and self.time_index.valid_entries == 0)
@@ -131,7 +132,7 @@ class LogSegment:
     @property
     def max_timestamp(self) -> int:
         """Largest batch max timestamp in the segment (-1 if none)."""
-        known = self._max_ts  # (once known: a time search asks every segment)
+        known = self.known_max  # (once known: a time search asks every segment)
         return (known if known is not None else self._max_timestamp_and_offset()).timestamp
 
     @property
@@ -216,7 +217,7 @@ class LogSegment:
         if len(tss):
             self.time_index.append_many(tss, tsoffs)
         self._bytes_since_last_index_entry = since
-        self._max_ts = TimestampOffset(max_ts, shallow)
+        self.known_max = TimestampOffset(max_ts, shallow)
 
     def _write(self, data: bytes | bytearray | memoryview, last_offset: int, max_timestamp: int, flush: bool) -> int:
         """Write batches ending at ``last_offset`` at the end of the file; returns where they start."""
@@ -247,7 +248,7 @@ class LogSegment:
         physical = self._write(data, last_offset, max_timestamp, flush)
         cur = self._max_timestamp_and_offset()
         if max_timestamp > cur.timestamp:
-            cur = self._max_ts = TimestampOffset(max_timestamp, last_offset)
+            cur = self.known_max = TimestampOffset(max_timestamp, last_offset)
         since = self._bytes_since_last_index_entry
         if since > self.index_interval_bytes:
             self.offset_index.append(last_offset, physical)
@@ -283,7 +284,7 @@ class LogSegment:
             for h in headers:
                 if int(h["max_timestamp"]) > max_ts:
                     max_ts, shallow = int(h["max_timestamp"]), int(h["last_offset"])
-        self._max_ts = TimestampOffset(max_ts, shallow)
+        self.known_max = TimestampOffset(max_ts, shallow)
         return removed
 
     def on_become_inactive(self) -> None:

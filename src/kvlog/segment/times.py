@@ -20,21 +20,21 @@ if TYPE_CHECKING:
 
 
 def _max_timestamp_and_offset(self: LogSegment) -> TimestampOffset:
-    if self._max_ts is None:
+    if self.known_max is None:
         last = self.time_index.last_entry
         # (on an object store each check is a request: there the index is trusted as Kafka trusts it)
         if last.timestamp >= 0 and (self.size_in_bytes == 0 or storage.is_remote(self.log_path)
                                     or self._vouch_time_index(last)):
-            self._max_ts = TimestampOffset(last.timestamp, last.offset)
+            self.known_max = TimestampOffset(last.timestamp, last.offset)
         elif self._max_ts_unindexed or last.timestamp >= 0:
             # a time index without an entry (missing, emptied, or a small segment's) says nothing about
             # records the segment held at open: taken as "no timestamps", time searches skipped it; one
             # whose last entry the batches contradict (cut short, another segment's, garbage) neither
             self._max_ts_unindexed = True
-            self._max_ts = self._max_timestamp_from_batches(checked=False)
+            self.known_max = self._max_timestamp_from_batches(checked=False)
         else:
-            self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
-    return self._max_ts
+            self.known_max = TimestampOffset(NO_TIMESTAMP, self.base_offset)
+    return self.known_max
 
 
 def _vouch_time_index(self: LogSegment, last: TimestampOffset) -> bool:
@@ -124,7 +124,7 @@ def find_offset_by_timestamp(self: LogSegment, timestamp: int, starting_offset: 
         self._refresh_indexes()
     # entries with a timestamp below the target prove everything up to their offset is earlier (when the
     # batches do not contradict the index: _vouch_time_index)
-    if self._max_ts is None:
+    if self.known_max is None:
         self._max_timestamp_and_offset()
     if timestamp > 0 and not self._max_ts_unindexed:
         known = self.time_index.lookup_offset(timestamp - 1)

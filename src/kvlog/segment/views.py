@@ -44,7 +44,7 @@ def limit_to_valid_prefix(self: LogSegment) -> int:
             break
     self.size_in_bytes = valid
     self._fetch_next = None
-    self._max_ts = TimestampOffset(max_ts, shallow)
+    self.known_max = TimestampOffset(max_ts, shallow)
     return valid
 
 
@@ -67,7 +67,7 @@ def limit_to_offset(self: LogSegment, end: int) -> None:
                 max_ts, shallow = int(headers["max_timestamp"][i]), int(headers["last_offset"][i])
     self.size_in_bytes = found.position
     self._fetch_next = None
-    self._max_ts = TimestampOffset(max_ts, shallow)
+    self.known_max = TimestampOffset(max_ts, shallow)
 
 
 def limit_to(self: LogSegment, audit: SegmentAudit) -> None:
@@ -78,9 +78,9 @@ def limit_to(self: LogSegment, audit: SegmentAudit) -> None:
     h = audit.headers
     if len(h):
         i = int(np.argmax(h["max_timestamp"]))
-        self._max_ts = TimestampOffset(int(h["max_timestamp"][i]), int(h["last_offset"][i]))
+        self.known_max = TimestampOffset(int(h["max_timestamp"][i]), int(h["last_offset"][i]))
     else:
-        self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
+        self.known_max = TimestampOffset(NO_TIMESTAMP, self.base_offset)
 
 
 def extend_valid_prefix(self: LogSegment) -> int | None:
@@ -103,7 +103,7 @@ def extend_valid_prefix(self: LogSegment) -> int | None:
     if last < 0:
         return None  # a torn or damaged tail stays invisible, as at open
     self.size_in_bytes = old + end
-    self._max_ts = TimestampOffset(max_ts, shallow)
+    self.known_max = TimestampOffset(max_ts, shallow)
     self._stale_indexes = self.offset_index is not None
     return last
 
