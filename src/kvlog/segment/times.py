@@ -107,7 +107,7 @@ def rolling_based_timestamp(self: LogSegment) -> int | None:
 
 
 def time_waited_for_roll(self: LogSegment, now_ms: int, max_timestamp_in_append: int) -> int:
-    rts = self.rolling_based_timestamp
+    rts = rolling_based_timestamp(self)  # (the function: no property frame on every append)
     if rts is not None and rts >= 0:
         return max_timestamp_in_append - rts
     return now_ms - self.created_ms
