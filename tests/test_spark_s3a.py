@@ -6,7 +6,8 @@
   row by row, what the Python source returns from the same objects and what the JVM scan returns from the local
   directory they were uploaded from;
 * the JVM sink writes to ``s3://`` what it writes locally, and both engines read it back alike;
-* its exactly-once guarantees hold there: a failed job leaves nothing visible, a live lease refuses a second job;
+* its exactly-once guarantees hold there: a failed job leaves nothing visible, a live lease refuses a second job,
+  a stream's replayed micro-batch is applied once;
 * exclusive creation is S3's conditional create (``If-None-Match: *``, S3A's
   ``fs.option.create.conditional.overwrite``): of writers racing for one name exactly one wins, at close.
 
@@ -16,6 +17,7 @@ Without the jars these tests skip (``make spark-jars`` fetches them; ``make test
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pyarrow.fs as pafs
@@ -182,3 +184,36 @@ def test_exclusive_create_on_s3a_is_s3s_conditional_create(jvm, s3, s3a):
         assert content == f"writer {outcomes.index('won')}"
     for v in range(1, 4):
         assert hooks.publishRaceAt(s3a_uri(f"{key}/root"), v, 3, s3a) == 1
+
+
+def test_a_stream_into_s3_applies_a_replayed_micro_batch_once(jvm, s3, s3a, tmp_path):
+    """The JVM sink as a stream's sink on S3: a restart that replays the last micro-batch (Spark's own commit
+    record of it lost) adds nothing; the directory's committed version names that batch for the sink."""
+    src, ckpt, key = str(tmp_path / "src"), tmp_path / "ckpt", s3.new_prefix()
+    dst = s3.uri(key)
+    jvm.range(1500).selectExpr("cast(id % 50 as string) as key", "cast(id as string) as value") \
+        .write.format("kvlog").mode("append").option("topic", "in").option("partitions", "2").save(src)
+
+    def run():
+        q = (jvm.readStream.format("kvlog").option("subscribe", "in").option("startingOffsets", "earliest")
+             .option("maxOffsetsPerTrigger", "500").load(src).select("key", "value")
+             .writeStream.format("kvlog").option("topic", "out").option("partitions", "3")
+             .option("checkpointLocation", str(ckpt)).trigger(availableNow=True).start(dst))
+        try:
+            assert q.awaitTermination(300)
+        finally:
+            q.stop()
+
+    run()
+    commits = sorted(int(n) for n in os.listdir(ckpt / "commits") if n.isdigit())
+    assert len(commits) >= 2
+    for name in (str(commits[-1]), f".{commits[-1]}.crc"):
+        if (ckpt / "commits" / name).exists():
+            (ckpt / "commits" / name).unlink()
+    run()
+    out = rows(read(jvm, "kvlog", s3a_uri(key), subscribe="out"))
+    assert sorted(int(r[4]) for r in out) == list(range(1500))
+    assert rows(read(jvm, "kvlog_python", dst, subscribe="out")) == out
+    from kvlog.spark import _remote
+
+    assert list(committed_offsets.latest(_remote.canonical(dst)[0]).sinks.values()) == [commits[-1]]
