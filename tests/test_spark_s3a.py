@@ -217,3 +217,26 @@ def test_a_stream_into_s3_applies_a_replayed_micro_batch_once(jvm, s3, s3a, tmp_
     from kvlog.spark import _remote
 
     assert list(committed_offsets.latest(_remote.canonical(dst)[0]).sinks.values()) == [commits[-1]]
+
+
+@pytest.mark.parametrize("uri,path,settings", [
+    ("s3://AK:S%2Fe%2Bc@bkt/a/b?endpoint_override=127.0.0.1:9000&scheme=http&region=eu-west-1", "s3://bkt/a/b",
+     {"access.key": "AK", "secret.key": "S/e+c", "endpoint": "http://127.0.0.1:9000", "path.style.access": "true",
+      "connection.ssl.enabled": "false", "endpoint.region": "eu-west-1",
+      "aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider"}),
+    ("s3a://bkt/dir?region=us-east-2&session_token=TOK", "s3a://bkt/dir",
+     {"endpoint.region": "us-east-2", "session.token": "TOK",
+      "aws.credentials.provider": "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"}),
+    ("s3://bkt/plain", "s3://bkt/plain", {}),
+    ("s3://bkt/x?endpoint_override=https://minio.example:9000", "s3://bkt/x",
+     {"endpoint": "https://minio.example:9000", "path.style.access": "true"}),
+    ("/local/dir", "/local/dir", {}),
+    ("gs://bkt/dir?x=1", "gs://bkt/dir?x=1", {}),
+])
+def test_an_s3_uris_credentials_and_query_become_the_buckets_s3a_settings(jvm, uri, path, settings):
+    """What the JVM engine makes of a URI written for the Python source (pyarrow's user info and query): the path
+    without them, and the bucket's S3A settings (percent-decoded); other schemes are left alone."""
+    hooks = jvm._jvm.io.kvlog.spark.S3aRouteForTests
+    assert hooks.path(uri) == path
+    got = dict(line.split("=", 1) for line in hooks.settings(uri).splitlines())
+    assert got == {f"fs.s3a.bucket.bkt.{k}": v for k, v in settings.items()}
