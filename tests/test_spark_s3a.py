@@ -7,7 +7,7 @@
   directory they were uploaded from;
 * the JVM sink writes to ``s3://`` what it writes locally, and both engines read it back alike;
 * its exactly-once guarantees hold there: a failed job leaves nothing visible, a live lease refuses a second job,
-  a stream's replayed micro-batch is applied once;
+  a stream's replayed micro-batch is applied once, a committed job's leftover lease blocks nothing;
 * exclusive creation is S3's conditional create (``If-None-Match: *``, S3A's
   ``fs.option.create.conditional.overwrite``): of writers racing for one name exactly one wins, at close.
 
@@ -240,3 +240,21 @@ def test_an_s3_uris_credentials_and_query_become_the_buckets_s3a_settings(jvm, u
     assert hooks.path(uri) == path
     got = dict(line.split("=", 1) for line in hooks.settings(uri).splitlines())
     assert got == {f"fs.s3a.bucket.bkt.{k}": v for k, v in settings.items()}
+
+
+def test_a_driver_that_died_after_publishing_on_s3_blocks_nothing(jvm, s3, s3a):
+    """The commit was published (the job is visible) but the driver died before removing its lease object: the
+    next job sees that the lease's job is committed and goes on."""
+    from kvlog.spark import _remote
+
+    key = s3.new_prefix()
+    uri = s3.uri(key)
+    ok = jvm.range(80).selectExpr("cast(id as string) as key", "cast(cast(id as string) as binary) as value")
+    ok.write.format("kvlog").mode("append").option("topic", "t").save(uri)
+    job = committed_offsets.latest(_remote.canonical(uri)[0]).job
+    s3.put(f"{key}/{committed_offsets.LEASE_PREFIX}{job}", f"{int(time.time() * 1000)} t -\n".encode())
+    ok.write.format("kvlog").mode("append").option("topic", "t").save(uri)
+    assert len(rows(read(jvm, "kvlog", uri, subscribe="t"))) == 160
+    leases = [i.base_name for i in s3.fs.get_file_info(pafs.FileSelector(f"kvlog-tests/{key}"))
+              if i.base_name.startswith(committed_offsets.LEASE_PREFIX)]
+    assert leases == []
