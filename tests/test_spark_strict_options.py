@@ -292,10 +292,21 @@ def test_kvlog_jvm_on_s3_names_the_connector_and_the_python_source(jvm):
     from s3_support import session_has_s3a
 
     uri = "s3://AKIAKEY:TOPSECRET@some-bucket/kvlog?endpoint_override=127.0.0.1:1&scheme=http"
-    with pytest.raises(Exception) as info:
-        jvm.read.format("kvlog_jvm").option("subscribe", "t").load(uri).collect()
+    s3a = session_has_s3a(jvm)
+    conf = jvm.sparkContext._jsc.hadoopConfiguration()
+    fast = {f"fs.s3a.bucket.some-bucket.{k}": v for k, v in (("attempts.maximum", "1"), ("retry.limit", "1"),
+                                                              ("retry.interval", "10ms"))}
+    if s3a:  # the endpoint refuses connections: fail at once rather than after S3A's and the SDK's retries
+        for k, v in fast.items():
+            conf.set(k, v)
+    try:
+        with pytest.raises(Exception) as info:
+            jvm.read.format("kvlog_jvm").option("subscribe", "t").load(uri).collect()
+    finally:
+        for k in fast:
+            conf.unset(k)
     msg = str(info.value)
-    if session_has_s3a(jvm):  # S3A serves it: the endpoint refuses the connection, and nothing shows the secret
+    if s3a:  # S3A serves it: the endpoint refuses the connection, and nothing shows the secret
         assert "TOPSECRET" not in msg and "AKIAKEY" not in msg
         return
     assert "has none for s3:// (s3://some-bucket/kvlog)" in msg
