@@ -8,15 +8,12 @@ kvlog implements two reflected CRCs (init 0xFFFFFFFF, final xor 0xFFFFFFFF):
 
 Everything below is derived from those two numbers.  Usage:
 
-    python tools/gen_crc_constants.py            # print all generated C blocks
-    python tools/gen_crc_constants.py --check    # verify the C sources are up to date
-    python tools/gen_crc_constants.py --write    # rewrite the generated blocks in place
+    python tools/gen_crc_constants.py            # print every table and constant as C, for reading
 
-Generated blocks in the C files are delimited by
-
-    /* BEGIN GENERATED <name> (tools/gen_crc_constants.py) */
-    ...
-    /* END GENERATED <name> */
+The C sources no longer carry these as generated blocks: since issue 44, kvlog_crc_tables.h computes
+them from the polynomial once at start-up (the same derivations, in C), and the test vectors and the
+differential CRC tests check the results. This file stays the derivation and a pure-Python model;
+its self-check runs first.
 
 Conventions (see also the comments in csrc/crc32.c)
 ---------------------------------------------------
@@ -56,9 +53,7 @@ K = rev_32(x^(8L-33) mod P).
 Shift tables (no carry-less multiplier available): the map C -> C*x^(8L) mod P
 is GF(2)-linear, so it is tabulated per input byte: 4 x 256 words per L.
 """
-import os
 import random
-import re
 import sys
 import zlib
 
@@ -384,47 +379,12 @@ def blocks():
     return b
 
 
-def core_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(here, os.pardir, "src", "kvlog", "_core")
-
-
-def replace_blocks(text, items):
-    for name, body in items:
-        pat = re.compile(r"(/\* BEGIN GENERATED %s \(tools/gen_crc_constants\.py\) \*/\n)"
-                         r".*?(/\* END GENERATED %s \*/)" % (re.escape(name), re.escape(name)), re.S)
-        if not pat.search(text):
-            raise SystemExit("generated block %s not found" % name)
-        text = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
-    return text
-
-
 def main(argv):
     self_check()
     b = blocks()
     if len(argv) > 1 and argv[1] in ("--check", "--write"):
-        byfile = {}
-        for name, (fn, body) in b.items():
-            byfile.setdefault(fn, []).append((name, body))
-        stale = []
-        for fn, items in byfile.items():
-            path = os.path.join(core_dir(), fn)
-            with open(path) as f:
-                old = f.read()
-            new = replace_blocks(old, items)
-            if new != old:
-                if argv[1] == "--write":
-                    with open(path, "w") as f:
-                        f.write(new)
-                    print("updated", os.path.normpath(path))
-                else:
-                    stale.append(path)
-        if stale:
-            print("out of date:", ", ".join(os.path.normpath(x) for x in stale))
-            return 1
-        if argv[1] == "--check":
-            print("generated blocks are up to date")
-        return 0
+        raise SystemExit(f"{argv[1]}: the C sources hold no generated blocks any more; the tables are computed "
+                         "at start-up (src/kvlog/_core/include/kvlog_crc_tables.h) and checked by the tests")
     for name, (fn, body) in b.items():
         print("/* BEGIN GENERATED %s (tools/gen_crc_constants.py) */" % name)
         print(body)
