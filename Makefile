@@ -206,13 +206,13 @@ FT_DEPS := "numpy>=1.26" "pyarrow>=14" "lz4>=4.3" "zstandard>=0.22" "cramjam>=2.
 freethreaded-python:
 	tools/freethreaded_python.sh $(FT_PREFIX)
 
-$(FT_VENV)/.installed: tools/freethreaded_python.sh
+$(FT_VENV)/.installed: tools/freethreaded_python.sh tools/freethreaded-constraints.txt
 	tools/system_libs.sh
 	tools/freethreaded_python.sh $(FT_PREFIX)
 	rm -rf $(FT_VENV)
 	$(FT_PREFIX)/bin/python3 -m venv $(FT_VENV)
 	$(FT_PY) -m pip install -q --upgrade pip
-	$(FT_PY) -m pip install -q $(FT_BINARY) "setuptools>=77" wheel "Cython>=3.1" $(FT_DEPS)
+	$(FT_PY) -m pip install -q $(FT_BINARY) -c tools/freethreaded-constraints.txt "setuptools>=77" wheel "Cython>=3.1" $(FT_DEPS)
 	touch $@
 
 # The suite on the free-threaded interpreter with the GIL off (PYTHON_GIL=0: cramjam 2.11 has not declared
@@ -239,12 +239,12 @@ test-freethreaded: ft-wheel
 # once), kvlog's kernels built with -fsanitize=thread into build/tsan (tools/tsan.sh), and the threaded
 # tests run there; fails on any report.
 FT_TSAN_VENV := .venv-ft-tsan
-$(FT_TSAN_VENV)/.installed: tools/freethreaded_python.sh
+$(FT_TSAN_VENV)/.installed: tools/freethreaded_python.sh tools/freethreaded-constraints.txt
 	tools/freethreaded_python.sh --tsan build/cpython-ft-tsan
 	rm -rf $(FT_TSAN_VENV)
 	build/cpython-ft-tsan/bin/python3 -m venv $(FT_TSAN_VENV)
 	$(FT_TSAN_VENV)/bin/python -m pip install -q --upgrade pip
-	$(FT_TSAN_VENV)/bin/python -m pip install -q $(FT_BINARY) "setuptools>=77" wheel "Cython>=3.1" "numpy>=1.26" "pyarrow>=14" \
+	$(FT_TSAN_VENV)/bin/python -m pip install -q $(FT_BINARY) -c tools/freethreaded-constraints.txt "setuptools>=77" wheel "Cython>=3.1" "numpy>=1.26" "pyarrow>=14" \
 		"lz4>=4.3" "zstandard>=0.22" "cramjam>=2.8,<2.12" "pytest>=8,<9.2" "hypothesis>=6.100" "crc32c>=2.4" \
 		"google-crc32c>=1.5"
 	touch $@

@@ -43,7 +43,10 @@ if [ -x "$PREFIX/bin/python3" ] && "$PREFIX/bin/python3" -c 'import sys, ssl, zl
 fi
 
 # Build dependencies (Debian): the headers of the stdlib's C modules pip, numpy, pyarrow and the suite use.
-DEPS="$([ $TSAN = 1 ] && echo clang libclang-rt-14-dev) build-essential pkg-config libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
+# (the TSan build adds clang; an `if`, since a failing substitution in an assignment would end the script)
+TSAN_DEPS=""
+if [ $TSAN = 1 ]; then TSAN_DEPS="clang libclang-rt-14-dev"; fi
+DEPS="$TSAN_DEPS build-essential pkg-config libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
 libreadline-dev libncurses-dev libgdbm-dev uuid-dev"
 missing=$(for d in $DEPS; do [ "$d" = build-essential ] && continue; dpkg -s "$d" >/dev/null 2>&1 || echo "$d"; done)
 if [ -n "$missing" ]; then
