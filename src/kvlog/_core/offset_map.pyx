@@ -53,20 +53,33 @@ cdef extern from "kvlog_bytes.h" nogil:
 
 cdef extern from *:
     """
-    /* The map's use count, shared by threads that run without the GIL (always, on a free-threaded build):
-       > 0 readers, -1 one writer, 0 idle. Entered with a compare-and-swap, so two threads can never both
-       see it free; the statistics are summed with atomic adds. */
+    /* The map's use word, shared by threads that run without the GIL (always, on a free-threaded build):
+       the number of readers inside, plus KV_OM_WRITER once a writer has claimed the map. A writer claims
+       it with a compare-and-swap (a second writer, or a reader arriving after the claim, fails at once),
+       then waits for the readers already inside to leave (reads are bounded: a probe or a batch), so a
+       batch write is never refused because a short read happened to be in progress. The statistics are
+       summed with atomic adds. */
+    #include <sched.h>
+    #define KV_OM_WRITER (1 << 30)
     static int kv_om_enter_read(int *use) {
         int v = __atomic_load_n(use, __ATOMIC_ACQUIRE);
-        while (v >= 0)
+        while (!(v & KV_OM_WRITER))
             if (__atomic_compare_exchange_n(use, &v, v + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                 return 0;
         return -1;
     }
     static void kv_om_exit_read(int *use) { __atomic_fetch_sub(use, 1, __ATOMIC_RELEASE); }
+    /* 0: claimed with no reader inside; 1: claimed, readers to wait for (kv_om_wait_readers); -1: taken */
     static int kv_om_enter_write(int *use) {
-        int idle = 0;
-        return __atomic_compare_exchange_n(use, &idle, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ? 0 : -1;
+        int v = __atomic_load_n(use, __ATOMIC_ACQUIRE);
+        while (!(v & KV_OM_WRITER))
+            if (__atomic_compare_exchange_n(use, &v, v | KV_OM_WRITER, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return v == 0 ? 0 : 1;
+        return -1;
+    }
+    static void kv_om_wait_readers(int *use) {
+        while (__atomic_load_n(use, __ATOMIC_ACQUIRE) != KV_OM_WRITER)
+            sched_yield();
     }
     static void kv_om_exit_write(int *use) { __atomic_store_n(use, 0, __ATOMIC_RELEASE); }
     static void kv_om_add(int64_t *p, int64_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
@@ -76,6 +89,7 @@ cdef extern from *:
     int kv_om_enter_read(int *use) nogil
     void kv_om_exit_read(int *use) nogil
     int kv_om_enter_write(int *use) nogil
+    void kv_om_wait_readers(int *use) nogil
     void kv_om_exit_write(int *use) nogil
     void kv_om_add(int64_t *p, int64_t v) nogil
     int64_t kv_om_load(const int64_t *p) nogil
@@ -616,7 +630,7 @@ cdef class OffsetMap:
     cdef double _load_factor
     cdef int64_t _max_load
     cdef bint _dirty
-    cdef int _use               # readers (> 0) or a writer (-1) in the buffer now: kv_om_enter_*
+    cdef int _use               # readers inside, plus KV_OM_WRITER once a writer claimed it: kv_om_enter_*
 
     def __cinit__(self, memory, *, strategy="offset", load_factor=0.9):
         cdef int64_t mem, bpe, slots
@@ -668,8 +682,12 @@ cdef class OffsetMap:
 
     # --- guards -----------------------------------------------------------------------------------
     cdef inline int _enter_write(self) except -1:
-        if kv_om_enter_write(&self._use) < 0:
-            raise OffsetMapError("the offset map is in use by a batch running in another thread")
+        cdef int rc = kv_om_enter_write(&self._use)
+        if rc < 0:
+            raise OffsetMapError("the offset map is being written by a batch running in another thread")
+        if rc > 0:
+            with nogil:  # readers inside finish (a GIL-build reader leaves only after taking the GIL back)
+                kv_om_wait_readers(&self._use)
         return 0
 
     cdef inline int _enter_read(self) except -1:
