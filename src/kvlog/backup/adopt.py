@@ -142,14 +142,19 @@ def broker_running(log_dir: str) -> bool:
 # ------------------------------------------------------------------------------------ file-level changes
 def _heads(path: str) -> np.ndarray:
     with open(path, "rb") as f:
-        data = f.read()
+        return batch_heads(f.read(), path)
+
+
+def batch_heads(data: bytes, path: str, error: type[KvlogError] = KvlogError) -> np.ndarray:
+    """Every batch header of a segment's bytes (``_k.scan``, CRCs unchecked), ``error`` on a damaged frame;
+    shared with restore, which cuts backups at batch boundaries."""
     parts, pos = [], 0
     out = np.empty(_CAP, dtype=_k.BATCH_DTYPE)
     while pos < len(data):
-        count, nxt, status, error = _k.scan(data, pos, len(data), out, False, False)
+        count, nxt, status, err = _k.scan(data, pos, len(data), out, False, False)
         parts.append(out[:count].copy())
-        if error is not None:
-            raise KvlogError(f"{path}: {error}")
+        if err is not None:
+            raise error(f"{path}: {err}")
         if status != _k.FULL:
             break
         pos = nxt

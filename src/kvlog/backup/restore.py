@@ -42,7 +42,7 @@ import numpy as np
 
 from kvlog import _files, broker_files, checkpoint
 from kvlog._core import records as _k
-from kvlog.backup.adopt import KAFKA_LOCK, broker_running, root_checkpoints, target_metadata, write_end_snapshot
+from kvlog.backup.adopt import KAFKA_LOCK, batch_heads, broker_running, root_checkpoints, target_metadata, write_end_snapshot
 from kvlog.backup.manifest import OBJECTS, FileEntry, Manifest, PartitionEntry
 from kvlog.backup.run import latest_manifest, read_manifest
 from kvlog.backup.source import epochs_below, read_topic_id
@@ -60,7 +60,6 @@ TMP_MARK = "6b766c6f67"  # "kvlog" in hex: the start of the id in a work directo
 JOURNAL = ".kvlog-restore-journal"
 SETTLE_BYTES = 256 << 20  # restored bytes made durable (and journaled as done) together
 INTERNAL = ("__consumer_offsets", "__transaction_state", "__share_group_state", "__remote_log_metadata")
-_CAP = 4096
 _groups_topic = "__consumer_offsets"
 
 Progress = Callable[["RestoreResult"], None]
@@ -105,17 +104,7 @@ def _headers(path: str) -> np.ndarray:
 
 
 def _headers_of(data: bytes, path: str) -> np.ndarray:
-    parts, pos = [], 0
-    out = np.empty(_CAP, dtype=_k.BATCH_DTYPE)
-    while pos < len(data):
-        count, nxt, status, error = _k.scan(data, pos, len(data), out, False, False)
-        parts.append(out[:count].copy())
-        if error is not None:
-            raise BackupError(f"{path}: {error}")
-        if status != _k.FULL:
-            break
-        pos = nxt
-    return np.concatenate(parts) if parts else np.empty(0, _k.BATCH_DTYPE)
+    return batch_heads(data, path, BackupError)
 
 
 def open_transactions_cut(heads: np.ndarray, cut: int) -> int:
