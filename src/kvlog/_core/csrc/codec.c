@@ -48,6 +48,18 @@ static int grow(kv_codec *c, size_t need, size_t most)
     return 0;
 }
 
+/* Room for the next piece of output after `len` bytes: grown by 256 KiB when under 64 KiB are left, never
+   past limit + 1 (one byte over the limit tells a bomb from an exact fit). 0 when the memory is refused. */
+static size_t room(kv_codec *c, size_t len, size_t limit)
+{
+    size_t out;
+    if (c->cap - len < ((size_t)64 << 10) && c->cap <= limit &&
+        grow(c, len + ((size_t)256 << 10) < limit + 1 ? len + ((size_t)256 << 10) : limit + 1, limit + 1) < 0)
+        return 0;
+    out = c->cap - len;
+    return out > limit + 1 - len ? limit + 1 - len : out;
+}
+
 void kv_codec_free(kv_codec *c)
 {
     free(c->buf);
@@ -221,12 +233,9 @@ static int64_t unlz4(kv_codec *c, const unsigned char *p, size_t n, size_t limit
         size_t in = n - pos, out;
         if (pos >= n)
             return -1;  /* the frame is cut short */
-        if (c->cap - len < ((size_t)64 << 10) && c->cap <= limit &&
-            grow(c, len + ((size_t)256 << 10) < limit + 1 ? len + ((size_t)256 << 10) : limit + 1, limit + 1) < 0)
+        out = room(c, len, limit);
+        if (out == 0)
             return -1;
-        out = c->cap - len;
-        if (out > limit + 1 - len)
-            out = limit + 1 - len;
         hint = LZ4F_decompress(d, c->buf + len, &out, p + pos, &in, NULL);
         if (LZ4F_isError(hint))
             return -1;
@@ -259,13 +268,10 @@ static int64_t unzstd(kv_codec *c, const unsigned char *p, size_t n, size_t limi
         return -1;
     while (in.pos < in.size) {
         ZSTD_outBuffer out;
-        if (c->cap - len < ((size_t)64 << 10) && c->cap <= limit &&
-            grow(c, len + ((size_t)256 << 10) < limit + 1 ? len + ((size_t)256 << 10) : limit + 1, limit + 1) < 0)
+        out.size = room(c, len, limit);
+        if (out.size == 0)
             return -1;
         out.dst = c->buf + len;
-        out.size = c->cap - len;
-        if (out.size > limit + 1 - len)
-            out.size = limit + 1 - len;
         out.pos = 0;
         ret = ZSTD_decompressStream(d, &out, &in);
         if (ZSTD_isError(ret))
@@ -277,13 +283,10 @@ static int64_t unzstd(kv_codec *c, const unsigned char *p, size_t n, size_t limi
     /* input used up: the last frame must be complete and its output all flushed */
     while (ret != 0) {
         ZSTD_outBuffer out;
-        if (c->cap - len < ((size_t)64 << 10) && c->cap <= limit &&
-            grow(c, len + ((size_t)256 << 10) < limit + 1 ? len + ((size_t)256 << 10) : limit + 1, limit + 1) < 0)
+        out.size = room(c, len, limit);
+        if (out.size == 0)
             return -1;
         out.dst = c->buf + len;
-        out.size = c->cap - len;
-        if (out.size > limit + 1 - len)
-            out.size = limit + 1 - len;
         out.pos = 0;
         ret = ZSTD_decompressStream(d, &out, &in);
         if (ZSTD_isError(ret) || out.pos == 0)
