@@ -461,7 +461,7 @@ def adopt(log_dir: str | os.PathLike[str], sources: Sequence[str | os.PathLike[s
                             broker_files.format_partition_metadata(plan.topic_id))
         if not plan.in_place:
             if os.path.isdir(plan.target):
-                old = _work_name(root, plan.label)
+                old = work_name(root, plan.label)
                 os.replace(plan.target, old)
                 os.replace(work, plan.target)
                 shutil.rmtree(old)
@@ -482,13 +482,13 @@ def adopt(log_dir: str | os.PathLike[str], sources: Sequence[str | os.PathLike[s
     return result
 
 
-def _work_name(root: str, label: str) -> str:
+def work_name(root: str, label: str) -> str:
     # a name a broker that starts after a killed adopt takes for a deleted partition (and removes)
     return os.path.join(root, f"{label}.{uuid.uuid4().hex}-delete")
 
 
 def _place_work(root: str, plan: _Plan, move: bool) -> str:
-    work = _work_name(root, plan.label)
+    work = work_name(root, plan.label)
     if move:
         try:
             os.rename(plan.source, work)

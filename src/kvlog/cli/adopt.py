@@ -37,6 +37,11 @@ def add_adopt_parser(sub: Any) -> None:
     a.add_argument("--recover", action="store_true",
                    help="remove LOG_DIR/.kafka_cleanshutdown so that the broker recovers every log of it (a 4.x "
                         "controller then handles the broker as uncleanly shut down)")
+    a.add_argument("--new-topic", action="store_true",
+                   help="place the partitions into a RUNNING broker's log directory for a topic not created yet: "
+                        "the broker loads them when the topic is created afterwards (no restart); partition.metadata "
+                        "is left to the broker and leader epochs lowered to 0. One log directory, and this broker "
+                        "the topic's (first) replica: see docs/broker-files.md")
     a.add_argument("--dry-run", action="store_true", help="say what would be done; write nothing")
     a.add_argument("--json", action="store_true", help="print the result as JSON")
     a.set_defaults(func=cmd_adopt)
@@ -45,9 +50,21 @@ def add_adopt_parser(sub: Any) -> None:
 def cmd_adopt(args: argparse.Namespace) -> int:
     from kvlog.backup.adopt import adopt, adopt_sources
 
-    result = adopt(args.log_dir, adopt_sources(args.partitions), metadata_dir=args.metadata_dir,
-                   topic_ids=dict(args.topic_id or []), force=args.force, move=args.move, recover=args.recover,
-                   dry_run=args.dry_run)
+    if args.new_topic:
+        from kvlog.backup.adopt_new_topic import adopt_new_topic
+
+        unused = [flag for flag, given in (("--topic-id", args.topic_id), ("--force", args.force),
+                                           ("--recover", args.recover)) if given]
+        if unused:
+            _err(f"kvlog adopt: error: {', '.join(unused)} cannot go with --new-topic (the broker gives the new "
+                 "topic its id, and nothing of it exists to replace or recover)")
+            return 2
+        result = adopt_new_topic(args.log_dir, adopt_sources(args.partitions), metadata_dir=args.metadata_dir,
+                                 move=args.move, dry_run=args.dry_run)
+    else:
+        result = adopt(args.log_dir, adopt_sources(args.partitions), metadata_dir=args.metadata_dir,
+                       topic_ids=dict(args.topic_id or []), force=args.force, move=args.move, recover=args.recover,
+                       dry_run=args.dry_run)
     if args.json:
         _out(json.dumps(result.as_dict(), indent=1, sort_keys=True))
     else:
@@ -55,8 +72,8 @@ def cmd_adopt(args: argparse.Namespace) -> int:
         for label, p in sorted(result.partitions.items()):
             epochs = f", {p.epochs_lowered} batches' leader epochs lowered to {p.leader_epoch_cap}" \
                 if p.epochs_lowered else ""
-            _out(f"{label}: {verb} offsets {p.log_start_offset}..{p.end_offset - 1}, topic id {p.topic_id} "
-                 f"(from {p.topic_id_from}){epochs}")
+            tid = f"topic id {p.topic_id} (from {p.topic_id_from})" if p.topic_id else "topic id from its creation"
+            _out(f"{label}: {verb} offsets {p.log_start_offset}..{p.end_offset - 1}, {tid}{epochs}")
     for w in result.warnings:
         _err(f"kvlog: warning: {w}")
     return 0
