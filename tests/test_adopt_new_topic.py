@@ -152,3 +152,12 @@ def test_cli(running: Path, tmp_path: Path) -> None:
     again = subprocess.run([sys.executable, "-m", "kvlog", "adopt", "--new-topic", str(running),
                             str(running / "orders-0")], capture_output=True, text=True, timeout=120)
     assert again.returncode == 1 and "exists" in again.stderr
+
+
+def test_refuses_a_kraft_broker_without_its_metadata(running: Path, tmp_path: Path) -> None:
+    src = tmp_path / "s" / "t-0"
+    _write(src)
+    (running / "meta.properties").write_text("node.id=1\nversion=1\ncluster.id=x\n")
+    with pytest.raises(AdoptError, match="give --metadata-dir"):
+        adopt_new_topic(running, [src])
+    assert src.exists() and not (running / "t-0").exists()

@@ -16,7 +16,9 @@ Each directory is made whole in a work directory inside ``LOG_DIR`` (a name a br
 takes for a deleted partition) and then renamed into place without replacing anything (``renameat2`` with
 ``RENAME_NOREPLACE``): if the topic was created in between, the broker's own directory stays and this call
 fails. Refused, with the reason for each, and then nothing is written: a stopped broker (a KRaft broker that
-starts before the topic exists renames the directories ``-stray``), a topic the KRaft metadata already has, an
+starts before the topic exists renames the directories ``-stray``), a KRaft broker whose metadata log is not found
+(``metadata_dir``), a topic the KRaft metadata already has (a partition placed beside a topic with fewer
+partitions is renamed ``-stray`` at the next start: the broker tests saw it), an
 existing target directory, a log whose start lies inside its first segment (a new log starts at its first
 segment's base, so the records below the start would be served), damaged data.
 
@@ -37,11 +39,13 @@ from collections.abc import Sequence
 
 from kvlog import _files, _io, broker_files
 from kvlog.backup.adopt import (
+    META_PROPERTIES,
     AdoptedPartition,
     AdoptError,
     AdoptResult,
     broker_running,
     cap_leader_epochs,
+    read_properties,
     target_metadata,
     work_name,
     write_end_snapshot,
@@ -96,6 +100,11 @@ def adopt_new_topic(log_dir: str | os.PathLike[str], sources: Sequence[str | os.
                          "them -stray); start it first, or adopt into the stopped broker after creating the topic")
     result = AdoptResult(root, dry_run=dry_run)
     meta = target_metadata(root, None if metadata_dir is None else os.fspath(metadata_dir))
+    props = read_properties(os.path.join(root, META_PROPERTIES)) or {}
+    if meta.source is None and (props.get("version") == "1" or "node.id" in props):
+        raise AdoptError(f"{root} belongs to a KRaft broker, but its metadata log is not in it: give --metadata-dir "
+                         "(the broker's metadata.log.dir). Without it kvlog cannot tell whether the topic exists "
+                         "already (with fewer partitions, the broker would later rename a placed one -stray)")
     plans: list[tuple[str, str, int, str, str, int, int]] = []  # label, topic, p, source, target, start, end
     seen: set[str] = set()
     for src in sources:
