@@ -20,8 +20,9 @@ codec. Each figure is one run (after a small warm-up of every path), in rows/s:
 * selective read: ``startingOffsetsByTimestamp`` at the last 10 % by timestamp, both ways;
 * streaming: ``readStream`` with ``Trigger.AvailableNow`` into the ``noop`` sink, both ways;
 * load a topic: the job that ends when a consumer can read every record: producing through the broker, vs the
-  JVM sink's write plus docs/broker-files.md's serving procedure (stop the broker, ``kvlog adopt`` the written
-  partitions into its log directory, start it again).
+  JVM sink's write plus docs/broker-files.md's serving procedures: for a new topic (each codec), ``kvlog adopt
+  --new-topic`` into the running broker and then the topic's creation (the creation timed on both sides); for an
+  existing topic (the last codec), stop the broker, ``kvlog adopt`` the written partitions, start it again.
 
 It prints ``kvlog._core.build_info()``'s CPU features and the load average first: other work on the machine
 skews every figure (the 2-core VM this was written on is shared).
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -125,6 +127,7 @@ class Bench:
                                                                  "log.segment.bytes": str(1 << 30)})
         self.rows: list[tuple[str, str, float, float]] = []  # what, peer, ours (rows/s), theirs (rows/s)
         self.s3 = None  # an S3Server (tests/s3_support.py) for the object-store rows
+        self.steps: dict[str, dict[str, float]] = {}  # the load jobs' steps, in seconds
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def create(self, *topics: str) -> None:
@@ -238,6 +241,68 @@ class Bench:
         q.awaitTermination()
         return sum(p["numInputRows"] for p in q.recentProgress)
 
+    def _steps(self, label: str) -> tuple[dict[str, float], Any]:
+        steps: dict[str, float] = {}
+        self.steps[label] = steps
+
+        def step(name: str, fn) -> None:
+            steps[name] = timed(fn)[0]
+        return steps, step
+
+    def load_new_topic(self, src, codec: str) -> None:
+        """A new topic: producing through the broker (create the topic, ``df.write.format("kafka")``) against
+        the JVM sink's write, ``kvlog adopt --new-topic`` into the RUNNING broker and the topic's creation
+        (docs/broker-files.md): no restart."""
+        from kvlog.backup.adopt_new_topic import adopt_new_topic
+
+        n = self.n
+        produced, kvlog_topic = f"load-kafka-{codec}", f"load-new-{codec}"
+        t_produce, _ = timed(lambda: (self.create(produced), self.kafka_write(src, produced, codec),
+                                      self.consumer_reads_all(produced, n)))
+        staging = os.path.join(self.work, f"load-staging-{codec}")
+        steps, step = self._steps(f"new topic [{codec}]")
+
+        def kvlog_load() -> None:
+            step("JVM sink write", lambda: self.kvlog_write(src, staging, kvlog_topic, codec))
+            step("kvlog adopt --new-topic --move", lambda: adopt_new_topic(
+                self.broker.data, [os.path.join(staging, f"{kvlog_topic}-{p}") for p in range(PARTITIONS)],
+                metadata_dir=self.broker.meta, move=True))
+            step("create the topic", lambda: self.create(kvlog_topic))
+            step("a consumer reads the ends", lambda: self.consumer_reads_all(kvlog_topic, n))
+
+        t_load, _ = timed(kvlog_load)
+        print(f"  new topic [{codec}], step by step: " + ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()),
+              flush=True)
+        self.row(f"load a new topic: JVM sink + adopt --new-topic + create [{codec}]",
+                 "create + produce through format('kafka')", t_load, t_produce)
+
+    def load_existing_topic(self, src, codec: str) -> None:
+        """An existing (empty) topic: producing into it against the JVM sink's write plus the stopped broker's
+        procedure (stop the broker, ``kvlog adopt`` the written partitions into its log directory, start it)."""
+        from kvlog.backup.adopt import adopt
+
+        n = self.n
+        produced, kvlog_topic = f"load-kafka-existing-{codec}", f"load-existing-{codec}"
+        self.create(produced, kvlog_topic)
+        t_produce, _ = timed(lambda: (self.kafka_write(src, produced, codec), self.consumer_reads_all(produced, n)))
+        staging = os.path.join(self.work, f"load-staging-existing-{codec}")
+        steps, step = self._steps(f"existing topic [{codec}]")
+
+        def kvlog_load() -> None:
+            step("stop the broker", self.broker.stop)
+            step("JVM sink write", lambda: self.kvlog_write(src, staging, kvlog_topic, codec))
+            step("kvlog adopt --move", lambda: adopt(
+                self.broker.data, [os.path.join(staging, f"{kvlog_topic}-{p}") for p in range(PARTITIONS)],
+                metadata_dir=self.broker.meta, move=True))
+            step("start the broker", self.broker.start)
+            step("a consumer reads the ends", lambda: self.consumer_reads_all(kvlog_topic, n))
+
+        t_load, _ = timed(kvlog_load)
+        print(f"  existing topic [{codec}], step by step: " + ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()),
+              flush=True)
+        self.row(f"load an existing topic: JVM sink + adopt + restart [{codec}]", "produce through format('kafka')",
+                 t_load, t_produce)
+
     def run(self) -> None:
         from pyspark.sql import functions as F
 
@@ -303,34 +368,12 @@ class Bench:
                 kafka_stream[codec] = timed(lambda: self.stream("kafka", topic, os.path.join(self.work, f"ck-k-{codec}")))
         self.broker.start()
 
-        print("load a topic (until a consumer can read every record):", flush=True)
-        codec = self.codecs[-1]
-        self.create("load-kafka", "load-kvlog")
-        t_produce, _ = timed(lambda: (self.kafka_write(src, "load-kafka", codec),
-                                      self.consumer_reads_all("load-kafka", n)))
-        staging = os.path.join(self.work, "load-staging")
+        print("load a topic (until a consumer can read every record; the topic's creation included both ways):",
+              flush=True)
 
-        steps: dict[str, float] = {}
-
-        def step(name: str, fn) -> None:
-            steps[name] = timed(fn)[0]
-
-        def kvlog_load() -> None:
-            from kvlog.backup.adopt import adopt
-
-            step("stop the broker", self.broker.stop)
-            step("JVM sink write", lambda: self.kvlog_write(src, staging, "load-kvlog", codec))
-            step("kvlog adopt --move", lambda: adopt(
-                self.broker.data, [os.path.join(staging, f"load-kvlog-{p}") for p in range(PARTITIONS)],
-                metadata_dir=self.broker.meta, move=True))
-            step("start the broker", self.broker.start)
-            step("a consumer reads the ends", lambda: self.consumer_reads_all("load-kvlog", n))
-
-        t_load, _ = timed(kvlog_load)
-        print("  the sink's load, step by step: " + ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()), flush=True)
-        self.steps = steps
-        self.row(f"load a topic: JVM sink + adopt + restart [{codec}]", "produce through format('kafka')",
-                 t_load, t_produce)
+        for codec in self.codecs:
+            self.load_new_topic(src, codec)
+        self.load_existing_topic(src, self.codecs[-1])
         src.unpersist()
 
 
