@@ -1,11 +1,9 @@
 package io.kvlog.spark;
 
-import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The logical side of {@link SinkExchangeExec}: what adaptive execution re-plans when it re-optimizes a JVM sink
@@ -46,7 +44,7 @@ public final class SinkExchange extends LogicalPlan {
 
     @Override
     public Seq<LogicalPlan> children() {
-        return CollectionConverters.asScala(List.of(child)).toList();
+        return SinkExchangeNode.children(child);
     }
 
     @Override
@@ -56,18 +54,12 @@ public final class SinkExchange extends LogicalPlan {
 
     @Override
     public int productArity() {
-        return 4;
+        return SinkExchangeNode.ARITY;
     }
 
     @Override
     public Object productElement(int n) {
-        return switch (n) {
-            case 0 -> child;
-            case 1 -> routing;
-            case 2 -> writerTasks;
-            case 3 -> output;
-            default -> throw new IndexOutOfBoundsException(n);
-        };
+        return SinkExchangeNode.element(n, child, routing, writerTasks, output);
     }
 
     @Override
@@ -77,6 +69,6 @@ public final class SinkExchange extends LogicalPlan {
 
     @Override
     public String nodeName() {
-        return "KvlogSinkExchange";
+        return SinkExchangeNode.NAME;
     }
 }

@@ -78,7 +78,7 @@ public final class SinkExchangeExec extends SparkPlan {
 
     @Override
     public Seq<SparkPlan> children() {
-        return CollectionConverters.asScala(List.of(child)).toList();
+        return SinkExchangeNode.children(child);
     }
 
     @Override
@@ -88,18 +88,12 @@ public final class SinkExchangeExec extends SparkPlan {
 
     @Override
     public int productArity() {
-        return 4;
+        return SinkExchangeNode.ARITY;
     }
 
     @Override
     public Object productElement(int n) {
-        return switch (n) {
-            case 0 -> child;
-            case 1 -> routing;
-            case 2 -> writerTasks;
-            case 3 -> output;
-            default -> throw new IndexOutOfBoundsException(n);
-        };
+        return SinkExchangeNode.element(n, child, routing, writerTasks, output);
     }
 
     @Override
@@ -109,7 +103,7 @@ public final class SinkExchangeExec extends SparkPlan {
 
     @Override
     public String nodeName() {
-        return "KvlogSinkExchange";
+        return SinkExchangeNode.NAME;
     }
 
     @Override
