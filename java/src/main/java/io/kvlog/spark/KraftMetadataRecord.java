@@ -10,8 +10,9 @@ import java.nio.charset.StandardCharsets;
  * KIP-868) only by it, because they group records. Layouts follow Kafka's
  * {@code metadata/src/main/resources/common/metadata/*.json}, as {@code kvlog.internal_topics} decodes them.
  */
-final class KraftMetadataRecord {
-    static final int FRAME_VERSION = 1;
+final class KraftMetadataRecord extends FramedRecord {
+    private static final String VARINT_PAST_END = "the %s varint runs past the end of the record value";
+    private static final String VARINT_TOO_LONG = "the %s varint is longer than 32 bits";
     static final int TOPIC = 2;
     static final int CONFIG = 4;
     static final int REMOVE_TOPIC = 9;
@@ -30,27 +31,18 @@ final class KraftMetadataRecord {
     String configName;
     String configValue;
 
-    private final byte[] buf;
-    private int pos;
-    private final int end;
-
-    private KraftMetadataRecord(byte[] buf, int pos, int end, int apiKey) {
-        this.buf = buf;
-        this.pos = pos;
-        this.end = end;
+    private KraftMetadataRecord(byte[] buf, int pos, int apiKey) {
+        super(buf, pos, VARINT_PAST_END, VARINT_TOO_LONG);
         this.apiKey = apiKey;
     }
 
     /** Decodes one record value; the problem of a value that does not fit is a BatchFormatException. */
     static KraftMetadataRecord decode(byte[] value) throws BatchFormatException {
-        KraftMetadataRecord r = new KraftMetadataRecord(value, 0, value.length, -1);
-        long frame = r.uvarint("frame version");
-        if (frame != FRAME_VERSION) {
-            throw new BatchFormatException("unknown metadata frame version " + frame);
-        }
-        int apiKey = (int) r.uvarint("api key");
-        long version = r.uvarint("version");
-        KraftMetadataRecord out = new KraftMetadataRecord(value, r.pos, value.length, apiKey);
+        KraftMetadataRecord r = new KraftMetadataRecord(value, 0, -1);
+        long[] frame = r.frame("frame version", "api key");
+        int apiKey = (int) frame[0];
+        long version = frame[1];
+        KraftMetadataRecord out = new KraftMetadataRecord(value, r.pos, apiKey);
         String type = switch (apiKey) {
             case TOPIC -> "TopicRecord";
             case CONFIG -> "ConfigRecord";
@@ -86,29 +78,8 @@ final class KraftMetadataRecord {
             }
         }
         out.skipTaggedFields(type);
-        if (out.pos != out.end) {
-            throw new BatchFormatException((out.end - out.pos) + " bytes left after the " + type);
-        }
+        out.finish(type);
         return out;
-    }
-
-    /** Kafka's unsigned varint: at most 5 bytes, a 32-bit value. */
-    private long uvarint(String what) throws BatchFormatException {
-        long value = 0;
-        for (int i = 0; i < 5; i++) {
-            if (pos >= end) {
-                throw new BatchFormatException("the " + what + " varint runs past the end of the record value");
-            }
-            int b = buf[pos++] & 0xFF;
-            value |= (long) (b & 0x7F) << (7 * i);
-            if ((b & 0x80) == 0) {
-                if (value >= 1L << 32) {
-                    break;
-                }
-                return value;
-            }
-        }
-        throw new BatchFormatException("the " + what + " varint is longer than 32 bits");
     }
 
     /** A compact string: unsigned varint length + 1 (0: null), then UTF-8 (decoded as Java's String does). */

@@ -15,7 +15,9 @@ import java.util.TreeMap;
  * <p>Bytes that do not decode are a {@link BatchFormatException}; a record type or version this does not know (a
  * newer broker) decodes to a record whose {@link #unknown} says so, which the replay lists and skips.
  */
-final class RemoteLogMetadataRecord {
+final class RemoteLogMetadataRecord extends FramedRecord {
+    private static final String VARINT_PAST_END = "field %s: varint runs past the end of the bytes";
+    private static final String VARINT_TOO_LONG = "field %s: varint is longer than 32 bits";
     static final int SEGMENT = 0;
     static final int UPDATE = 1;
     static final int PARTITION_DELETE = 2;
@@ -52,14 +54,8 @@ final class RemoteLogMetadataRecord {
     int state;
     boolean txnIndexEmpty;
 
-    private final byte[] buf;
-    private int pos;
-    private int end;
-
     private RemoteLogMetadataRecord(byte[] buf, int pos, int apiKey, int version) {
-        this.buf = buf;
-        this.pos = pos;
-        this.end = buf.length;
+        super(buf, pos, VARINT_PAST_END, VARINT_TOO_LONG);
         this.apiKey = apiKey;
         this.version = version;
     }
@@ -78,12 +74,9 @@ final class RemoteLogMetadataRecord {
             throw new BatchFormatException("a remote log metadata record without a value");
         }
         RemoteLogMetadataRecord head = new RemoteLogMetadataRecord(value, 0, -1, -1);
-        long frame = head.uvarint("frameVersion");
-        if (frame != KraftMetadataRecord.FRAME_VERSION) {
-            throw new BatchFormatException("unknown metadata frame version " + frame);
-        }
-        int apiKey = (int) head.uvarint("apiKey");
-        int version = (int) head.uvarint("version");
+        long[] frame = head.frame("frameVersion", "apiKey");
+        int apiKey = (int) frame[0];
+        int version = (int) frame[1];
         RemoteLogMetadataRecord r = new RemoteLogMetadataRecord(value, head.pos, apiKey, version);
         if (apiKey < 0 || apiKey > SNAPSHOT) {
             r.unknown = "unknown remote log metadata record type " + apiKey;
@@ -99,9 +92,7 @@ final class RemoteLogMetadataRecord {
             case PARTITION_DELETE -> r.partitionDelete();
             default -> r.segment(false);
         }
-        if (r.pos != r.end) {
-            throw new BatchFormatException((r.end - r.pos) + " bytes left after the " + TYPE_NAMES[apiKey]);
-        }
+        r.finish(TYPE_NAMES[apiKey]);
         return r;
     }
 
@@ -247,25 +238,6 @@ final class RemoteLogMetadataRecord {
         byte[] out = java.util.Arrays.copyOfRange(buf, pos, pos + (int) n);
         pos += (int) n;
         return out;
-    }
-
-    /** Kafka's unsigned varint: at most 5 bytes, a 32-bit value. */
-    private long uvarint(String what) throws BatchFormatException {
-        long value = 0;
-        for (int i = 0; i < 5; i++) {
-            if (pos >= end) {
-                throw new BatchFormatException("field " + what + ": varint runs past the end of the bytes");
-            }
-            int b = buf[pos++] & 0xFF;
-            value |= (long) (b & 0x7F) << (7 * i);
-            if ((b & 0x80) == 0) {
-                if (value >= 1L << 32) {
-                    break;
-                }
-                return value;
-            }
-        }
-        throw new BatchFormatException("field " + what + ": varint is longer than 32 bits");
     }
 
     /**
