@@ -5,7 +5,6 @@ import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -23,7 +22,7 @@ import org.apache.hadoop.fs.Path;
  * The decoded chunks of the last two fetches are kept. Fetches are synchronous (the Python reader also fetches the
  * next group ahead on a worker thread). The object is opened on the first fetch.
  */
-final class AivenChunkedInput extends FSInputStream {
+final class AivenChunkedInput extends PositionedInput {
     /** Original bytes per scan request (the Python reader's block_size). */
     static final int BLOCK = 8 << 20;
     private final FileSystem store;
@@ -34,7 +33,6 @@ final class AivenChunkedInput extends FSInputStream {
     private final int group;
     private FSDataInputStream raw;
     private long objectSize = -1;
-    private long pos;
     private long next = -1; // where the previous read ended: a read starting there is a scan
     private Span recent; // the last fetch
     private Span older; // the one before
@@ -47,6 +45,7 @@ final class AivenChunkedInput extends FSInputStream {
     }
 
     AivenChunkedInput(FileSystem store, Path object, String name, AivenManifest manifest, AivenCipher cipher) {
+        super(name + ": ");
         this.store = store;
         this.object = object;
         this.name = name;
@@ -185,40 +184,6 @@ final class AivenChunkedInput extends FSInputStream {
         System.arraycopy(span.data(), (int) (position - span.start()), buffer, offset, n);
         next = position + n;
         return n;
-    }
-
-    @Override
-    public synchronized int read(byte[] b, int off, int len) throws IOException {
-        int n = read(pos, b, off, len);
-        if (n > 0) {
-            pos += n;
-        }
-        return n;
-    }
-
-    @Override
-    public synchronized int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n <= 0 ? -1 : one[0] & 0xFF;
-    }
-
-    @Override
-    public synchronized void seek(long to) throws IOException {
-        if (to < 0) {
-            throw new EOFException(name + ": negative seek " + to);
-        }
-        pos = to;
-    }
-
-    @Override
-    public synchronized long getPos() {
-        return pos;
-    }
-
-    @Override
-    public boolean seekToNewSource(long targetPos) {
-        return false;
     }
 
     @Override

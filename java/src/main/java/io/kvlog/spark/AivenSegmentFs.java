@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -101,11 +100,11 @@ final class AivenSegmentFs extends FileSystem {
     }
 
     /** An index held in memory, for positioned and sequential reads. */
-    private static final class Held extends FSInputStream {
+    private static final class Held extends PositionedInput {
         private final byte[] data;
-        private long pos;
 
         Held(byte[] data) {
+            super("");
             this.data = data;
         }
 
@@ -123,38 +122,6 @@ final class AivenSegmentFs extends FileSystem {
             int n = (int) Math.min(len, data.length - position);
             System.arraycopy(data, (int) position, b, off, n);
             return n;
-        }
-
-        @Override
-        public synchronized int read(byte[] b, int off, int len) throws IOException {
-            int n = read(pos, b, off, len);
-            if (n > 0) {
-                pos += n;
-            }
-            return n;
-        }
-
-        @Override
-        public synchronized int read() {
-            return pos < data.length ? data[(int) pos++] & 0xFF : -1;
-        }
-
-        @Override
-        public synchronized void seek(long to) throws IOException {
-            if (to < 0) {
-                throw new EOFException("negative seek " + to);
-            }
-            pos = to;
-        }
-
-        @Override
-        public synchronized long getPos() {
-            return pos;
-        }
-
-        @Override
-        public boolean seekToNewSource(long targetPos) {
-            return false;
         }
     }
 
