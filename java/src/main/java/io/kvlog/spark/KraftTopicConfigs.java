@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,9 +80,7 @@ final class KraftTopicConfigs {
                 }
             }
             CommittedOffsets committed = CommittedOffsets.latest(fs, root);
-            PartitionLog log = PartitionLog.open(fs, dir, tp, LogStartCheckpoint.read(fs, root).getOrDefault(tp, 0L),
-                LogStartCheckpoint.durableEnds(fs, root).getOrDefault(tp, -1L), false, true, 1 << 20, false, false,
-                committed.partitions.get(tp));
+            PartitionLog log = InternalTopicLog.open(fs, dir, tp, root, committed.partitions.get(tp));
             if (log.logStartOffset > covered) {
                 throw state.unresolvable("the metadata log starts at offset " + log.logStartOffset
                     + " and no snapshot covers the records before it", null);
@@ -156,27 +153,9 @@ final class KraftTopicConfigs {
 
     /** The log's batches from {@code from} (the snapshot's end offset) to its end; control batches are skipped. */
     private void replayLog(FileSystem fs, BatchDecoder decoder, PartitionLog log, long from) throws IOException {
-        SegmentList segs = log.segments;
-        long next = from;
-        for (int i = segs.segmentFor(from); i < segs.bases.length; i++) {
-            Path p = segs.path(i);
-            boolean last = i == segs.bases.length - 1;
-            long at = OffsetIndexLookup.positionFor(fs, p, segs.bases[i], from, fs.getFileStatus(p).getLen());
-            try (SegmentStream s = new SegmentStream(fs, p, at, 1 << 20)) {
-                // only the last segment may end in a torn batch (what a broker's recovery truncates)
-                while (s.next(last)) {
-                    if (BatchDecoder.baseOffset(s) >= log.logEndOffset) {
-                        break;
-                    }
-                    if (BatchDecoder.lastOffset(s) < from) {
-                        continue;
-                    }
-                    replayBatch(decoder, s, from);
-                    next = BatchDecoder.lastOffset(s) + 1;
-                }
-            }
-        }
+        long next = InternalTopicLog.walk(fs, log, from, s -> replayBatch(decoder, s, from));
         if (next < log.logEndOffset) {
+            SegmentList segs = log.segments;
             throw unresolvable("the batches of " + segs.path(segs.bases.length - 1).getName() + " end at offset "
                 + next + ", before the offset " + log.logEndOffset + " the data directory's checkpoints vouch for",
                 null);
@@ -190,7 +169,7 @@ final class KraftTopicConfigs {
 
     /** Applies the records of the batch {@code s} stands on from offset {@code from} (its CRC is checked). */
     private void replayBatch(BatchDecoder decoder, SegmentStream s, long from) throws IOException {
-        ValueSink values = new ValueSink();
+        InternalTopicLog.ValueSink values = new InternalTopicLog.ValueSink();
         decoder.decode(s, from, Long.MAX_VALUE, values);
         for (int i = 0; i < values.values.size(); i++) {
             byte[] v = values.values.get(i);
@@ -266,37 +245,6 @@ final class KraftTopicConfigs {
             } else if (type == BROKER_RESOURCE && nodeId != null && name.equals(String.valueOf(nodeId))) {
                 node.putAll(e.getValue());
             }
-        }
-    }
-
-    /** Collects each record's offset and value (a copy: the decoder reuses its buffers). */
-    private static final class ValueSink implements RecordSink {
-        final List<Long> offsets = new ArrayList<>();
-        final List<byte[]> values = new ArrayList<>();
-
-        @Override
-        public boolean needsRecordFields() {
-            return true;
-        }
-
-        @Override
-        public void offsetRun(long first, int count, int timestampType) {
-            throw new IllegalStateException("a sink that needs record fields gets records, not offset runs");
-        }
-
-        @Override
-        public void record(long offset, long timestampMs, int timestampType, byte[] buf, int keyOff, int keyLen,
-                           int valueOff, int valueLen) {
-            offsets.add(offset);
-            values.add(valueLen < 0 ? null : Arrays.copyOfRange(buf, valueOff, valueOff + valueLen));
-        }
-
-        @Override
-        public void headers(int count) {
-        }
-
-        @Override
-        public void header(byte[] buf, int keyOff, int keyLen, int valueOff, int valueLen) {
         }
     }
 }

@@ -200,39 +200,22 @@ final class RemoteLogMetadataReplay {
         for (Path dir : dirs) {
             int n = Integer.parseInt(dir.getName().substring(TOPIC.length() + 1));
             TopicPartition tp = new TopicPartition(TOPIC, n);
-            Path parent = dir.getParent();
-            PartitionLog log = PartitionLog.open(fs, dir, tp,
-                LogStartCheckpoint.read(fs, parent).getOrDefault(tp, 0L),
-                LogStartCheckpoint.durableEnds(fs, parent).getOrDefault(tp, -1L), false, true, 1 << 20, false, false);
+            PartitionLog log = InternalTopicLog.open(fs, dir, tp, dir.getParent(), null);
             state.readLog(fs, log, n, TOPIC + "-" + n);
         }
         return state;
     }
 
     private void readLog(FileSystem fs, PartitionLog log, int n, String label) throws IOException {
-        SegmentList segs = log.segments;
         long from = log.logStartOffset;
         try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
-            for (int i = segs.segmentFor(from); i < segs.bases.length; i++) {
-                Path p = segs.path(i);
-                boolean last = i == segs.bases.length - 1;
-                long at = OffsetIndexLookup.positionFor(fs, p, segs.bases[i], from, fs.getFileStatus(p).getLen());
-                try (SegmentStream s = new SegmentStream(fs, p, at, 1 << 20)) {
-                    while (s.next(last)) {
-                        if (BatchDecoder.baseOffset(s) >= log.logEndOffset) {
-                            break;
-                        }
-                        if (BatchDecoder.lastOffset(s) < from) {
-                            continue;
-                        }
-                        ValueSink values = new ValueSink();
-                        decoder.decode(s, from, log.logEndOffset, values); // control batches give no record
-                        for (int k = 0; k < values.values.size(); k++) {
-                            feed(values.values.get(k), n, values.offsets.get(k), label);
-                        }
-                    }
+            InternalTopicLog.walk(fs, log, from, s -> {
+                InternalTopicLog.ValueSink values = new InternalTopicLog.ValueSink();
+                decoder.decode(s, from, log.logEndOffset, values); // control batches give no record
+                for (int k = 0; k < values.values.size(); k++) {
+                    feed(values.values.get(k), n, values.offsets.get(k), label);
                 }
-            }
+            });
         }
     }
 
@@ -413,37 +396,6 @@ final class RemoteLogMetadataReplay {
             }
         }
         return out;
-    }
-
-    /** Collects each record's offset and value (a copy: the decoder reuses its buffers). */
-    static final class ValueSink implements RecordSink {
-        final List<Long> offsets = new ArrayList<>();
-        final List<byte[]> values = new ArrayList<>();
-
-        @Override
-        public boolean needsRecordFields() {
-            return true;
-        }
-
-        @Override
-        public void offsetRun(long first, int count, int timestampType) {
-            throw new IllegalStateException("a sink that needs record fields gets records, not offset runs");
-        }
-
-        @Override
-        public void record(long offset, long timestampMs, int timestampType, byte[] buf, int keyOff, int keyLen,
-                           int valueOff, int valueLen) {
-            offsets.add(offset);
-            values.add(valueLen < 0 ? null : java.util.Arrays.copyOfRange(buf, valueOff, valueOff + valueLen));
-        }
-
-        @Override
-        public void headers(int count) {
-        }
-
-        @Override
-        public void header(byte[] buf, int keyOff, int keyLen, int valueOff, int valueLen) {
-        }
     }
 
     /** Kafka Uuid text <-> bytes, for sorting as the Python table sorts (by the id's bytes). */

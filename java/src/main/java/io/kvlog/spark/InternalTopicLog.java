@@ -1,0 +1,95 @@
+package io.kvlog.spark;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * A partition of one of Kafka's internal topics as the metadata replays ({@link KraftTopicConfigs},
+ * {@link RemoteLogMetadataReplay}) read it: the one place they open a partition, read-only, and walk its batches
+ * (as {@code kvlog.internal_topics.layout} is for the Python replays). They decode the batches it stands on.
+ */
+final class InternalTopicLog {
+    private static final int CHUNK_BYTES = 1 << 20;
+
+    private InternalTopicLog() {
+    }
+
+    /** What a replay does with the batch the walk stands on. */
+    interface Batches {
+        void batch(SegmentStream s) throws IOException;
+    }
+
+    /**
+     * Partition {@code tp} in {@code dir}, its log start and durable end from the checkpoints of the data
+     * directory {@code root}; {@code committed}: its committed range (null: the directory is not governed).
+     */
+    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, Path root, CommittedOffsets.Range committed)
+            throws IOException {
+        return PartitionLog.open(fs, dir, tp, LogStartCheckpoint.read(fs, root).getOrDefault(tp, 0L),
+            LogStartCheckpoint.durableEnds(fs, root).getOrDefault(tp, -1L), false, true, CHUNK_BYTES, false, false,
+            committed);
+    }
+
+    /**
+     * Hands {@code each} the batches of {@code log} holding offsets from {@code from} on that start before the log
+     * end, in offset order; only the last segment may end in a torn batch (what a broker's recovery truncates).
+     * Returns the offset after the last batch handed ({@code from} when none was).
+     */
+    static long walk(FileSystem fs, PartitionLog log, long from, Batches each) throws IOException {
+        SegmentList segs = log.segments;
+        long next = from;
+        for (int i = segs.segmentFor(from); i < segs.bases.length; i++) {
+            Path p = segs.path(i);
+            boolean last = i == segs.bases.length - 1;
+            long at = OffsetIndexLookup.positionFor(fs, p, segs.bases[i], from, fs.getFileStatus(p).getLen());
+            try (SegmentStream s = new SegmentStream(fs, p, at, CHUNK_BYTES)) {
+                while (s.next(last)) {
+                    if (BatchDecoder.baseOffset(s) >= log.logEndOffset) {
+                        break;
+                    }
+                    if (BatchDecoder.lastOffset(s) < from) {
+                        continue;
+                    }
+                    each.batch(s);
+                    next = BatchDecoder.lastOffset(s) + 1;
+                }
+            }
+        }
+        return next;
+    }
+
+    /** Collects each record's offset and value (a copy: the decoder reuses its buffers). */
+    static final class ValueSink implements RecordSink {
+        final List<Long> offsets = new ArrayList<>();
+        final List<byte[]> values = new ArrayList<>();
+
+        @Override
+        public boolean needsRecordFields() {
+            return true;
+        }
+
+        @Override
+        public void offsetRun(long first, int count, int timestampType) {
+            throw new IllegalStateException("a sink that needs record fields gets records, not offset runs");
+        }
+
+        @Override
+        public void record(long offset, long timestampMs, int timestampType, byte[] buf, int keyOff, int keyLen,
+                           int valueOff, int valueLen) {
+            offsets.add(offset);
+            values.add(valueLen < 0 ? null : Arrays.copyOfRange(buf, valueOff, valueOff + valueLen));
+        }
+
+        @Override
+        public void headers(int count) {
+        }
+
+        @Override
+        public void header(byte[] buf, int keyOff, int keyLen, int valueOff, int valueLen) {
+        }
+    }
+}
