@@ -27,9 +27,9 @@ final class InternalTopicLog {
      * Partition {@code tp} in {@code dir}, its log start and durable end from the checkpoints of the data
      * directory {@code root}; {@code committed}: its committed range (null: the directory is not governed).
      */
-    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, Path root, CommittedOffsets.Range committed)
+    static LocalLog open(FileSystem fs, Path dir, TopicPartition tp, Path root, CommittedOffsets.Range committed)
             throws IOException {
-        return PartitionLog.open(fs, dir, tp, LogStartCheckpoint.read(fs, root).getOrDefault(tp, 0L),
+        return LocalLog.open(fs, dir, LogStartCheckpoint.read(fs, root).getOrDefault(tp, 0L),
             LogStartCheckpoint.durableEnds(fs, root).getOrDefault(tp, -1L), false, true, CHUNK_BYTES, false, false,
             committed);
     }
@@ -39,7 +39,7 @@ final class InternalTopicLog {
      * end, in offset order; only the last segment may end in a torn batch (what a broker's recovery truncates).
      * Returns the offset after the last batch handed ({@code from} when none was).
      */
-    static long walk(FileSystem fs, PartitionLog log, long from, Batches each) throws IOException {
+    static long walk(FileSystem fs, LocalLog log, long from, Batches each) throws IOException {
         SegmentList segs = log.segments;
         long next = from;
         for (int i = segs.segmentFor(from); i < segs.bases.length; i++) {

@@ -80,7 +80,7 @@ final class KraftTopicConfigs {
                 }
             }
             CommittedOffsets committed = CommittedOffsets.latest(fs, root);
-            PartitionLog log = InternalTopicLog.open(fs, dir, tp, root, committed.partitions.get(tp));
+            LocalLog log = InternalTopicLog.open(fs, dir, tp, root, committed.partitions.get(tp));
             if (log.logStartOffset > covered) {
                 throw state.unresolvable("the metadata log starts at offset " + log.logStartOffset
                     + " and no snapshot covers the records before it", null);
@@ -152,7 +152,7 @@ final class KraftTopicConfigs {
     }
 
     /** The log's batches from {@code from} (the snapshot's end offset) to its end; control batches are skipped. */
-    private void replayLog(FileSystem fs, BatchDecoder decoder, PartitionLog log, long from) throws IOException {
+    private void replayLog(FileSystem fs, BatchDecoder decoder, LocalLog log, long from) throws IOException {
         long next = InternalTopicLog.walk(fs, log, from, s -> replayBatch(decoder, s, from));
         if (next < log.logEndOffset) {
             SegmentList segs = log.segments;

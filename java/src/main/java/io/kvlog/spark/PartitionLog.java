@@ -7,7 +7,10 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
-/** What the driver needs of one partition log: its segments, log start offset, log end offset, time search. */
+/**
+ * What the driver needs of one partition log: its segments, log start offset, log end offset, time search; a
+ * tiered topic's remote history in front of its {@link LocalLog}.
+ */
 final class PartitionLog {
     final TopicPartition tp;
     final SegmentList segments;
@@ -23,10 +26,9 @@ final class PartitionLog {
     private final int chunkBytes;
     private final boolean headersOnly;
 
-    private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
-                         boolean headersOnly, TransactionScan txns) {
-        this(fs, tp, segments, start, end, chunkBytes, headersOnly, txns == null ? end : Math.min(end,
-            txns.lastStableOffset), txns == null ? AbortedTransactions.NONE : txns.aborted, List.of(), null);
+    private PartitionLog(FileSystem fs, TopicPartition tp, LocalLog local, int chunkBytes, boolean headersOnly) {
+        this(fs, tp, local.segments, local.logStartOffset, local.logEndOffset, chunkBytes, headersOnly,
+            local.readableEnd, local.aborted, List.of(), null);
     }
 
     private PartitionLog(FileSystem fs, TopicPartition tp, SegmentList segments, long start, long end, int chunkBytes,
@@ -46,57 +48,26 @@ final class PartitionLog {
     }
 
     /**
-     * {@code durableEnd} is the larger of the partition's high watermark and recovery point checkpoints (-1 when
-     * the directory has neither): offsets below it were written and flushed, so a log whose batches end earlier
-     * is damaged, not torn. Its end stays there and the read fails (or skips) at the damaged batch, as the Python
-     * source's does. With {@code skipDamage} a last segment whose batch headers cannot be walked to its end
-     * ends the log at that evidence (or its base offset): its readers skip it, as the Python source's do.
-     */
-    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
-                             boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
-                             boolean headersOnly) throws IOException {
-        return open(fs, dir, tp, checkpointedStart, durableEnd, skipDamage, mayBeDense, chunkBytes, readCommitted,
-            headersOnly, null);
-    }
-
-    /**
-     * As above, in a data directory governed by {@link CommittedOffsets}: {@code committed} is the partition's
-     * committed range (null: the directory is not governed). Segments at or past the committed end are a write in
-     * progress or a failed one's leftovers and are not part of the log; the log ends at the committed end (a log
-     * whose batches end earlier is damaged: the end was published after the bytes were written) and starts no
-     * earlier than the committed start (an overwrite moves it).
-     */
-    static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
-                             boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
-                             boolean headersOnly, CommittedOffsets.Range committed) throws IOException {
-        return open(fs, dir, tp, checkpointedStart, durableEnd, skipDamage, mayBeDense, chunkBytes, readCommitted,
-            headersOnly, committed, null);
-    }
-
-    /**
-     * As above, for a tiered topic when {@code tiered} is not null (KIP-405): the remote pieces its
-     * {@code __remote_log_metadata} and {@code leader-epoch-checkpoint} give ({@link TieredLineage}) come before the
-     * local segments; the log starts at the first piece, and, without local segments, ends at the last. For
-     * read_committed, the aborted transactions of the remote history come from its segments' {@code .txnindex}
-     * (as a broker's remote fetch collects them), and a local ABORT marker of a transaction begun remotely takes its
-     * span from its local segment's {@code .txnindex}.
+     * The partition's local log ({@link LocalLog#open}, where the arguments are described), and for a tiered topic
+     * when {@code tiered} is not null (KIP-405) the remote pieces its {@code __remote_log_metadata} and
+     * {@code leader-epoch-checkpoint} give ({@link TieredLineage}) before the local segments; the log starts at the
+     * first piece, and, without local segments, ends at the last. For read_committed, the aborted transactions of
+     * the remote history come from its segments' {@code .txnindex} (as a broker's remote fetch collects them), and
+     * a local ABORT marker of a transaction begun remotely takes its span from its local segment's
+     * {@code .txnindex}.
      */
     static PartitionLog open(FileSystem fs, Path dir, TopicPartition tp, long checkpointedStart, long durableEnd,
                              boolean skipDamage, boolean mayBeDense, int chunkBytes, boolean readCommitted,
                              boolean headersOnly, CommittedOffsets.Range committed, TieredSource tiered)
             throws IOException {
-        SegmentList segs = SegmentList.list(fs, dir, mayBeDense);
-        if (committed != null) {
-            segs = segs.below(committed.end());
-            checkpointedStart = Math.max(checkpointedStart, committed.start());
-            durableEnd = Math.max(durableEnd, committed.end());
-        }
+        SegmentList segs = LocalLog.segments(fs, dir, mayBeDense, committed);
         List<TieredLineage.Piece> pieces = List.of();
         if (tiered != null) {
             List<RemoteLogMetadataReplay.Segment> remoteSegs = tiered.segmentsOf(fs, dir, tp);
             if (!remoteSegs.isEmpty()) {
                 List<long[]> epochs = BrokerFiles.readLeaderEpochs(fs, dir);
-                pieces = TieredLineage.plan(remoteSegs, epochs == null ? List.of() : epochs, checkpointedStart,
+                long logStart = committed != null ? Math.max(checkpointedStart, committed.start()) : checkpointedStart;
+                pieces = TieredLineage.plan(remoteSegs, epochs == null ? List.of() : epochs, logStart,
                     segs.bases.length > 0 ? segs.bases[0] : null);
                 refuseMidSegmentPieces(pieces);
             }
@@ -112,37 +83,17 @@ final class PartitionLog {
             return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, end, aborted, pieces,
                 tiered.layout);
         }
-        if (segs.bases.length == 0) {
-            long at = committed != null ? Math.max(checkpointedStart, committed.end()) : checkpointedStart;
-            return new PartitionLog(fs, tp, segs, at, at, chunkBytes, headersOnly, null);
-        }
-        long start = pieces.isEmpty() ? Math.max(checkpointedStart, segs.bases[0]) : pieces.get(0).start();
-        int last = segs.bases.length - 1;
-        long end;
-        try {
-            end = SegmentStream.nextOffset(fs, segs.path(last), segs.bases[last], chunkBytes, headersOnly);
-        } catch (CorruptLogException e) {
-            if (!skipDamage) {
-                throw e;
-            }
-            end = segs.bases[last];
-        }
-        end = Math.max(end, durableEnd);
-        if (committed != null) {
-            end = Math.min(end, committed.end());
-            start = Math.min(start, end);
-        }
-        TransactionScan txns = readCommitted ? TransactionScan.run(fs, segs, end, chunkBytes, headersOnly) : null;
+        LocalLog local = LocalLog.of(fs, segs, checkpointedStart, durableEnd, skipDamage, chunkBytes, readCommitted,
+            headersOnly, committed);
         if (pieces.isEmpty()) {
-            return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, txns);
+            return new PartitionLog(fs, tp, local, chunkBytes, headersOnly);
         }
-        AbortedTransactions aborted = AbortedTransactions.NONE;
-        long readable = end;
-        if (txns != null) {
-            aborted = txns.aborted;
-            readable = Math.min(end, txns.lastStableOffset);
+        long start = committed != null ? Math.min(pieces.get(0).start(), local.logEndOffset) : pieces.get(0).start();
+        AbortedTransactions aborted = local.aborted;
+        if (local.transactions != null) {
             remoteAborts(tiered.layout, pieces, aborted);
-            for (long[] orphan : txns.orphanAborts) { // begun in the remote history: the marker segment's index says where
+            // transactions begun in the remote history: the marker segment's index says where
+            for (long[] orphan : local.transactions.orphanAborts) {
                 for (long[] e : TxnIndexFile.entries(fs, segs.path(segs.segmentFor(orphan[1])))) {
                     if (e[0] == orphan[0] && e[2] == orphan[1]) {
                         aborted.add(e[0], e[1], e[2]);
@@ -150,8 +101,8 @@ final class PartitionLog {
                 }
             }
         }
-        return new PartitionLog(fs, tp, segs, start, end, chunkBytes, headersOnly, readable, aborted, pieces,
-            tiered.layout);
+        return new PartitionLog(fs, tp, segs, start, local.logEndOffset, chunkBytes, headersOnly, local.readableEnd,
+            aborted, pieces, tiered.layout);
     }
 
     /**

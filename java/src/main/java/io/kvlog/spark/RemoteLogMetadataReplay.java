@@ -200,13 +200,13 @@ final class RemoteLogMetadataReplay {
         for (Path dir : dirs) {
             int n = Integer.parseInt(dir.getName().substring(TOPIC.length() + 1));
             TopicPartition tp = new TopicPartition(TOPIC, n);
-            PartitionLog log = InternalTopicLog.open(fs, dir, tp, dir.getParent(), null);
+            LocalLog log = InternalTopicLog.open(fs, dir, tp, dir.getParent(), null);
             state.readLog(fs, log, n, TOPIC + "-" + n);
         }
         return state;
     }
 
-    private void readLog(FileSystem fs, PartitionLog log, int n, String label) throws IOException {
+    private void readLog(FileSystem fs, LocalLog log, int n, String label) throws IOException {
         long from = log.logStartOffset;
         try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
             InternalTopicLog.walk(fs, log, from, s -> {

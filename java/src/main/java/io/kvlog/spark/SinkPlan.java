@@ -301,9 +301,9 @@ final class SinkPlan implements Serializable {
     /** An ungoverned partition as it is: its log start (checkpoint or first segment) and end (last valid batch). */
     private static CommittedOffsets.Range currentRange(FileSystem fs, Path dir, TopicPartition tp, long checkpointed)
             throws IOException {
-        PartitionLog log;
+        LocalLog log;
         try {
-            log = PartitionLog.open(fs, dir, tp, checkpointed, -1, false, false, 1 << 20, false, true);
+            log = LocalLog.open(fs, dir, checkpointed, -1, false, false, 1 << 20, false, true, null);
         } catch (CorruptLogException e) {
             throw new IllegalStateException("partition " + tp + " ends in bytes that are not a whole record batch ("
                 + e.getMessage() + "); recover it first (kvlog repair " + dir + ", or open it for writing with "
