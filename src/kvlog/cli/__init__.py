@@ -54,7 +54,7 @@ __all__ = ["PartitionReport", "Problem", "build_parser", "cmd_compact", "cmd_dem
 
 def _kafka_version(text: str) -> str:
     """``--kafka-version``: a release kvlog's cleaner can follow (checked here, so a bad one is a usage error)."""
-    from kvlog.cleaner import _parse_kafka_version
+    from kvlog.cleaner import parse_kafka_version as _parse_kafka_version
     from kvlog.errors import ConfigError
 
     try:

@@ -46,104 +46,27 @@ import numbers
 import os
 import time as _time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from kvlog import _files, checkpoint
+from kvlog._arrow import int64_array, numpy_of, valid_mask
 from kvlog._core import records as _k
+from kvlog._walk import BatchWalk
+from kvlog.cleaner.generations import Generations
+from kvlog.cleaner.rebuild import RebuildColumns, one_array
+from kvlog.cleaner.stats import INT32_MAX, KAFKA_VERSION, CleanerStats, header_version, parse_kafka_version
+from kvlog.cleaner.transactions import CleanedTransactionMetadata, control_batches
 from kvlog.errors import ConfigError, KvlogError, LogIOError
 from kvlog.log import Log
 from kvlog.offset_map import OffsetMap, md5_arrow
-from kvlog.records import MemoryRecords, Record, binary_parts, encode_arrays, key_columns
-from kvlog._arrow import int64_array, numpy_of, valid_mask
-from kvlog._walk import BatchWalk
+from kvlog.records import MemoryRecords, Record, encode_arrays, key_columns
 from kvlog.segment import LogSegment
-from kvlog.txn_index import AbortedTxn, TransactionIndex, aborted_batch_mask, entries_array
+from kvlog.txn_index import aborted_batch_mask, entries_array
 
-__all__ = ["LogCleaner", "CleanerStats", "header_version"]
-
-LONG_MIN = -(2**63)
-INT32_MAX = 2**31 - 1
-
-#: The Kafka release whose cleaner ``LogCleaner`` follows by default (``kafka_version``): the newest the broker
-#: tests run. The rules that differ by version are the magic legacy (v0/v1) batches are rewritten in and
-#: which emptied batch a pass keeps to hold the log end offset (docs/compaction.md, "Kafka versions").
-KAFKA_VERSION = "4.4"
-
-
-def _parse_kafka_version(text: str) -> tuple[int, int]:
-    """``"major.minor"`` (a patch part is ignored) of a Kafka release from 3.1 on."""
-    if not isinstance(text, str):
-        raise TypeError(f"kafka_version takes a version string such as '4.4', not {type(text).__name__}")
-    parts = text.strip().split(".")
-    try:
-        major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
-    except ValueError:
-        raise ConfigError(f"kafka_version must look like '4.4' or '3.7.2', not {text!r}") from None
-    if (major, minor) < (3, 1):
-        raise ConfigError(
-            f"kafka_version {text}: kvlog's cleaner stamps tombstone and marker batches with a delete horizon "
-            "(KIP-534, Kafka 3.1); brokers and clients before 3.1 read that field as the batch's first timestamp, "
-            "so it cannot clean logs for them")
-    return major, minor
-
-
-@dataclass
-class CleanerStats:
-    """What one cleaning pass did (the figures of Kafka's cleaner summary)."""
-
-    log: str = ""
-    first_dirty_offset: int = 0
-    end_offset: int = 0
-    bytes_read: int = 0
-    bytes_written: int = 0
-    records_read: int = 0
-    records_retained: int = 0
-    tombstones_removed: int = 0
-    batches_copied_verbatim: int = 0
-    batches_rebuilt: int = 0
-    segments_before: int = 0
-    segments_after: int = 0
-    map_entries: int = 0
-    map_utilization: float = 0.0
-    malformed_versions: int = 0
-    dirty_ratio_before: float = 0.0
-    dirty_ratio_after: float = 0.0
-    elapsed_s: float = 0.0
-    map_full: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def mb_per_s(self) -> float:
-        return (self.bytes_read + self.bytes_written) / 1e6 / self.elapsed_s if self.elapsed_s else 0.0
-
-    def summary(self) -> str:
-        return (f"cleaned {self.log} offsets {self.first_dirty_offset}..{self.end_offset}: "
-                f"read {self.bytes_read:,} B ({self.records_read:,} records), wrote {self.bytes_written:,} B "
-                f"({self.records_retained:,} records), {self.segments_before} -> {self.segments_after} segments, "
-                f"{self.elapsed_s:.3f} s ({self.mb_per_s:.1f} MB/s), map {self.map_entries:,} keys "
-                f"({self.map_utilization:.1%} full), dirty ratio {self.dirty_ratio_before:.2f} -> "
-                f"{self.dirty_ratio_after:.2f}")
-
-
-def header_version(headers: Any, name: str) -> tuple[int, bool]:
-    """KIP-280 ``header`` strategy: the last occurrence of header ``name`` as an 8-byte big-endian long.
-
-    Returns ``(version, malformed)``. An absent header gives the lowest version (so any present value
-    wins); a value that is not exactly 8 bytes counts as absent and is reported as malformed.
-    """
-    found = None
-    for k, v in headers or ():
-        if k == name:
-            found = v
-    if found is None:
-        return LONG_MIN, False
-    if len(found) != 8:
-        return LONG_MIN, True
-    return int.from_bytes(found, "big", signed=True), False
+__all__ = ["LogCleaner"]
 
 
 class LogCleaner:
@@ -170,7 +93,7 @@ class LogCleaner:
             raise ConfigError("load_factor must be in (0, 1]")
         if not 0 <= min_yield <= 1 or full_every < 1:
             raise ConfigError("min_yield must be in [0, 1] and full_every at least 1")
-        self.kafka_version = _parse_kafka_version(kafka_version)
+        self.kafka_version = parse_kafka_version(kafka_version)
         self.generational = generational
         self.min_yield = min_yield
         self.full_every = full_every
@@ -330,7 +253,7 @@ class LogCleaner:
         cfg = log.config
         strategy = cfg.effective_compaction_strategy
         header_key = cfg.compaction_strategy_header
-        gen = _Generations.load(log) if self.generational else None
+        gen = Generations.load(log) if self.generational else None
         if gen is not None and not full and (gen.passes + 1) % self.full_every == 0:
             full = True  # the periodic full pass of the generational scheduler
         first_dirty = log.log_start_offset if full else self._first_dirty(log)
@@ -372,10 +295,10 @@ class LogCleaner:
                 if (log.segments[i + 1].base_offset <= end)]
         if gen is not None:
             if segs and len(log.aborted_transactions(log.log_start_offset, end)):
-                full = True  # aborted data and its markers must be seen in one pass (see _CleanedTxns)
+                full = True  # aborted data and its markers must be seen in one pass (see CleanedTransactionMetadata)
             segs = gen.choose(segs, first_dirty, max_keys, self.min_yield, full, stats)
         if segs:
-            txns = _CleanedTxns()
+            txns = CleanedTransactionMetadata()
             for group in self._group(segs, cfg, log):
                 read0, written0 = stats.bytes_read, stats.bytes_written
                 self._clean_group(log, group, omap, now, strategy, header_key, stats, active_producers,
@@ -465,12 +388,12 @@ class LogCleaner:
                     else:  # a chunk the recopy will take from the cache: decode it whole, once, for both
                         table = extras["table"] = MemoryRecords(data).to_arrow(
                             include_headers=True, check_crc=False, include_control=True)
-                        keys = _one(table.column("key"))
+                        keys = one_array(table.column("key"))
                         digests = extras["digests"] = md5_arrow(keys)  # hashed once for both passes
                         offsets = numpy_of(table.column("offset"))
                         stamps = numpy_of(table.column("timestamp")) // 1000
                         keep = (offsets >= start) & (offsets < upper)
-                        control = _control_batches(hdrs)
+                        control = control_batches(hdrs)
                         if control.any():  # control records never enter the map
                             keep &= ~control[np.searchsorted(hdrs["last_offset"], offsets, side="left")]
                     if skip is not None and skip.any():  # aborted transactions never enter the map
@@ -548,7 +471,7 @@ class LogCleaner:
 
     def _clean_group(self, log: Log, group: list[LogSegment], omap: OffsetMap, now: int, strategy: str,
                      header_key: str, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
-                     keep_empty_at: int | None, txns: "_CleanedTxns", legacy_horizon: int = 0) -> None:
+                     keep_empty_at: int | None, txns: "CleanedTransactionMetadata", legacy_horizon: int = 0) -> None:
         out = log.new_cleaned_segment(group[0].base_offset)
         txns.cleaned_index = out.txn_index
         mtime = os.stat(group[-1].log_path).st_mtime
@@ -578,7 +501,7 @@ class LogCleaner:
 
     def _filter_chunk(self, data: memoryview, hdrs: np.ndarray, omap: OffsetMap, now: int, strategy: str,
                       header_key: str, cfg: Any, stats: CleanerStats, active_producers: dict[int, tuple[int, int]],
-                      keep_empty_at: int | None, txns: "_CleanedTxns", extras: dict[str, Any] | None = None,
+                      keep_empty_at: int | None, txns: "CleanedTransactionMetadata", extras: dict[str, Any] | None = None,
                       legacy_deletes: bool = True) -> bytes:
         """Recopy one chunk of whole batches, deciding on columns (no Python loop per record; one per
         transactional or control batch for the transaction rules). ``extras``: what the map pass left
@@ -589,7 +512,7 @@ class LogCleaner:
         nb = len(hdrs)
         magic = hdrs["magic"]
         attrs = hdrs["attributes"].astype(np.int64)
-        control = _control_batches(hdrs)
+        control = control_batches(hdrs)
         if table is None:
             table = MemoryRecords(data).to_arrow(include_headers=True, check_crc=False, include_control=True)
         offsets = numpy_of(table.column("offset"))
@@ -644,7 +567,7 @@ class LogCleaner:
         # take per run costs more than the copy); each run is then a zero-copy slice of them
         rb_mask = rebuild[row_batch]
         rb_batch = row_batch[rb_mask]
-        cols = _RebuildColumns(table, rows[rb_mask], offsets) if len(rb_batch) else None
+        cols = RebuildColumns(table, rows[rb_mask], offsets) if len(rb_batch) else None
         # the chunk as spans: adjacent verbatim batches are one slice of the input; adjacent plain v2
         # rebuilds of one shape are one encode call (a producer's batch keeps its own sequence numbers,
         # so it never shares a call); every other batch is a span of its own
@@ -686,7 +609,7 @@ class LogCleaner:
         return b"".join(pieces)
 
     @staticmethod
-    def _rebuild_run(hdrs: np.ndarray, b0: int, b1: int, rb_batch: np.ndarray, cols: _RebuildColumns,
+    def _rebuild_run(hdrs: np.ndarray, b0: int, b1: int, rb_batch: np.ndarray, cols: RebuildColumns,
                      new_hz: np.ndarray) -> bytes:
         """Re-encode the plain v2 batches ``b0:b1`` (one shape, each keeping records) in one kernel call."""
         lo = int(np.searchsorted(rb_batch, b0, side="left"))
@@ -736,215 +659,3 @@ class LogCleaner:
 def _mtime_ms(seg: LogSegment) -> int:
     """A segment's modification time in milliseconds (Java's ``File.lastModified``)."""
     return os.stat(seg.log_path).st_mtime_ns // 1_000_000
-
-
-class _RebuildColumns:
-    """The retained rows of a chunk's rebuilt batches, gathered per run as row pointers into the decoded
-    columns: no key, value or header bytes are copied before the encoder writes them (a take per column
-    copied every retained row once more)."""
-
-    __slots__ = ("rows", "keys", "values", "timestamps", "offsets", "hstart", "hcount", "hkeys", "hvals")
-
-    def __init__(self, table: pa.Table, rows: np.ndarray, offsets: np.ndarray) -> None:
-        self.rows = np.ascontiguousarray(rows, dtype=np.int64)
-        self.keys = binary_parts(_one(table.column("key")), "key")
-        self.values = binary_parts(_one(table.column("value")), "value")
-        self.timestamps = numpy_of(table.column("timestamp"))[self.rows] // 1000
-        self.offsets = offsets[self.rows]
-        hs = _one(table.column("headers"))
-        self.hstart = None
-        if hs.null_count < len(hs):
-            hoff = numpy_of(hs.offsets).astype(np.int64)
-            # per row: where its header items start in the struct column, and how many (a null list: none)
-            self.hstart = hoff[:-1]
-            self.hcount = np.where(valid_mask(hs), np.diff(hoff), 0)
-            self.hkeys = binary_parts(hs.values.field("key"), "header key")
-            self.hvals = binary_parts(hs.values.field("value"), "header value")
-
-    def run(self, lo: int, hi: int) -> tuple[Any, Any, Any]:
-        """(keys, values, headers) columns of the gathered rows ``lo:hi`` for one encode call."""
-        rows = self.rows[lo:hi]
-        keys = _k.Column.from_rows(*self.keys, rows)
-        values = _k.Column.from_rows(*self.values, rows)
-        if self.hstart is None:
-            return keys, values, None
-        starts, counts = self.hstart[rows], self.hcount[rows]
-        total = int(counts.sum())
-        if not total:
-            return keys, values, None
-        ends = np.cumsum(counts)
-        items = np.arange(total, dtype=np.int64) + np.repeat(starts - (ends - counts), counts)
-        offs = np.concatenate([[0], ends]).astype(np.int64)
-        return keys, values, (_k.Column.from_rows(*self.hkeys, items), _k.Column.from_rows(*self.hvals, items), offs)
-
-
-def _control_batches(hdrs: np.ndarray) -> np.ndarray:
-    """Per batch header: a v2 control batch (transaction markers)."""
-    control: np.ndarray = (hdrs["magic"] == 2) & ((hdrs["attributes"].astype(np.int64) & 0x20) != 0)
-    return control
-
-
-def _one(col: Any) -> Any:
-    """A single Arrow array (a take over a one-chunk column gives one chunk)."""
-    if isinstance(col, pa.ChunkedArray):
-        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
-    return col
-
-
-class _CleanedTxns:
-    """Transaction state carried through one cleaning pass (Kafka's CleanedTransactionMetadata).
-
-    Fed the aborted transactions overlapping each segment before it is read; decides, in offset
-    order, which transactional batches are aborted data and which markers are no longer needed.
-    """
-
-    def __init__(self) -> None:
-        self._pending: list[tuple[int, int, int, int]] = []   # aborted (first, pid, last, lso), by first offset
-        self._seen: set[tuple[int, int]] = set()
-        self._aborted: dict[int, list[Any]] = {}               # pid -> [AbortedTxn, data seen?]
-        self._committed: set[int] = set()
-        self.cleaned_index: TransactionIndex | None = None
-
-    def add_aborted(self, entries: np.ndarray) -> None:
-        import heapq
-
-        for e in entries:
-            key = (int(e["producer_id"]), int(e["first_offset"]))
-            if key not in self._seen:
-                self._seen.add(key)
-                heapq.heappush(self._pending, (key[1], key[0], int(e["last_offset"]), int(e["last_stable_offset"])))
-
-    def _consume_up_to(self, offset: int) -> None:
-        import heapq
-
-        while self._pending and self._pending[0][0] <= offset:
-            first, pid, last, lso = heapq.heappop(self._pending)
-            self._aborted.setdefault(pid, [AbortedTxn(pid, first, last, lso), False])
-
-    def decide(self, hdrs: np.ndarray, control: np.ndarray, bidx: np.ndarray, keys: Any) -> np.ndarray:
-        """Per batch: True for aborted data and for markers that may be discarded."""
-        nb = len(hdrs)
-        out = np.zeros(nb, dtype=bool)
-        attrs = hdrs["attributes"].astype(np.int64)
-        rows = np.nonzero((hdrs["magic"] == 2) & (hdrs["producer_id"] >= 0) & (((attrs & 0x10) != 0) | control))[0]
-        if not len(rows):
-            return out
-        firsts = np.searchsorted(bidx, rows, side="left")
-        for b, r in zip(rows.tolist(), firsts.tolist()):
-            h = hdrs[b]
-            pid, last = int(h["producer_id"]), int(h["last_offset"])
-            self._consume_up_to(last)
-            if control[b]:
-                if r >= len(bidx) or bidx[r] != b:
-                    out[b] = True  # an already emptied marker
-                    continue
-                key = keys[r].as_py()
-                kind = int.from_bytes(key[2:4], "big", signed=True) if key is not None and len(key) >= 4 else -1
-                if kind == 0:  # ABORT
-                    meta = self._aborted.pop(pid, None)
-                    if meta is not None and meta[1]:
-                        if self.cleaned_index is not None:
-                            self.cleaned_index.append(meta[0])
-                        continue
-                    out[b] = True
-                elif kind == 1:  # COMMIT
-                    out[b] = pid not in self._committed
-                    self._committed.discard(pid)
-            else:
-                meta = self._aborted.get(pid)
-                if meta is not None:
-                    meta[1] = True
-                    out[b] = True
-                else:
-                    self._committed.add(pid)
-        return out
-
-
-class _Generations:
-    """Generational scheduling: rewrite older segments only when they are expected to shrink enough.
-
-    Kafka recopies the whole log below the dirty end on every pass. An old segment that was cleaned
-    recently mostly holds records that are still the latest for their keys, so rewriting it is I/O
-    with little yield. After each rewrite kvlog records the segment's yield
-    ``y = 1 - written/read`` and how many dirty records that pass mapped (``span``). Superseding is then
-    modelled as a constant hazard per dirty record, ``1 - y = exp(-lambda * span)``. With ``new`` dirty
-    records arrived since the segment was written, its expected yield is ``1 - exp(-lambda * new)``.
-
-    - A segment is rewritten when that estimate reaches ``min_yield``, so younger, higher-yield ranges
-      are cleaned more often.
-    - Dirty and never-measured segments are always rewritten.
-    - Every ``full_every``-th pass rewrites everything, so expired tombstones and rare keys still go.
-    - The records live in ``kvlog-cleaner-stats.json`` in the partition directory (brokers ignore
-      unknown files).
-    """
-
-    FILE = "kvlog-cleaner-stats.json"
-
-    def __init__(self, path: str, data: dict[str, Any]):
-        self.path = path
-        self.passes = int(data.get("passes", 0))
-        self.dirty_total = int(data.get("dirty_total", 0))
-        self.segments: dict[str, dict[str, float]] = dict(data.get("segments", {}))
-        self._pending: dict[int, dict[str, float]] = {}
-
-    @classmethod
-    def load(cls, log: Log) -> "_Generations":
-        import json
-
-        path = os.path.join(log.dir, cls.FILE)
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            data = {}
-        return cls(path, data if isinstance(data, dict) else {})
-
-    def expected_yield(self, base: int, new_dirty: int) -> float | None:
-        import math
-
-        info = self.segments.get(str(base))
-        if info is None:
-            return None
-        y = min(max(float(info["yield"]), 0.0), 0.999)
-        span = max(float(info["span"]), 1.0)
-        since = max(new_dirty - float(info["at"]), 0.0)
-        lam = -math.log(1 - y) / span
-        return 1 - math.exp(-lam * since)
-
-    def choose(self, segs: list[LogSegment], first_dirty: int, dirty_records: int, min_yield: float,
-               full: bool, stats: CleanerStats) -> list[LogSegment]:
-        self.passes += 1
-        now_total = self.dirty_total + dirty_records
-        if full:
-            stats.extra["generational"] = "full pass"
-            return segs
-        chosen = []
-        skipped = 0
-        for seg in segs:
-            nxt = seg.read_next_offset()
-            est = self.expected_yield(seg.base_offset, now_total)
-            if nxt > first_dirty or est is None or est >= min_yield:
-                chosen.append(seg)
-            else:
-                skipped += seg.size_in_bytes
-        stats.extra["generational"] = f"skipped {skipped:,} bytes of low-yield segments"
-        stats.extra["skipped_bytes"] = skipped
-        return chosen
-
-    def record(self, base: int, read: int, written: int, dirty_records: int) -> None:
-        y = 0.0 if read <= 0 else max(0.0, 1 - written / read)
-        self._pending[base] = {"yield": y, "span": float(max(dirty_records, 1))}
-
-    def finish_pass(self, log: Log, dirty_records: int) -> None:
-        import json
-
-        from kvlog import _io
-
-        self.dirty_total += dirty_records
-        for base, info in self._pending.items():
-            info["at"] = float(self.dirty_total)
-            self.segments[str(base)] = info
-        alive = {str(s.base_offset) for s in log.segments}
-        self.segments = {k: v for k, v in self.segments.items() if k in alive}
-        data = {"passes": self.passes, "dirty_total": self.dirty_total, "segments": self.segments}
-        _io.fs.write_atomic(self.path, json.dumps(data, sort_keys=True).encode())
