@@ -29,7 +29,7 @@ final class AivenSegmentFiles {
     }
 
     static String shown(String object) {
-        return LogDiscovery.shown(object);
+        return LogFileSystems.shown(object);
     }
 
     synchronized AivenManifest manifest() throws IOException {

@@ -107,7 +107,7 @@ final class CommittedOffsets {
     Range rangeFor(TopicPartition tp, Path dir) {
         Long later = rewrittenLater.get(tp);
         if (later != null) {
-            throw new BackupRunException(LogDiscovery.shown(dir.toString()) + ": backup run " + later
+            throw new BackupRunException(LogFileSystems.shown(dir.toString()) + ": backup run " + later
                 + " moved aside files of this partition that run " + backupRun + " holds (the source compacted or "
                 + "deleted them), so run " + backupRun + " of it no longer reads in place; read the newest run, or "
                 + "restore it with kvlog restore --run " + backupRun);
@@ -190,13 +190,13 @@ final class CommittedOffsets {
         try (InputStream in = fs.open(new Path(root, rel))) {
             data = in.readNBytes(64 << 20);
         } catch (FileNotFoundException e) {
-            throw new BackupRunException(LogDiscovery.shown(root.toString()) + " holds no backup run " + run
+            throw new BackupRunException(LogFileSystems.shown(root.toString()) + " holds no backup run " + run
                 + " that reads in place (no " + rel + "): read the newest run, or restore that run with kvlog "
                 + "restore --run " + run);
         }
         CommittedOffsets parsed = parse(data, run, run);
         if (parsed == null) {
-            throw new BackupRunException(LogDiscovery.shown(new Path(root, rel).toString())
+            throw new BackupRunException(LogFileSystems.shown(new Path(root, rel).toString())
                 + " is damaged (its CRC-32C does not hold)");
         }
         Map<TopicPartition, Long> rewritten = new TreeMap<>();

@@ -44,7 +44,7 @@ final class KvlogScan implements Scan, Batch {
     @Override
     public String description() {
         java.util.List<String> paths = PythonRoute.paths(options.asCaseSensitiveMap());
-        return "kvlog " + (paths.isEmpty() ? "" : LogDiscovery.where(paths)) + " columns " // never a URI's secret
+        return "kvlog " + (paths.isEmpty() ? "" : Subscription.where(paths)) + " columns " // never a URI's secret
             + required.simpleString() + (aggregation == null ? "" : " (aggregates from batch headers)")
             + (complete == null ? "" : " answered while planning");
     }

@@ -68,9 +68,9 @@ final class LocalTieredLayout implements RemoteLayout {
                 return new Path(dir, stem + ".log");
             }
         }
-        String file = LogDiscovery.shown(new Path(dir, String.format("%020d-%s.log", s.start, s.id)).toString());
+        String file = LogFileSystems.shown(new Path(dir, String.format("%020d-%s.log", s.start, s.id)).toString());
         throw new RemoteSegmentException(file, -1, TieredLineage.describe(s) + ": its file " + file
-            + " is not in the LocalTieredStorage directory " + LogDiscovery.shown(dir.toString()));
+            + " is not in the LocalTieredStorage directory " + LogFileSystems.shown(dir.toString()));
     }
 
     @Override

@@ -100,6 +100,26 @@ final class LogFileSystems {
                 + "spark.read.format(\"kvlog_python\") (format(\"kvlog\") does that by itself once register() has run)"
             : "copy the directory to a file system this cluster has";
         return "the JVM kvlog source reads through Hadoop file systems, and this cluster has none for " + s + ":// ("
-            + LogDiscovery.shown(raw) + "): either " + python + ", or " + connector;
+            + shown(raw) + "): either " + python + ", or " + connector;
+    }
+
+    /** A path as messages show it: a URI without its credentials ({@code key:secret@}) or query. */
+    static String shown(String raw) {
+        int scheme = raw.indexOf("://");
+        if (scheme < 0) {
+            return raw;
+        }
+        String rest = raw.substring(scheme + 3);
+        int q = rest.indexOf('?');
+        rest = q >= 0 ? rest.substring(0, q) : rest;
+        int slash = rest.indexOf('/');
+        String authority = slash >= 0 ? rest.substring(0, slash) : rest;
+        String path = slash >= 0 ? rest.substring(slash) : "";
+        authority = authority.substring(authority.lastIndexOf('@') + 1);
+        String out = raw.substring(0, scheme) + "://" + authority + path;
+        while (out.endsWith("/")) {
+            out = out.substring(0, out.length() - 1);
+        }
+        return out;
     }
 }

@@ -35,7 +35,7 @@ final class OffsetRangePlanner {
      * exist an error, where later triggers of a stream leave a topic that went away to failOnDataLoss.
      */
     Map<TopicPartition, PartitionLog> openLogs(boolean strict) throws IOException {
-        Map<TopicPartition, Path> chosen = LogDiscovery.select(LogDiscovery.discover(opts.paths, conf), opts, strict);
+        Map<TopicPartition, Path> chosen = Subscription.select(LogDiscovery.discover(opts.paths, conf), opts, strict);
         Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> durable = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> cleaned = new HashMap<>();

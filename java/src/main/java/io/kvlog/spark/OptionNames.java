@@ -53,7 +53,7 @@ public final class OptionNames {
 
     /** A path as the sources' messages show it: a URI without credentials or query (as kvlog.storage.canonical). */
     public static String shownPath(String raw) {
-        return LogDiscovery.shown(raw);
+        return LogFileSystems.shown(raw);
     }
 
     static boolean isInternalTopic(String topic) {

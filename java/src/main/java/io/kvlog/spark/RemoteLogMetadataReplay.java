@@ -178,7 +178,7 @@ final class RemoteLogMetadataReplay {
         try {
             listing = fs.listStatus(root);
         } catch (FileNotFoundException e) {
-            throw new IllegalArgumentException("no such directory: " + LogDiscovery.shown(root.toString()));
+            throw new IllegalArgumentException("no such directory: " + LogFileSystems.shown(root.toString()));
         }
         for (FileStatus st : listing) {
             Matcher m = PARTITION_DIR.matcher(st.getPath().getName());
@@ -193,7 +193,7 @@ final class RemoteLogMetadataReplay {
     static RemoteLogMetadataReplay read(FileSystem fs, Path root, boolean strict) throws IOException {
         List<Path> dirs = partitionDirs(fs, root);
         if (dirs.isEmpty()) {
-            throw new IllegalArgumentException("no " + TOPIC + "-N directory in " + LogDiscovery.shown(root.toString())
+            throw new IllegalArgumentException("no " + TOPIC + "-N directory in " + LogFileSystems.shown(root.toString())
                 + " (kvlog.remoteStorage.metadataPath names the directory that holds them)");
         }
         RemoteLogMetadataReplay state = new RemoteLogMetadataReplay(strict);

@@ -18,7 +18,7 @@ final class RemoteSegmentCheck {
 
     static void check(FileSystem fs, Path logFile, long start, long end) throws IOException {
         long size = fs.getFileStatus(logFile).getLen();
-        String where = LogDiscovery.shown(logFile.toString());
+        String where = LogFileSystems.shown(logFile.toString());
         if (size >= 12) {
             byte[] head = new byte[8];
             try (FSDataInputStream in = fs.open(logFile)) {

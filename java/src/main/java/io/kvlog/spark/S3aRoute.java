@@ -73,7 +73,7 @@ final class S3aRoute {
         try {
             uri = new URI(raw);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("not a valid URI: " + LogDiscovery.shown(raw));
+            throw new IllegalArgumentException("not a valid URI: " + LogFileSystems.shown(raw));
         }
         String bucket = uri.getHost();
         if (bucket == null) {
@@ -84,7 +84,7 @@ final class S3aRoute {
         if (user != null) {
             int colon = user.indexOf(':');
             if (colon < 0) {
-                throw new IllegalArgumentException("an s3 URI's user info is KEY:SECRET: " + LogDiscovery.shown(raw));
+                throw new IllegalArgumentException("an s3 URI's user info is KEY:SECRET: " + LogFileSystems.shown(raw));
             }
             out.put(prefix + "access.key", decode(user.substring(0, colon)));
             out.put(prefix + "secret.key", decode(user.substring(colon + 1)));
