@@ -1,7 +1,9 @@
 package io.kvlog.spark;
 
-import java.io.Serializable;
+import java.io.IOException;
 import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 
 /**
  * One remote segment as the Aiven plugin stored it, as a split carries it to an executor: its three objects
@@ -19,5 +21,10 @@ import java.util.TreeMap;
  * @param keyFiles key pair id -> private key PEM file
  */
 record AivenSegment(String log, String indexes, String manifest, String describe, String segmentId, long start,
-                    long size, String keyPrefix, TreeMap<String, String> keyFiles) implements Serializable {
+                    long size, String keyPrefix, TreeMap<String, String> keyFiles) implements RemoteFiles {
+    /** Its objects shown as the files Kafka wrote ({@link AivenSegmentFs#of}). */
+    @Override
+    public FileSystem fileSystem(Configuration conf) throws IOException {
+        return AivenSegmentFs.of(this, conf);
+    }
 }

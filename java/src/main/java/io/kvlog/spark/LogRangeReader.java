@@ -35,8 +35,8 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
     LogRangeReader(LogRange range, StructType required, PushedAggregation aggregation, Configuration conf,
                    int chunkBytes, int maxRows, boolean verifyChecksums) throws IOException {
         this.range = range;
-        AivenSegment aiven = range.segments().aiven();
-        this.fs = aiven != null ? AivenSegmentFs.of(aiven, conf) : LogFileSystems.of(new Path(range.segments().dir), conf);
+        RemoteFiles files = range.segments().files();
+        this.fs = files != null ? files.fileSystem(conf) : LogFileSystems.of(new Path(range.segments().dir), conf);
         this.chunkBytes = chunkBytes;
         this.maxRows = maxRows;
         this.sink = aggregation == null ? new ColumnSink(required, range.topic(), range.partition(), maxRows) : null;

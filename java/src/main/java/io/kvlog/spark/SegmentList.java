@@ -34,21 +34,21 @@ final class SegmentList implements Serializable {
     final boolean dense;
     /** File names of the segments when they are not {@code <20-digit base>.log} (a remote segment); else null. */
     private final String[] names;
-    /** A remote segment in the Aiven plugin's objects: what an executor needs to show it as Kafka's files. */
-    private final AivenSegment aiven;
+    /** A remote segment whose files a file system of its own shows (the Aiven plugin's objects); else null. */
+    private final RemoteFiles files;
 
     private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense) {
         this(dir, bases, swapped, dense, null, null);
     }
 
     private SegmentList(String dir, long[] bases, boolean[] swapped, boolean dense, String[] names,
-                        AivenSegment aiven) {
+                        RemoteFiles files) {
         this.dir = dir;
         this.bases = bases;
         this.swapped = swapped;
         this.dense = dense;
         this.names = names;
-        this.aiven = aiven;
+        this.files = files;
     }
 
     /**
@@ -61,17 +61,18 @@ final class SegmentList implements Serializable {
     }
 
     /**
-     * As above for a segment of the Aiven plugin: {@code logFile} is its {@code .log} object, which the readers see
-     * through {@link AivenSegmentFs#of} as the {@code .log} Kafka wrote (and its indexes beside it).
+     * As above for a segment whose files a file system of its own shows (the Aiven plugin's): {@code logFile} is
+     * its {@code .log} object, which the readers see through {@link RemoteFiles#fileSystem} as the {@code .log}
+     * Kafka wrote (and its indexes beside it).
      */
-    static SegmentList remote(Path logFile, long base, AivenSegment aiven) {
+    static SegmentList remote(Path logFile, long base, RemoteFiles files) {
         return new SegmentList(logFile.getParent().toString(), new long[] {base}, new boolean[1], false,
-            new String[] {logFile.getName()}, aiven);
+            new String[] {logFile.getName()}, files);
     }
 
-    /** The Aiven segment these files are ({@link #remote(Path, long, AivenSegment)}), else null. */
-    AivenSegment aiven() {
-        return aiven;
+    /** What these files are read through when a file system of their own shows them ({@link #remote}), else null. */
+    RemoteFiles files() {
+        return files;
     }
 
     static SegmentList list(FileSystem fs, Path dir) throws IOException {
@@ -119,7 +120,7 @@ final class SegmentList implements Serializable {
         }
         return n == bases.length ? this
             : new SegmentList(dir, Arrays.copyOf(bases, n), Arrays.copyOf(swapped, n), dense,
-                names == null ? null : Arrays.copyOf(names, n), aiven);
+                names == null ? null : Arrays.copyOf(names, n), files);
     }
 
     private static boolean isOffsetName(String n, String suffix) {
