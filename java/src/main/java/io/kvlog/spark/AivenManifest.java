@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.luben.zstd.Zstd;
+import io.kvlog.spark.format.Bytes;
 import java.io.IOException;
 import java.util.Base64;
 import java.util.LinkedHashMap;

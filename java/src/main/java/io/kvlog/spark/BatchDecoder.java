@@ -1,5 +1,11 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.BatchFormatException;
+import io.kvlog.spark.format.Bytes;
+import io.kvlog.spark.format.Decompressor;
+import io.kvlog.spark.format.LegacyMessageDecoder;
+import io.kvlog.spark.format.RecordBatchV2Decoder;
+import io.kvlog.spark.format.RecordSink;
 import java.io.IOException;
 
 /** Decodes whatever batch a {@link SegmentStream} stands on, by magic, naming file and position on failure. */

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.RecordSink;
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;

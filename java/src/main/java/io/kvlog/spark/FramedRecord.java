@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.BatchFormatException;
+
 /**
  * A record value framed as KRaft frames its metadata records, read field by field: the frame (unsigned varints:
  * frame version 1, api key, version), then the message's fields up to the value's end. What

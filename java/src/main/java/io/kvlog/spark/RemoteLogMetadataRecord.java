@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.BatchFormatException;
+import io.kvlog.spark.format.Bytes;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.TreeMap;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.BatchFormatException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.Bytes;
 import java.io.IOException;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;

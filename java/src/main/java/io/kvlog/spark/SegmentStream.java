@@ -1,5 +1,8 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.Bytes;
+import io.kvlog.spark.format.LegacyMessageDecoder;
+import io.kvlog.spark.format.RecordBatchV2Decoder;
 import java.io.Closeable;
 import java.io.IOException;
 import org.apache.hadoop.fs.FSDataInputStream;

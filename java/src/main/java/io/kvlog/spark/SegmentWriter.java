@@ -1,5 +1,8 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.Bytes;
+import io.kvlog.spark.format.RecordBatchV2Decoder;
+import io.kvlog.spark.format.RecordBatchV2Encoder;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

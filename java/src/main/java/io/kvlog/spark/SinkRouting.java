@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.RecordBatchV2Encoder;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.RecordBatchV2Encoder;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.Set;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.RecordBatchV2Encoder;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;

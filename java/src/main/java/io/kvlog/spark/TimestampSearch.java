@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.RecordSink;
+
 /**
  * Finds the first record with a timestamp at or after a target (or, {@link #exactly}, equal to it) and an offset
  * at or after a floor. Control records count as records, as in Kafka's ListOffsets: its search

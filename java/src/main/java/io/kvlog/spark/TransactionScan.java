@@ -1,5 +1,11 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.BatchFormatException;
+import io.kvlog.spark.format.Bytes;
+import io.kvlog.spark.format.Decompressor;
+import io.kvlog.spark.format.PayloadBuffer;
+import io.kvlog.spark.format.RecordBatchV2Decoder;
+import io.kvlog.spark.format.VarintCursor;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;

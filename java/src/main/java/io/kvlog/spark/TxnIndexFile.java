@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.Bytes;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.fs.FileSystem;

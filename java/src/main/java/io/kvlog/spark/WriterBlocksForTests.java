@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.format.Bytes;
+import io.kvlog.spark.format.RecordBatchV2Encoder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

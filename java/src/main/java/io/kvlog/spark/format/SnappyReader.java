@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 import java.io.IOException;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;

@@ -1,7 +1,7 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 /** Where decoded records go: the columns of a Spark batch, or a search over timestamps. */
-interface RecordSink {
+public interface RecordSink {
     /** Whether the sink needs each record's fields (key, value, timestamp, headers) or offsets suffice. */
     boolean needsRecordFields();
 

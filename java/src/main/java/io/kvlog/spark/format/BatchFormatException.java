@@ -1,10 +1,10 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 /** A problem found while decoding one batch, before the caller knows the file and position to name. */
-final class BatchFormatException extends Exception {
+public final class BatchFormatException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    BatchFormatException(String problem) {
+    public BatchFormatException(String problem) {
         super(problem);
     }
 

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,21 +17,21 @@ import org.apache.spark.unsafe.Platform;
  *
  * <p>Closed batches go to a {@link BatchConsumer} (a segment writer, a buffer). Not thread-safe: one per task.
  */
-final class RecordBatchV2Encoder implements AutoCloseable {
-    static final int DEFAULT_RECORDS_PER_BATCH = 16384;
-    static final int DEFAULT_MAX_BATCH_BYTES = 1 << 20;
-    static final int HEADER_SIZE = RecordBatchV2Decoder.HEADER_SIZE;
+public final class RecordBatchV2Encoder implements AutoCloseable {
+    public static final int DEFAULT_RECORDS_PER_BATCH = 16384;
+    public static final int DEFAULT_MAX_BATCH_BYTES = 1 << 20;
+    public static final int HEADER_SIZE = RecordBatchV2Decoder.HEADER_SIZE;
     /** The largest batch a Java array holds, header included. */
     static final int MAX_BATCH_SIZE = Integer.MAX_VALUE - 16;
 
     /** Receives each closed batch; the bytes {@code b[off, off + len)} are reused once it returns. */
-    interface BatchConsumer {
+    public interface BatchConsumer {
         void batch(byte[] b, int off, int len) throws IOException;
     }
 
     /** One record header: a UTF-8 key (never null) and a value (null allowed). */
-    record Header(String key, byte[] value) {
-        Header {
+    public record Header(String key, byte[] value) {
+        public Header {
             if (key == null) {
                 throw new IllegalArgumentException("Kafka record header keys may not be null");
             }
@@ -62,7 +62,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
      * @param maxBatchBytes    close a batch before its uncompressed size passes this (at least the 61-byte header)
      * @param firstOffset      the offset of the first record
      */
-    RecordBatchV2Encoder(int codec, int recordsPerBatch, int maxBatchBytes, long firstOffset, BatchConsumer consumer) {
+    public RecordBatchV2Encoder(int codec, int recordsPerBatch, int maxBatchBytes, long firstOffset, BatchConsumer consumer) {
         if (codec < Decompressor.NONE || codec > Decompressor.ZSTD) {
             throw new IllegalArgumentException("unknown compression codec id " + codec + " (0 none, 1 gzip, 2 snappy, "
                 + "3 lz4, 4 zstd)");
@@ -86,7 +86,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
     }
 
     /** The codec id of a Kafka {@code compression.type} name: none/uncompressed, gzip, snappy, lz4, zstd. */
-    static int codecId(String name) {
+    public static int codecId(String name) {
         return switch (name == null ? "none" : name.trim().toLowerCase(java.util.Locale.ROOT)) {
             case "none", "uncompressed", "" -> Decompressor.NONE;
             case "gzip" -> Decompressor.GZIP;
@@ -104,7 +104,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
     }
 
     /** Batches handed to the consumer so far. */
-    long batches() {
+    public long batches() {
         return batches;
     }
 
@@ -114,7 +114,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
     }
 
     /** Bytes of the buffer the open batch is built in (it keeps its size between batches). */
-    int bufferBytes() {
+    public int bufferBytes() {
         return buf.length;
     }
 
@@ -128,7 +128,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
      * none; {@code timestamp} in epoch ms, or -1 for none), first closing the open batch when the record would
      * not fit it.
      */
-    void append(byte[] key, byte[] value, long timestamp, List<Header> headers) throws IOException {
+    public void append(byte[] key, byte[] value, long timestamp, List<Header> headers) throws IOException {
         append(key, Platform.BYTE_ARRAY_OFFSET, key == null ? -1 : key.length, value, Platform.BYTE_ARRAY_OFFSET,
             value == null ? -1 : value.length, timestamp, headers);
     }
@@ -138,7 +138,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
      * address as {@link Platform} takes them, a length of -1 for null): a Spark {@code UnsafeRow}'s bytes are
      * copied once, into the batch, instead of into an array per field first.
      */
-    void append(Object keyBase, long keyAt, int keyLen, Object valueBase, long valueAt, int valueLen, long timestamp,
+    public void append(Object keyBase, long keyAt, int keyLen, Object valueBase, long valueAt, int valueLen, long timestamp,
                 List<Header> headers) throws IOException {
         if (timestamp < -1) {
             throw new IllegalArgumentException("invalid timestamp " + timestamp + " for the record at offset "
@@ -196,7 +196,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
     }
 
     /** Closes the open batch, if any, and hands it to the consumer. */
-    void flush() throws IOException {
+    public void flush() throws IOException {
         if (count > 0) {
             closeBatch();
         }
@@ -319,7 +319,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
         b[p + 1] = (byte) v;
     }
 
-    static void putInt32(byte[] b, int p, int v) {
+    public static void putInt32(byte[] b, int p, int v) {
         b[p] = (byte) (v >>> 24);
         b[p + 1] = (byte) (v >>> 16);
         b[p + 2] = (byte) (v >>> 8);
@@ -333,7 +333,7 @@ final class RecordBatchV2Encoder implements AutoCloseable {
         b[p + 3] = (byte) (v >>> 24);
     }
 
-    static void putInt64(byte[] b, int p, long v) {
+    public static void putInt64(byte[] b, int p, long v) {
         putInt32(b, p, (int) (v >>> 32));
         putInt32(b, p + 4, (int) v);
     }

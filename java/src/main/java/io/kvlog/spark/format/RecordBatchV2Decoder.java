@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 import java.util.zip.CRC32C;
 
@@ -6,27 +6,27 @@ import java.util.zip.CRC32C;
  * Magic-2 record batches: header fields, CRC-32C, control batches skipped (unless the sink searches them too),
  * records walked only when needed.
  */
-final class RecordBatchV2Decoder {
-    static final int HEADER_SIZE = 61;
+public final class RecordBatchV2Decoder {
+    public static final int HEADER_SIZE = 61;
     static final int CRC_OFFSET = 17;
-    static final int ATTRIBUTES_OFFSET = 21;
-    static final int LAST_OFFSET_DELTA_OFFSET = 23;
+    public static final int ATTRIBUTES_OFFSET = 21;
+    public static final int LAST_OFFSET_DELTA_OFFSET = 23;
     static final int BASE_TIMESTAMP_OFFSET = 27;
     static final int MAX_TIMESTAMP_OFFSET = 35;
-    static final int RECORD_COUNT_OFFSET = 57;
+    public static final int RECORD_COUNT_OFFSET = 57;
 
     private final Decompressor decompressor;
     private final VarintCursor cursor = new VarintCursor();
 
-    RecordBatchV2Decoder(Decompressor decompressor) {
+    public RecordBatchV2Decoder(Decompressor decompressor) {
         this.decompressor = decompressor;
     }
 
-    static long lastOffset(byte[] b, int p) {
+    public static long lastOffset(byte[] b, int p) {
         return Bytes.int64(b, p) + Bytes.int32(b, p + LAST_OFFSET_DELTA_OFFSET);
     }
 
-    static long maxTimestamp(byte[] b, int p) {
+    public static long maxTimestamp(byte[] b, int p) {
         return Bytes.int64(b, p + MAX_TIMESTAMP_OFFSET);
     }
 
@@ -34,7 +34,7 @@ final class RecordBatchV2Decoder {
         return (Bytes.int16(b, p + ATTRIBUTES_OFFSET) & 0x20) != 0;
     }
 
-    static void checkCrc(byte[] b, int p, int size) throws BatchFormatException {
+    public static void checkCrc(byte[] b, int p, int size) throws BatchFormatException {
         CRC32C crc = new CRC32C();
         crc.update(b, p + ATTRIBUTES_OFFSET, size - ATTRIBUTES_OFFSET);
         int stored = Bytes.int32(b, p + CRC_OFFSET);
@@ -64,7 +64,7 @@ final class RecordBatchV2Decoder {
      * read the batch whole and {@link #decode} it.
      * The CRC covers the records such a query never reads; {@code kvlog.verifyChecksums} makes every batch whole.
      */
-    boolean decodeHeader(byte[] b, int p, int size, long start, long end, RecordSink sink) {
+    public boolean decodeHeader(byte[] b, int p, int size, long start, long end, RecordSink sink) {
         if (sink.needsRecordFields() || size < HEADER_SIZE) {
             return false;
         }
@@ -88,7 +88,7 @@ final class RecordBatchV2Decoder {
     }
 
     /** Emits the records of the batch at {@code b[p, p + size)} whose offsets are in {@code [start, end)}. */
-    void decode(byte[] b, int p, int size, long start, long end, RecordSink sink) throws BatchFormatException {
+    public void decode(byte[] b, int p, int size, long start, long end, RecordSink sink) throws BatchFormatException {
         if (size < HEADER_SIZE) {
             throw new BatchFormatException("batch of " + size + " bytes is shorter than the v2 header");
         }

@@ -1,22 +1,22 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 /** Reads zig-zag varints and varlongs (Kafka's record encoding) from {@code buf[pos, end)}, never past end. */
-final class VarintCursor {
-    byte[] buf;
-    int pos;
-    int end;
+public final class VarintCursor {
+    public byte[] buf;
+    public int pos;
+    public int end;
 
-    void reset(byte[] b, int from, int to) {
+    public void reset(byte[] b, int from, int to) {
         buf = b;
         pos = from;
         end = to;
     }
 
-    int remaining() {
+    public int remaining() {
         return end - pos;
     }
 
-    int varint() throws BatchFormatException {
+    public int varint() throws BatchFormatException {
         int raw = 0;
         for (int shift = 0; shift < 35; shift += 7) {
             if (pos >= end) {
@@ -31,7 +31,7 @@ final class VarintCursor {
         throw new BatchFormatException("varint longer than 5 bytes");
     }
 
-    long varlong() throws BatchFormatException {
+    public long varlong() throws BatchFormatException {
         long raw = 0;
         for (int shift = 0; shift < 70; shift += 7) {
             if (pos >= end) {
@@ -47,7 +47,7 @@ final class VarintCursor {
     }
 
     /** A length field: -1 for null, otherwise at most the bytes that remain. */
-    int length(String what) throws BatchFormatException {
+    public int length(String what) throws BatchFormatException {
         int n = varint();
         if (n < -1 || n > end - pos) {
             throw new BatchFormatException(what + " length " + n + " exceeds the " + (end - pos) + " bytes remaining");
@@ -55,7 +55,7 @@ final class VarintCursor {
         return n;
     }
 
-    void skip(int n) {
+    public void skip(int n) {
         pos += n;
     }
 }

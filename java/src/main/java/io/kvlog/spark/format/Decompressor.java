@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
@@ -9,8 +9,8 @@ import java.io.InputStream;
 import java.util.zip.GZIPInputStream;
 
 /** Inflates one batch payload into a reused buffer, never past the budget (decompression bombs fail fast). */
-final class Decompressor implements AutoCloseable {
-    static final int NONE = 0;
+public final class Decompressor implements AutoCloseable {
+    public static final int NONE = 0;
     static final int GZIP = 1;
     static final int SNAPPY = 2;
     static final int LZ4 = 3;
@@ -19,7 +19,7 @@ final class Decompressor implements AutoCloseable {
     private final PayloadBuffer out;
     private ZstdDecompressCtx zstd; // one native context per reader, reused for every batch
 
-    Decompressor(int budget) {
+    public Decompressor(int budget) {
         out = new PayloadBuffer(budget);
     }
 
@@ -28,7 +28,7 @@ final class Decompressor implements AutoCloseable {
     }
 
     /** The decompressed bytes are {@code result.data[0, result.size)} until the next call. */
-    PayloadBuffer decompress(int codec, int magic, byte[] src, int off, int len) throws BatchFormatException {
+    public PayloadBuffer decompress(int codec, int magic, byte[] src, int off, int len) throws BatchFormatException {
         out.size = 0;
         switch (codec) {
             case GZIP -> stream(new ByteArrayInputStream(src, off, len), "gzip", true);

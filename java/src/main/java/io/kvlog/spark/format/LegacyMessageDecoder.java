@@ -1,26 +1,26 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 import java.util.zip.CRC32;
 
 /** Magic-0 and magic-1 messages (CRC-32 each), including a compressed wrapper's inner message set. */
-final class LegacyMessageDecoder {
-    static final int LOG_OVERHEAD = 12;
+public final class LegacyMessageDecoder {
+    public static final int LOG_OVERHEAD = 12;
     private static final int CRC_OFFSET = 12;
     private static final int MAGIC_OFFSET = 16;
     private static final int ATTRIBUTES_OFFSET = 17;
 
     private final Decompressor decompressor;
 
-    LegacyMessageDecoder(Decompressor decompressor) {
+    public LegacyMessageDecoder(Decompressor decompressor) {
         this.decompressor = decompressor;
     }
 
-    static int headerSize(int magic) {
+    public static int headerSize(int magic) {
         return MAGIC_OFFSET + 2 + (magic == 1 ? 8 : 0) + 8; // + key and value length fields
     }
 
     /** Emits the records of the message at {@code b[p, p + size)} with offsets in {@code [start, end)}. */
-    void decode(byte[] b, int p, int size, long start, long end, RecordSink sink) throws BatchFormatException {
+    public void decode(byte[] b, int p, int size, long start, long end, RecordSink sink) throws BatchFormatException {
         int magic = checked(b, p, size);
         int attributes = b[p + ATTRIBUTES_OFFSET];
         int codec = attributes & 0x07;

@@ -1,13 +1,13 @@
-package io.kvlog.spark;
+package io.kvlog.spark.format;
 
 import java.io.IOException;
 import java.io.InputStream;
 
 /** A reused output buffer for one decompressed payload; it grows by doubling but never past the budget. */
-final class PayloadBuffer {
+public final class PayloadBuffer {
     private final int budget;
-    byte[] data = new byte[64 << 10];
-    int size;
+    public byte[] data = new byte[64 << 10];
+    public int size;
 
     PayloadBuffer(int budget) {
         this.budget = budget;
