@@ -236,7 +236,7 @@ def test_a_stream_into_s3_applies_a_replayed_micro_batch_once(jvm, s3, s3a, tmp_
 def test_an_s3_uris_credentials_and_query_become_the_buckets_s3a_settings(jvm, uri, path, settings):
     """What the JVM engine makes of a URI written for the Python source (pyarrow's user info and query): the path
     without them, and the bucket's S3A settings (percent-decoded); other schemes are left alone."""
-    hooks = jvm._jvm.io.kvlog.spark.S3aRouteForTests
+    hooks = jvm._jvm.io.kvlog.spark.fs.S3aRouteForTests
     assert hooks.path(uri) == path
     got = dict(line.split("=", 1) for line in hooks.settings(uri).splitlines())
     assert got == {f"fs.s3a.bucket.bkt.{k}": v for k, v in settings.items()}

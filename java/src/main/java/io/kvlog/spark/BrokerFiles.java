@@ -2,6 +2,7 @@ package io.kvlog.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvlog.spark.fs.ExclusiveCreate;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;

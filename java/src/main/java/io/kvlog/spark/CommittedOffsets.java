@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.ExclusiveCreate;
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;

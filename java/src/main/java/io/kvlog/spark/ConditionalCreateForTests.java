@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.ExclusiveCreate;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.ExclusiveCreate;
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.S3aRoute;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;

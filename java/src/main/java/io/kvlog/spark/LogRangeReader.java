@@ -3,6 +3,7 @@ package io.kvlog.spark;
 import io.kvlog.spark.format.Bytes;
 import io.kvlog.spark.format.RecordBatchV2Decoder;
 import io.kvlog.spark.format.RecordSink;
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.hadoop.conf.Configuration;

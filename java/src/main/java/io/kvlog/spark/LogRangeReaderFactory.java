@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.HadoopConf;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.spark.sql.catalyst.InternalRow;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

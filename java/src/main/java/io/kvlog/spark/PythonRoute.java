@@ -2,6 +2,8 @@ package io.kvlog.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.fs.S3aRoute;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.format.BatchFormatException;
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;

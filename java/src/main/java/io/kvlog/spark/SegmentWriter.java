@@ -3,6 +3,7 @@ package io.kvlog.spark;
 import io.kvlog.spark.format.Bytes;
 import io.kvlog.spark.format.RecordBatchV2Decoder;
 import io.kvlog.spark.format.RecordBatchV2Encoder;
+import io.kvlog.spark.fs.ExclusiveCreate;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,8 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.ExclusiveCreate;
+import io.kvlog.spark.fs.HadoopConf;
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,6 +1,10 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.format.RecordBatchV2Encoder;
+import io.kvlog.spark.fs.ExclusiveCreate;
+import io.kvlog.spark.fs.HadoopConf;
+import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.fs.S3aRoute;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;

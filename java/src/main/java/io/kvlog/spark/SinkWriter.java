@@ -2,6 +2,9 @@ package io.kvlog.spark;
 
 import io.kvlog.spark.format.Bytes;
 import io.kvlog.spark.format.RecordBatchV2Encoder;
+import io.kvlog.spark.fs.ExclusiveCreate;
+import io.kvlog.spark.fs.HadoopConf;
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;

@@ -2,6 +2,8 @@ package io.kvlog.spark;
 
 import io.kvlog.spark.format.Bytes;
 import io.kvlog.spark.format.RecordBatchV2Encoder;
+import io.kvlog.spark.fs.ExclusiveCreate;
+import io.kvlog.spark.fs.LogFileSystems;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.fs;
 
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.fs;
 
 import java.io.BufferedOutputStream;
 import java.io.FileOutputStream;

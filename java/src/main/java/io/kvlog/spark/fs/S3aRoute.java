@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.fs;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -22,9 +22,9 @@ import org.apache.hadoop.conf.Configuration;
  * configuration (shipped to the executors as the session's changes, {@link HadoopConf}), and binds {@code s3://}
  * to S3A when nothing else serves it ({@code fs.s3.impl}); {@link #path} then gives the URI without the user info
  * and the query. A URI without them is left to the settings the session already has. No message prints the
- * secret ({@link LogDiscovery#shown}).
+ * secret ({@link LogFileSystems#shown}).
  */
-final class S3aRoute {
+public final class S3aRoute {
     static final String S3A_CLASS = "org.apache.hadoop.fs.s3a.S3AFileSystem";
 
     private S3aRoute() {
@@ -35,7 +35,7 @@ final class S3aRoute {
     }
 
     /** Whether this JVM has S3A (its class is loadable: hadoop-aws and the AWS SDK are on the classpath). */
-    static boolean available(Configuration conf) {
+    public static boolean available(Configuration conf) {
         if (LogFileSystems.hasFileSystem("s3a", conf)) {
             return true;
         }
@@ -48,7 +48,7 @@ final class S3aRoute {
     }
 
     /** {@code raw} without user info and query when it is an {@code s3://}/{@code s3a://} URI; else as given. */
-    static String path(String raw) {
+    public static String path(String raw) {
         if (raw == null || !s3(LogFileSystems.scheme(raw))) {
             return raw;
         }
@@ -127,7 +127,7 @@ final class S3aRoute {
      * {@code conf} (the session's Hadoop configuration), and {@code s3://} bound to S3A when the session has S3A
      * and nothing else serves {@code s3://}. Returns whether any path was an S3 one.
      */
-    static boolean apply(List<String> paths, Configuration conf) {
+    public static boolean apply(List<String> paths, Configuration conf) {
         boolean any = false;
         for (String p : paths) {
             String scheme = LogFileSystems.scheme(p);

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.fs;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,12 +19,12 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
  * Stores with neither only check before: two writers racing for one name there are caught later, by the lease
  * and the commit's version check.
  */
-final class ExclusiveCreate {
+public final class ExclusiveCreate {
     private ExclusiveCreate() {
     }
 
     /** {@code p} written whole, created or replaced (a PUT on an object store: it appears complete or not at all). */
-    static FSDataOutputStream overwrite(FileSystem fs, Path p, int bufferSize) throws IOException {
+    public static FSDataOutputStream overwrite(FileSystem fs, Path p, int bufferSize) throws IOException {
         FileSystem raw = raw(fs);
         return raw.getClass() == RawLocalFileSystem.class ? LocalFileOutput.open((RawLocalFileSystem) raw, p, bufferSize)
             : raw.create(p, true, bufferSize);
@@ -36,7 +36,7 @@ final class ExclusiveCreate {
      * native library is a {@code chmod} child process each (forked from the executor's JVM); the directories get
      * the process's umask instead, as Kafka's and kvlog's own writers give them.
      */
-    static void mkdirs(FileSystem fs, Path dir) throws IOException {
+    public static void mkdirs(FileSystem fs, Path dir) throws IOException {
         FileSystem raw = raw(fs);
         if (raw.getClass() == RawLocalFileSystem.class) {
             Files.createDirectories(((RawLocalFileSystem) raw).pathToFile(dir).toPath());
@@ -46,14 +46,14 @@ final class ExclusiveCreate {
     }
 
     /** The file system to write through: a checksummed local one is used raw (no {@code .crc} files). */
-    static FileSystem raw(FileSystem fs) {
+    public static FileSystem raw(FileSystem fs) {
         return fs instanceof LocalFileSystem local ? local.getRaw() : fs;
     }
 
-    static final String CONDITIONAL = Options.CreateFileOptionKeys.FS_OPTION_CREATE_CONDITIONAL_OVERWRITE;
+    public static final String CONDITIONAL = Options.CreateFileOptionKeys.FS_OPTION_CREATE_CONDITIONAL_OVERWRITE;
 
     /** Whether {@link #create} is atomic on {@code fs} (or, for a conditional store, at close). */
-    static boolean conditional(FileSystem fs, Path p) {
+    public static boolean conditional(FileSystem fs, Path p) {
         try {
             return fs.hasPathCapability(p, CONDITIONAL);
         } catch (IOException | RuntimeException e) {
@@ -65,7 +65,7 @@ final class ExclusiveCreate {
      * Opens {@code p} for writing; {@link FileAlreadyExistsException} when it exists (on a conditional store
      * possibly only from {@code close()}, which then has written nothing).
      */
-    static FSDataOutputStream create(FileSystem fs, Path p, int bufferSize) throws IOException {
+    public static FSDataOutputStream create(FileSystem fs, Path p, int bufferSize) throws IOException {
         if (conditional(fs, p)) {
             FSDataOutputStream out = (FSDataOutputStream) fs.createFile(p).overwrite(false).recursive()
                 .bufferSize(bufferSize).must(CONDITIONAL, true).build();

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.fs;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -16,7 +16,7 @@ import org.apache.spark.deploy.SparkHadoopUtil;
  * credentials. Each executor builds the result once per distinct set of entries and reuses it. A whole
  * configuration, broadcast or carried by each task, cost a short query a tenth of its time on this machine.
  */
-final class HadoopConf {
+public final class HadoopConf {
     private static final int CACHED = 32;
     private static final Map<Map<String, String>, Configuration> BUILT = new ConcurrentHashMap<>();
     private static Configuration baseline;
@@ -32,7 +32,7 @@ final class HadoopConf {
     }
 
     /** On the driver: the entries of {@code session} that an executor's own configuration lacks or differs in. */
-    static HashMap<String, String> changes(Configuration session) {
+    public static HashMap<String, String> changes(Configuration session) {
         Configuration base = baseline();
         HashMap<String, String> out = new HashMap<>();
         for (Map.Entry<String, String> e : session) {
@@ -44,7 +44,7 @@ final class HadoopConf {
     }
 
     /** On an executor: the configuration with {@code changes} applied, built once per distinct set. */
-    static Configuration with(Map<String, String> changes) {
+    public static Configuration with(Map<String, String> changes) {
         Configuration c = BUILT.get(changes);
         if (c != null) {
             return c;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.fs;
 
 import java.io.IOException;
 import java.util.Locale;
@@ -18,16 +18,16 @@ import org.apache.hadoop.util.VersionInfo;
  * <p>PySpark ships no Hadoop file system for {@code s3://}, {@code s3a://}, {@code gs://} or {@code abfs://}. A
  * path with such a scheme fails here with what to do: the connector to add, or the Python source, which reads
  * {@code s3://}, {@code gs://} and {@code abfs://} through pyarrow ({@code format("kvlog")} goes there by itself:
- * {@link KvlogSource}).
+ * {@code KvlogSource}).
  */
-final class LogFileSystems {
+public final class LogFileSystems {
     /** Schemes the Python source reads through pyarrow.fs (kvlog.storage). */
-    static final Set<String> PYARROW_SCHEMES = Set.of("s3", "gs", "gcs", "abfs", "abfss");
+    public static final Set<String> PYARROW_SCHEMES = Set.of("s3", "gs", "gcs", "abfs", "abfss");
 
     private LogFileSystems() {
     }
 
-    static FileSystem of(Path path, Configuration conf) throws IOException {
+    public static FileSystem of(Path path, Configuration conf) throws IOException {
         FileSystem fs;
         try {
             fs = path.getFileSystem(conf);
@@ -43,7 +43,7 @@ final class LogFileSystems {
     }
 
     /** The scheme of a path as given ({@code s3} of {@code s3://bucket/key}), or null for a plain path. */
-    static String scheme(String raw) {
+    public static String scheme(String raw) {
         int at = raw.indexOf("://");
         if (at <= 0) {
             return null;
@@ -66,7 +66,7 @@ final class LogFileSystems {
     }
 
     /** Whether this JVM has a Hadoop file system for {@code scheme}. */
-    static boolean hasFileSystem(String scheme, Configuration conf) {
+    public static boolean hasFileSystem(String scheme, Configuration conf) {
         try {
             FileSystem.getFileSystemClass(scheme, conf);
             return true;
@@ -104,7 +104,7 @@ final class LogFileSystems {
     }
 
     /** A path as messages show it: a URI without its credentials ({@code key:secret@}) or query. */
-    static String shown(String raw) {
+    public static String shown(String raw) {
         int scheme = raw.indexOf("://");
         if (scheme < 0) {
             return raw;
