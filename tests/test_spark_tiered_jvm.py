@@ -609,7 +609,7 @@ def test_damaged_bytes_in_a_remote_segment_name_the_object(jvm, tmp_path):
     with pytest.raises(Exception, match="CorruptLogException") as e:
         jvm_rows(jvm, t.root, **opts)
     assert t.segments[1].segment_id in str(e.value)
-    cause = thrown(e.value, "io.kvlog.spark.CorruptLogException")
+    cause = thrown(e.value, "io.kvlog.spark.log.CorruptLogException")
     assert cause.file().endswith(os.path.basename(path)) and 0 <= cause.position() <= 200
 
 

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.log.RemoteFiles;
 import java.io.IOException;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;

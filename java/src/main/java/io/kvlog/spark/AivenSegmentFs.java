@@ -1,6 +1,10 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.log.OffsetIndexLookup;
+import io.kvlog.spark.log.SegmentStream;
+import io.kvlog.spark.log.TimeIndexLookup;
+import io.kvlog.spark.log.TxnIndexFile;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;

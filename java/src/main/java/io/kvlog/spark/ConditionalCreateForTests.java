@@ -1,6 +1,7 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.ExclusiveCreate;
+import io.kvlog.spark.log.CommittedOffsets;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,14 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.format.RecordSink;
+import io.kvlog.spark.log.BatchDecoder;
+import io.kvlog.spark.log.CommittedOffsets;
+import io.kvlog.spark.log.LocalLog;
+import io.kvlog.spark.log.LogStartCheckpoint;
+import io.kvlog.spark.log.OffsetIndexLookup;
+import io.kvlog.spark.log.SegmentList;
+import io.kvlog.spark.log.SegmentStream;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,13 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.format.BatchFormatException;
+import io.kvlog.spark.log.BatchDecoder;
+import io.kvlog.spark.log.CommittedOffsets;
+import io.kvlog.spark.log.CorruptLogException;
+import io.kvlog.spark.log.LocalLog;
+import io.kvlog.spark.log.SegmentList;
+import io.kvlog.spark.log.SegmentStream;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;

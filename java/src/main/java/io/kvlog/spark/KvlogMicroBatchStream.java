@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

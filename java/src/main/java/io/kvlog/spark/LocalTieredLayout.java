@@ -1,6 +1,7 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.log.SegmentList;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.HashMap;

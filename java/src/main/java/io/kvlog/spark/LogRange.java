@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.log.AbortedTransactions;
+import io.kvlog.spark.log.SegmentList;
 import org.apache.spark.sql.connector.read.InputPartition;
 
 /**

@@ -1,6 +1,10 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.log.CommittedOffsets;
+import io.kvlog.spark.log.LogDiscovery;
+import io.kvlog.spark.log.LogStartCheckpoint;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

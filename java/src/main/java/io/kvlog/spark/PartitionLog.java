@@ -1,6 +1,17 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.format.RecordBatchV2Decoder;
+import io.kvlog.spark.log.AbortedTransactions;
+import io.kvlog.spark.log.BatchDecoder;
+import io.kvlog.spark.log.BrokerFiles;
+import io.kvlog.spark.log.CommittedOffsets;
+import io.kvlog.spark.log.CorruptLogException;
+import io.kvlog.spark.log.LocalLog;
+import io.kvlog.spark.log.SegmentList;
+import io.kvlog.spark.log.SegmentStream;
+import io.kvlog.spark.log.TimeIndexLookup;
+import io.kvlog.spark.log.TopicPartition;
+import io.kvlog.spark.log.TxnIndexFile;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

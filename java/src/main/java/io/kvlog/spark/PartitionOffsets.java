@@ -3,6 +3,7 @@ package io.kvlog.spark;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;
 import java.util.Map;
 import java.util.TreeMap;

@@ -3,6 +3,7 @@ package io.kvlog.spark;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvlog.spark.fs.S3aRoute;
+import io.kvlog.spark.log.TopicPartition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.log.SegmentList;
 import java.io.IOException;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;

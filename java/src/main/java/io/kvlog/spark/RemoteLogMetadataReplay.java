@@ -2,6 +2,9 @@ package io.kvlog.spark;
 
 import io.kvlog.spark.format.BatchFormatException;
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.log.BatchDecoder;
+import io.kvlog.spark.log.LocalLog;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@ package io.kvlog.spark;
 
 import io.kvlog.spark.format.Bytes;
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.log.OffsetIndexLookup;
 import java.io.IOException;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;

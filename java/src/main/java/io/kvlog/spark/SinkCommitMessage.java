@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.log.TopicPartition;
 import java.util.List;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 

@@ -1,6 +1,7 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.format.RecordBatchV2Encoder;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayDeque;

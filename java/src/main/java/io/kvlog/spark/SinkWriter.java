@@ -5,6 +5,7 @@ import io.kvlog.spark.format.RecordBatchV2Encoder;
 import io.kvlog.spark.fs.ExclusiveCreate;
 import io.kvlog.spark.fs.HadoopConf;
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

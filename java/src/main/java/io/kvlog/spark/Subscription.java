@@ -1,6 +1,8 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.log.LogDiscovery;
+import io.kvlog.spark.log.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.log.BrokerFiles;
+import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

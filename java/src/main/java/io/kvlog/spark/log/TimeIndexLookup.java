@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.format.Bytes;
 import org.apache.hadoop.fs.FileSystem;
@@ -11,7 +11,7 @@ import org.apache.hadoop.fs.Path;
  * increasing timestamps and offsets is trusted (an active segment's preallocated tail is zeros); a missing or
  * odd index means searching from the start of the segment.
  */
-final class TimeIndexLookup {
+public final class TimeIndexLookup {
     private static final int ENTRY = 12;
 
     private TimeIndexLookup() {
@@ -23,10 +23,10 @@ final class TimeIndexLookup {
      * holding {@code offset} must carry exactly {@code timestamp} as its max (Kafka's entries name the batch that
      * reached the max so far), or the index is not this segment's and the search starts at position 0.
      */
-    record Hint(long offset, long timestamp, long position) {
+    public record Hint(long offset, long timestamp, long position) {
     }
 
-    static Hint hintFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
+    public static Hint hintFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
         long[] entry = lastEntryBefore(fs, logFile, baseOffset, target);
         if (entry == null) {
             return new Hint(-1, -1, 0);

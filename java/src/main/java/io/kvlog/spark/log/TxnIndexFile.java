@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.format.Bytes;
 import java.util.ArrayList;
@@ -11,14 +11,14 @@ import org.apache.hadoop.fs.Path;
  * offset, last offset = the ABORT marker's offset, last stable offset), one per transaction aborted by a marker in
  * that segment. Read whole; a missing file has no entries (Kafka writes one only when there is an abort).
  */
-final class TxnIndexFile {
+public final class TxnIndexFile {
     static final int ENTRY = 34;
 
     private TxnIndexFile() {
     }
 
     /** The entries ({producer id, first offset, marker offset}) of the index beside {@code logFile}. */
-    static List<long[]> entries(FileSystem fs, Path logFile) {
+    public static List<long[]> entries(FileSystem fs, Path logFile) {
         byte[] data = OffsetIndexLookup.readEntries(fs, logFile, ".txnindex", ENTRY);
         List<long[]> out = new ArrayList<>();
         if (data == null) {

@@ -1,9 +1,9 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import java.io.Serializable;
 
 /** A topic name and partition number, ordered as the Python source sorts them. */
-record TopicPartition(String topic, int partition) implements Comparable<TopicPartition>, Serializable {
+public record TopicPartition(String topic, int partition) implements Comparable<TopicPartition>, Serializable {
     @Override
     public int compareTo(TopicPartition o) {
         int c = topic.compareTo(o.topic);

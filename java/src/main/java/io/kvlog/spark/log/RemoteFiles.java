@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import java.io.IOException;
 import java.io.Serializable;
@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.FileSystem;
  * the file system that shows its objects as the files Kafka wrote (the Aiven plugin's chunked objects:
  * {@code tiered.AivenSegment}). The segment readers then read it unchanged.
  */
-interface RemoteFiles extends Serializable {
+public interface RemoteFiles extends Serializable {
     /** The file system that serves the segment's {@code .log} and its indexes beside it. */
     FileSystem fileSystem(Configuration conf) throws IOException;
 }

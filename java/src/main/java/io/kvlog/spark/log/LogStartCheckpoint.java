@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /** A data directory's {@code log-start-offset-checkpoint}: version 0, a count, then "topic partition offset" lines. */
-final class LogStartCheckpoint {
+public final class LogStartCheckpoint {
     static final String FILE = "log-start-offset-checkpoint";
 
     private LogStartCheckpoint() {
@@ -21,7 +21,7 @@ final class LogStartCheckpoint {
      * {@code recovery-point-offset-checkpoint}: evidence of how far the log was durably written. A malformed
      * file is no evidence (Kafka falls back to full recovery for it).
      */
-    static Map<TopicPartition, Long> durableEnds(FileSystem fs, Path root) throws IOException {
+    public static Map<TopicPartition, Long> durableEnds(FileSystem fs, Path root) throws IOException {
         Map<TopicPartition, Long> out = new HashMap<>();
         for (String name : new String[] {"replication-offset-checkpoint", "recovery-point-offset-checkpoint"}) {
             try {
@@ -33,12 +33,12 @@ final class LogStartCheckpoint {
         return out;
     }
 
-    static Map<TopicPartition, Long> read(FileSystem fs, Path root) throws IOException {
+    public static Map<TopicPartition, Long> read(FileSystem fs, Path root) throws IOException {
         return read(fs, root, FILE);
     }
 
     /** The {@code cleaner-offset-checkpoint}'s partitions (compacted at least once); null when it is unreadable. */
-    static Map<TopicPartition, Long> cleaned(FileSystem fs, Path root) throws IOException {
+    public static Map<TopicPartition, Long> cleaned(FileSystem fs, Path root) throws IOException {
         try {
             return read(fs, root, "cleaner-offset-checkpoint");
         } catch (IllegalStateException e) {

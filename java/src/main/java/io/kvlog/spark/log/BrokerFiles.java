@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,8 +29,8 @@ import org.apache.hadoop.fs.Path;
  * which carry no leader epoch (-1): empty for a new partition, its first entry moved to the new log start after
  * an overwrite.
  */
-final class BrokerFiles {
-    static final String PARTITION_METADATA = "partition.metadata";
+public final class BrokerFiles {
+    public static final String PARTITION_METADATA = "partition.metadata";
     static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
     private static final String ZERO_ID = "AAAAAAAAAAAAAAAAAAAAAA";
     private static final String METADATA_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ";
@@ -41,7 +41,7 @@ final class BrokerFiles {
     }
 
     /** A random id as Kafka's {@code Uuid.randomUuid}: a version-4 UUID, not reserved, not starting with '-'. */
-    static String newTopicId() {
+    public static String newTopicId() {
         while (true) {
             UUID u = UUID.randomUUID();
             String id = idText(ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
@@ -70,7 +70,7 @@ final class BrokerFiles {
      * only zeros (what a crash leaves of a write whose data never reached the disk). A file Kafka's reader would
      * refuse is an {@link IllegalStateException} naming it.
      */
-    static String readTopicId(FileSystem fs, Path dir) throws IOException {
+    public static String readTopicId(FileSystem fs, Path dir) throws IOException {
         Path file = new Path(dir, PARTITION_METADATA);
         byte[] data;
         try (InputStream in = fs.open(file)) {
@@ -111,7 +111,7 @@ final class BrokerFiles {
     }
 
     /** Writes {@code dir}'s partition.metadata for {@code topicId} (Kafka's bytes: no line end after the id). */
-    static void writeTopicId(FileSystem fs, Path dir, String topicId) throws IOException {
+    public static void writeTopicId(FileSystem fs, Path dir, String topicId) throws IOException {
         write(fs, new Path(dir, PARTITION_METADATA), "version: 0\ntopic_id: " + topicId);
     }
 
@@ -119,7 +119,7 @@ final class BrokerFiles {
      * The id {@code topic} has in the data directory {@code root}: its {@code topic_id} in kvlog-topics.json, else
      * the partition.metadata of one of its partition directories ({@code partitions}); null when none has one.
      */
-    static String topicIdOf(FileSystem fs, Path root, String topic, Collection<Integer> partitions)
+    public static String topicIdOf(FileSystem fs, Path root, String topic, Collection<Integer> partitions)
             throws IOException {
         try (InputStream in = fs.open(new Path(root, "kvlog-topics.json"))) {
             JsonNode v = new ObjectMapper().readTree(in).path(topic).path("topic_id");
@@ -142,7 +142,7 @@ final class BrokerFiles {
     }
 
     /** A leader-epoch-checkpoint's entries ({epoch, start offset}); null when it is absent or not readable. */
-    static List<long[]> readLeaderEpochs(FileSystem fs, Path dir) throws IOException {
+    public static List<long[]> readLeaderEpochs(FileSystem fs, Path dir) throws IOException {
         String text;
         try (InputStream in = fs.open(new Path(dir, LEADER_EPOCH_CHECKPOINT))) {
             text = new String(in.readNBytes(16 << 20), StandardCharsets.UTF_8);
@@ -173,7 +173,7 @@ final class BrokerFiles {
     }
 
     /** Kafka's {@code truncateFromStart}: entries at or before {@code start} go, the last back at {@code start}. */
-    static List<long[]> truncateFromStart(List<long[]> entries, long start) {
+    public static List<long[]> truncateFromStart(List<long[]> entries, long start) {
         List<long[]> out = new ArrayList<>();
         long[] last = null;
         for (long[] e : entries) {
@@ -190,7 +190,7 @@ final class BrokerFiles {
     }
 
     /** Kafka's {@code truncateFromEnd}: entries starting at or after {@code end} go. */
-    static List<long[]> truncateFromEnd(List<long[]> entries, long end) {
+    public static List<long[]> truncateFromEnd(List<long[]> entries, long end) {
         List<long[]> out = new ArrayList<>();
         for (long[] e : entries) {
             if (e[1] < end) {
@@ -200,7 +200,7 @@ final class BrokerFiles {
         return out;
     }
 
-    static void writeLeaderEpochs(FileSystem fs, Path dir, List<long[]> entries) throws IOException {
+    public static void writeLeaderEpochs(FileSystem fs, Path dir, List<long[]> entries) throws IOException {
         StringBuilder sb = new StringBuilder("0\n").append(entries.size()).append('\n');
         for (long[] e : entries) {
             sb.append(e[0]).append(' ').append(e[1]).append('\n');
@@ -208,7 +208,7 @@ final class BrokerFiles {
         write(fs, new Path(dir, LEADER_EPOCH_CHECKPOINT), sb.toString());
     }
 
-    static boolean same(List<long[]> a, List<long[]> b) {
+    public static boolean same(List<long[]> a, List<long[]> b) {
         if (a.size() != b.size()) {
             return false;
         }

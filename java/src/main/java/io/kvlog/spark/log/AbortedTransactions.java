@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -7,22 +7,22 @@ import java.util.List;
 import java.util.Map;
 
 /** Aborted transactions of one partition: per producer id, the offset spans [first, last marker] that were aborted. */
-final class AbortedTransactions implements Serializable {
+public final class AbortedTransactions implements Serializable {
     private static final long serialVersionUID = 1L;
-    static final AbortedTransactions NONE = new AbortedTransactions();
+    public static final AbortedTransactions NONE = new AbortedTransactions();
 
     private final Map<Long, List<long[]>> spans = new HashMap<>();
 
-    void add(long producerId, long firstOffset, long markerOffset) {
+    public void add(long producerId, long firstOffset, long markerOffset) {
         spans.computeIfAbsent(producerId, k -> new ArrayList<>()).add(new long[] {firstOffset, markerOffset});
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return spans.isEmpty();
     }
 
     /** The spans overlapping {@code [start, end)}: what a reader of that range needs. */
-    AbortedTransactions within(long start, long end) {
+    public AbortedTransactions within(long start, long end) {
         AbortedTransactions out = new AbortedTransactions();
         spans.forEach((pid, list) -> list.stream().filter(s -> s[1] >= start && s[0] < end)
             .forEach(s -> out.add(pid, s[0], s[1])));
@@ -30,7 +30,7 @@ final class AbortedTransactions implements Serializable {
     }
 
     /** Whether a transactional data batch of {@code producerId} starting at {@code baseOffset} was aborted. */
-    boolean aborted(long producerId, long baseOffset) {
+    public boolean aborted(long producerId, long baseOffset) {
         List<long[]> list = spans.get(producerId);
         if (list == null) {
             return false;

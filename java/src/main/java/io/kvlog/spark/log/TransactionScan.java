@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.format.BatchFormatException;
 import io.kvlog.spark.format.Bytes;
@@ -16,8 +16,8 @@ import org.apache.hadoop.fs.FileSystem;
  * does: which transactions were aborted (and where), and the last stable offset (the first offset of the oldest
  * transaction still open, else the log end offset).
  */
-final class TransactionScan {
-    static final int PRODUCER_ID_OFFSET = 43;
+public final class TransactionScan {
+    public static final int PRODUCER_ID_OFFSET = 43;
     private static final int ABORT = 0;
 
     final AbortedTransactions aborted = new AbortedTransactions();
@@ -27,7 +27,7 @@ final class TransactionScan {
      * tiered topic, transactions that began in its remote history (their span is in the marker segment's
      * {@code .txnindex}).
      */
-    final java.util.List<long[]> orphanAborts = new java.util.ArrayList<>();
+    public final java.util.List<long[]> orphanAborts = new java.util.ArrayList<>();
 
     private TransactionScan() {
     }

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.format.Bytes;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import org.apache.hadoop.fs.Path;
  * strictly increasing prefix is trusted (an active segment's preallocated tail is zeros); a missing or odd
  * index just means reading from the start of the segment.
  */
-final class OffsetIndexLookup {
+public final class OffsetIndexLookup {
     private static final int MAX_INDEX_BYTES = 64 << 20;
 
     private OffsetIndexLookup() {
@@ -23,7 +23,7 @@ final class OffsetIndexLookup {
      * {@code .log.swap}'s index is {@code .index.swap}); null when it is missing, unreadable or implausibly large.
      * An index is a hint: failing to read one only means reading more of the segment.
      */
-    static byte[] readEntries(FileSystem fs, Path logFile, String suffix, int entryBytes) {
+    public static byte[] readEntries(FileSystem fs, Path logFile, String suffix, int entryBytes) {
         Path index = new Path(logFile.getParent(), logFile.getName().replace(".log", suffix));
         try {
             if (!fs.exists(index)) {
@@ -43,7 +43,7 @@ final class OffsetIndexLookup {
     }
 
     /** A file position at or before the first batch that can hold {@code target}. */
-    static long positionFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
+    public static long positionFor(FileSystem fs, Path logFile, long baseOffset, long target, long segmentSize) {
         if (target <= baseOffset) {
             return 0;
         }

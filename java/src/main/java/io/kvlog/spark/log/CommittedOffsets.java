@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.fs.ExclusiveCreate;
 import io.kvlog.spark.fs.LogFileSystems;
@@ -28,28 +28,28 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * unfinished or failed job's, the way a Kafka consumer stops at the high watermark. A partition it does not name
  * is read as before. The format is shared with {@code kvlog.committed_offsets} in Python.
  */
-final class CommittedOffsets {
+public final class CommittedOffsets {
     static final String PREFIX = "kvlog-committed-offsets.";
     static final String MAGIC = "kvlog-committed-offsets 0";
     /** Versions kept besides the newest, for readers that listed an older one a moment before. */
     static final int KEEP = 3;
 
     /** A governed partition's log start offset and committed end offset. */
-    record Range(long start, long end) implements java.io.Serializable {
+    public record Range(long start, long end) implements java.io.Serializable {
     }
 
-    final long version;
+    public final long version;
     final String job;
-    final Map<TopicPartition, Range> partitions;
-    final Map<String, Long> sinks;
+    public final Map<TopicPartition, Range> partitions;
+    public final Map<String, Long> sinks;
     /** The highest version named in the directory, valid or not: the next commit creates {@code maxListed + 1}. */
-    final long maxListed;
+    public final long maxListed;
     /** The backup run these offsets are ({@link #atBackupRun}), 0 for a directory's own newest version. */
     final long backupRun;
     /** Of a backup run: the partitions a later run rewrote, with the first such run (their files moved aside). */
     final Map<TopicPartition, Long> rewrittenLater;
     /** Partitions a broker served past their committed end ({@link #releasedByBroker}): not governed. */
-    final java.util.Set<TopicPartition> released;
+    public final java.util.Set<TopicPartition> released;
 
     CommittedOffsets(long version, String job, Map<TopicPartition, Range> partitions, Map<String, Long> sinks,
                      long maxListed) {
@@ -70,7 +70,7 @@ final class CommittedOffsets {
     }
 
     /** Whether a sink writing partition {@code tp} starts at its committed end (else at its end as it is). */
-    boolean governs(TopicPartition tp) {
+    public boolean governs(TopicPartition tp) {
         return version > 0 && !released.contains(tp);
     }
 
@@ -106,7 +106,7 @@ final class CommittedOffsets {
      * governed (read it all), its committed range when it is ((0, 0) for a partition no version lists). A pinned
      * backup run refuses a partition a later run rewrote: the files that run holds are no longer all in place.
      */
-    Range rangeFor(TopicPartition tp, Path dir) {
+    public Range rangeFor(TopicPartition tp, Path dir) {
         Long later = rewrittenLater.get(tp);
         if (later != null) {
             throw new BackupRunException(LogFileSystems.shown(dir.toString()) + ": backup run " + later
@@ -134,7 +134,7 @@ final class CommittedOffsets {
     }
 
     /** The newest valid version under {@code root} ({@link #none()} when there is none). */
-    static CommittedOffsets latest(FileSystem fs, Path root) throws IOException {
+    public static CommittedOffsets latest(FileSystem fs, Path root) throws IOException {
         for (int attempt = 0; ; attempt++) {
             FileStatus[] listing;
             try {
@@ -186,7 +186,7 @@ final class CommittedOffsets {
      * committed-offsets file (not a backup, a run that does not exist, or one older than reads in place) or a
      * damaged one.
      */
-    static CommittedOffsets atBackupRun(FileSystem fs, Path root, long run) throws IOException {
+    public static CommittedOffsets atBackupRun(FileSystem fs, Path root, long run) throws IOException {
         String rel = backupRunFile(run);
         byte[] data;
         try (InputStream in = fs.open(new Path(root, rel))) {
@@ -226,7 +226,7 @@ final class CommittedOffsets {
     }
 
     /** The jobs of every valid version still listed: a lease naming one of them outlived a finished commit. */
-    static java.util.Set<String> committedJobs(FileSystem fs, Path root) throws IOException {
+    public static java.util.Set<String> committedJobs(FileSystem fs, Path root) throws IOException {
         java.util.Set<String> out = new java.util.HashSet<>();
         for (FileStatus st : fs.listStatus(root)) {
             long v = versionOf(st.getPath().getName());
@@ -294,7 +294,7 @@ final class CommittedOffsets {
     }
 
     /** The file's text for {@code version}, CRC line included. */
-    static byte[] format(long version, String job, Map<TopicPartition, Range> parts, Map<String, Long> sinks) {
+    public static byte[] format(long version, String job, Map<TopicPartition, Range> parts, Map<String, Long> sinks) {
         StringBuilder b = new StringBuilder();
         b.append(MAGIC).append('\n').append("version ").append(version).append('\n').append("job ").append(job)
             .append('\n').append("partitions ").append(parts.size()).append('\n');
@@ -312,7 +312,7 @@ final class CommittedOffsets {
      * Publishes {@code version} exclusively: false when that version exists already (another commit won the
      * race; the caller re-reads and checks for conflicts). This one write is the commit point.
      */
-    static boolean publish(FileSystem fs, Path root, long version, byte[] text) throws IOException {
+    public static boolean publish(FileSystem fs, Path root, long version, byte[] text) throws IOException {
         FileSystem raw = ExclusiveCreate.raw(fs);
         Path p = new Path(root, fileName(version));
         try (FSDataOutputStream out = ExclusiveCreate.create(raw, p, 4096)) {
@@ -327,7 +327,7 @@ final class CommittedOffsets {
     }
 
     /** Removes versions older than the newest {@link #KEEP} + 1 (best effort: a reader may hold one open). */
-    static void prune(FileSystem fs, Path root, long newest) {
+    public static void prune(FileSystem fs, Path root, long newest) {
         try {
             for (FileStatus st : fs.listStatus(root)) {
                 long v = versionOf(st.getPath().getName());

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.format.Bytes;
 import io.kvlog.spark.format.LegacyMessageDecoder;
@@ -18,7 +18,7 @@ import org.apache.hadoop.fs.Path;
  * producer ids and max timestamps are header fields, so pruned scans, transaction replays and timestamp searches
  * read a few bytes per batch instead of every record.
  */
-final class SegmentStream implements Closeable {
+public final class SegmentStream implements Closeable {
     static final int V2_MIN_LENGTH = RecordBatchV2Decoder.HEADER_SIZE - LegacyMessageDecoder.LOG_OVERHEAD;
     /** Batches smaller than this are read whole even headers-only: seeking past a few KiB saves nothing. */
     static final int SKIP_MIN = 16 << 10;
@@ -40,11 +40,11 @@ final class SegmentStream implements Closeable {
     private boolean complete = true;
     private int readLimit = Integer.MAX_VALUE;
 
-    SegmentStream(FileSystem fs, Path path, long from, int chunkBytes) throws IOException {
+    public SegmentStream(FileSystem fs, Path path, long from, int chunkBytes) throws IOException {
         this(fs, path, from, chunkBytes, false);
     }
 
-    SegmentStream(FileSystem fs, Path path, long from, int chunkBytes, boolean headersOnly) throws IOException {
+    public SegmentStream(FileSystem fs, Path path, long from, int chunkBytes, boolean headersOnly) throws IOException {
         this.headersOnly = headersOnly;
         this.file = path.toString();
         org.apache.hadoop.fs.FileStatus status = fs.getFileStatus(path);
@@ -89,15 +89,15 @@ final class SegmentStream implements Closeable {
         return next;
     }
 
-    String file() {
+    public String file() {
         return file;
     }
 
-    byte[] buffer() {
+    public byte[] buffer() {
         return buf;
     }
 
-    int batchStart() {
+    public int batchStart() {
         return batchStart;
     }
 
@@ -105,12 +105,12 @@ final class SegmentStream implements Closeable {
         return batchSize;
     }
 
-    long position() {
+    public long position() {
         return bufPosition + batchStart;
     }
 
     /** Moves to the next batch; false at the end of the file. A cut or impossible length is an error. */
-    boolean next() throws IOException {
+    public boolean next() throws IOException {
         return next(false);
     }
 
@@ -119,7 +119,7 @@ final class SegmentStream implements Closeable {
      * tail (a preallocated file, or a writer caught mid-append), ends the file instead: what a recovering reader
      * sees as the log's end.
      */
-    boolean next(boolean tolerateTail) throws IOException {
+    public boolean next(boolean tolerateTail) throws IOException {
         head = batchStart + batchSize;
         batchSize = 0;
         if (head > tail) { // the last batch was read headers-only: move past its records
@@ -163,7 +163,7 @@ final class SegmentStream implements Closeable {
     }
 
     /** Bytes read from the file so far. */
-    long bytesRead() {
+    public long bytesRead() {
         return bytesRead;
     }
 

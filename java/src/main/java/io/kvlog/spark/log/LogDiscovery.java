@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.fs.LogFileSystems;
 import java.io.IOException;
@@ -14,7 +14,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /** Partition directories ({@code <topic>-<partition>}) under each path; a path may itself be one. */
-final class LogDiscovery {
+public final class LogDiscovery {
     /** Names a broker writes: a legal topic name, then the partition number without sign or leading zeros. */
     private static final Pattern PARTITION_DIR = Pattern.compile("^([a-zA-Z0-9._-]{1,249})-(0|[1-9][0-9]{0,9})$");
     /** Files that make a directory a Kafka partition besides those named by a 20-digit offset. */
@@ -37,7 +37,7 @@ final class LogDiscovery {
     }
 
     /** A sink's data directory: its partition directories (empty ones too), none when it is new or empty. */
-    static Map<TopicPartition, Path> discoverIfAny(Path root, Configuration conf) throws IOException {
+    public static Map<TopicPartition, Path> discoverIfAny(Path root, Configuration conf) throws IOException {
         FileSystem fs = LogFileSystems.of(root, conf);
         root = fs.makeQualified(root);
         Map<TopicPartition, Path> found = new TreeMap<>();
@@ -57,7 +57,7 @@ final class LogDiscovery {
         return found;
     }
 
-    static Map<TopicPartition, Path> discover(List<String> paths, Configuration conf) throws IOException {
+    public static Map<TopicPartition, Path> discover(List<String> paths, Configuration conf) throws IOException {
         Map<TopicPartition, Path> found = new TreeMap<>();
         for (String raw : paths) {
             Path path = new Path(raw);

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import java.io.IOException;
 import java.io.Serializable;
@@ -18,20 +18,20 @@ import org.apache.hadoop.fs.Path;
  * of the segments whose base offsets it covers, so a reader does the same (without renaming anything), as the
  * Python source's read-only open does.
  */
-final class SegmentList implements Serializable {
+public final class SegmentList implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final String LOG = ".log";
     private static final String SWAP = ".log.swap";
 
-    final String dir;
-    final long[] bases;
+    public final String dir;
+    public final long[] bases;
     private final boolean[] swapped;
     /**
      * The partition's offsets can have no gaps: never compacted, by the cleaner's checkpoint and by the absence of
      * a compaction's {@code .cleaned}/{@code .swap} files (the Python source's {@code dense_history}). A batch
      * whose base offset leaves a gap is then damage: the base offset lies outside the CRC.
      */
-    final boolean dense;
+    public final boolean dense;
     /** File names of the segments when they are not {@code <20-digit base>.log} (a remote segment); else null. */
     private final String[] names;
     /** A remote segment whose files a file system of its own shows (the Aiven plugin's objects); else null. */
@@ -56,7 +56,7 @@ final class SegmentList implements Serializable {
      * names it (its indexes beside it with the same stem), and its base offset. Never dense: a remote copy may be
      * of a compacted topic.
      */
-    static SegmentList remote(Path logFile, long base) {
+    public static SegmentList remote(Path logFile, long base) {
         return remote(logFile, base, null);
     }
 
@@ -65,13 +65,13 @@ final class SegmentList implements Serializable {
      * its {@code .log} object, which the readers see through {@link RemoteFiles#fileSystem} as the {@code .log}
      * Kafka wrote (and its indexes beside it).
      */
-    static SegmentList remote(Path logFile, long base, RemoteFiles files) {
+    public static SegmentList remote(Path logFile, long base, RemoteFiles files) {
         return new SegmentList(logFile.getParent().toString(), new long[] {base}, new boolean[1], false,
             new String[] {logFile.getName()}, files);
     }
 
     /** What these files are read through when a file system of their own shows them ({@link #remote}), else null. */
-    RemoteFiles files() {
+    public RemoteFiles files() {
         return files;
     }
 
@@ -133,11 +133,11 @@ final class SegmentList implements Serializable {
     }
 
     /** Whether these are a remote segment's files ({@link #remote}). */
-    boolean isRemote() {
+    public boolean isRemote() {
         return names != null;
     }
 
-    Path path(int i) {
+    public Path path(int i) {
         if (names != null) {
             return new Path(dir, names[i]);
         }
@@ -145,7 +145,7 @@ final class SegmentList implements Serializable {
     }
 
     /** The index of the segment that holds {@code offset} (the last one whose base is not after it). */
-    int segmentFor(long offset) {
+    public int segmentFor(long offset) {
         int i = Arrays.binarySearch(bases, offset);
         if (i >= 0) {
             return i;

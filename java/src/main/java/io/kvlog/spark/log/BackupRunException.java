@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 /**
  * A read pinned to an older run of a {@code kvlog backup} ({@code kvlog.backupRun}) that cannot be served in

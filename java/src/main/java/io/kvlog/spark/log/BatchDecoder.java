@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import io.kvlog.spark.format.BatchFormatException;
 import io.kvlog.spark.format.Bytes;
@@ -9,14 +9,14 @@ import io.kvlog.spark.format.RecordSink;
 import java.io.IOException;
 
 /** Decodes whatever batch a {@link SegmentStream} stands on, by magic, naming file and position on failure. */
-final class BatchDecoder implements AutoCloseable {
-    static final int DEFAULT_BUDGET = 64 << 20;
+public final class BatchDecoder implements AutoCloseable {
+    public static final int DEFAULT_BUDGET = 64 << 20;
 
     private final RecordBatchV2Decoder v2;
     private final LegacyMessageDecoder legacy;
     private final Decompressor decompressor;
 
-    BatchDecoder(int budget) {
+    public BatchDecoder(int budget) {
         Decompressor d = new Decompressor(budget);
         decompressor = d;
         v2 = new RecordBatchV2Decoder(d);
@@ -28,16 +28,16 @@ final class BatchDecoder implements AutoCloseable {
         decompressor.close();
     }
 
-    static int magic(SegmentStream s) {
+    public static int magic(SegmentStream s) {
         return s.buffer()[s.batchStart() + 16];
     }
 
-    static long baseOffset(SegmentStream s) {
+    public static long baseOffset(SegmentStream s) {
         return Bytes.int64(s.buffer(), s.batchStart());
     }
 
     /** The last offset a batch holds (a legacy message's own offset is its last one). */
-    static long lastOffset(SegmentStream s) {
+    public static long lastOffset(SegmentStream s) {
         return magic(s) >= 2 ? RecordBatchV2Decoder.lastOffset(s.buffer(), s.batchStart()) : baseOffset(s);
     }
 
@@ -46,7 +46,7 @@ final class BatchDecoder implements AutoCloseable {
      * headers-only is served from its header when the sink needs offsets only and the header is self-consistent,
      * else it is read whole first (and its CRC checked, as every batch read whole is).
      */
-    void decode(SegmentStream s, long start, long end, RecordSink sink) throws IOException {
+    public void decode(SegmentStream s, long start, long end, RecordSink sink) throws IOException {
         try {
             if (!s.complete()) {
                 if (v2.decodeHeader(s.buffer(), s.batchStart(), s.batchSize(), start, end, sink)) {

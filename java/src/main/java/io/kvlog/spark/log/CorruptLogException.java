@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 /**
  * Bad bytes in a log file: the message names the file and the byte position of the batch, which {@link #file()}

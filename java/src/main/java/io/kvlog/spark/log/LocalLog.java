@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.log;
 
 import java.io.IOException;
 import org.apache.hadoop.fs.FileSystem;
@@ -10,15 +10,15 @@ import org.apache.hadoop.fs.Path;
  * ({@code read.PartitionLog}) puts the remote history in front of it, as Kafka's {@code UnifiedLog} does over its
  * {@code LocalLog}; the metadata replays and the sink's planning open it alone.
  */
-final class LocalLog {
-    final SegmentList segments;
-    final long logStartOffset;
-    final long logEndOffset;
+public final class LocalLog {
+    public final SegmentList segments;
+    public final long logStartOffset;
+    public final long logEndOffset;
     /** Where reads end: the log end offset, or the last stable offset for read_committed. */
-    final long readableEnd;
-    final AbortedTransactions aborted;
+    public final long readableEnd;
+    public final AbortedTransactions aborted;
     /** The transaction replay of a read_committed open (null otherwise). */
-    final TransactionScan transactions;
+    public final TransactionScan transactions;
 
     private LocalLog(SegmentList segments, long start, long end, TransactionScan txns) {
         this.segments = segments;
@@ -42,7 +42,7 @@ final class LocalLog {
      * batches end earlier is damaged: the end was published after the bytes were written) and starts no earlier
      * than the committed start (an overwrite moves it).
      */
-    static LocalLog open(FileSystem fs, Path dir, long checkpointedStart, long durableEnd, boolean skipDamage,
+    public static LocalLog open(FileSystem fs, Path dir, long checkpointedStart, long durableEnd, boolean skipDamage,
                          boolean mayBeDense, int chunkBytes, boolean readCommitted, boolean headersOnly,
                          CommittedOffsets.Range committed) throws IOException {
         return of(fs, segments(fs, dir, mayBeDense, committed), checkpointedStart, durableEnd, skipDamage, chunkBytes,
@@ -50,14 +50,14 @@ final class LocalLog {
     }
 
     /** The segments of the partition in {@code dir} that are part of its log: below the committed end, if any. */
-    static SegmentList segments(FileSystem fs, Path dir, boolean mayBeDense, CommittedOffsets.Range committed)
+    public static SegmentList segments(FileSystem fs, Path dir, boolean mayBeDense, CommittedOffsets.Range committed)
             throws IOException {
         SegmentList segs = SegmentList.list(fs, dir, mayBeDense);
         return committed != null ? segs.below(committed.end()) : segs;
     }
 
     /** The log of {@code segs} ({@link #segments}), as {@link #open} opens it. */
-    static LocalLog of(FileSystem fs, SegmentList segs, long checkpointedStart, long durableEnd, boolean skipDamage,
+    public static LocalLog of(FileSystem fs, SegmentList segs, long checkpointedStart, long durableEnd, boolean skipDamage,
                        int chunkBytes, boolean readCommitted, boolean headersOnly, CommittedOffsets.Range committed)
             throws IOException {
         if (committed != null) {
