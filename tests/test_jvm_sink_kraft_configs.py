@@ -3,8 +3,8 @@ KRaft broker's metadata log, resolved as ``kvlog.topic_configs`` resolves them.
 
 Oracles: ``kvlog.topic_configs`` (``read_kraft_configs``, ``TopicConfigs.load(root).resolve(topic)``) on
 broker-shaped directories written with kvlog's logs and internal-topic encoders and on the real KRaft segment
-of ../shared/fixtures, reached over py4j through ``io.kvlog.spark.KraftConfigsForTests``; and the Python sink
-(``kvlog_python``) writing the same rows, for where segments roll.
+of ../shared/fixtures, reached over py4j through ``io.kvlog.spark.metadata.KraftConfigsForTests``; and the Python
+sink (``kvlog_python``) writing the same rows, for where segments roll.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ BROKER = 4
 
 @pytest.fixture(scope="module")
 def hooks(jvm):
-    return jvm._jvm.io.kvlog.spark.KraftConfigsForTests
+    return jvm._jvm.io.kvlog.spark.metadata.KraftConfigsForTests
 
 
 # ------------------------------------------------------------------------------------------------ helpers

@@ -36,7 +36,7 @@ from tests.test_jvm_sink_kraft_configs import jvm_view, python_replay, python_vi
 
 @pytest.fixture(scope="module")
 def hooks(jvm):
-    return jvm._jvm.io.kvlog.spark.KraftConfigsForTests
+    return jvm._jvm.io.kvlog.spark.metadata.KraftConfigsForTests
 
 
 def config(resource, name, value, rtype=2):

@@ -1,6 +1,7 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.log.SegmentList;
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.io.IOException;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;

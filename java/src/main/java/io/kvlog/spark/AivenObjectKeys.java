@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.nio.charset.StandardCharsets;
 
 /**

@@ -2,6 +2,7 @@ package io.kvlog.spark;
 
 import io.kvlog.spark.fs.LogFileSystems;
 import io.kvlog.spark.log.SegmentList;
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.HashMap;

@@ -5,6 +5,7 @@ import io.kvlog.spark.log.CommittedOffsets;
 import io.kvlog.spark.log.LogDiscovery;
 import io.kvlog.spark.log.LogStartCheckpoint;
 import io.kvlog.spark.log.TopicPartition;
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -12,6 +12,7 @@ import io.kvlog.spark.log.SegmentStream;
 import io.kvlog.spark.log.TimeIndexLookup;
 import io.kvlog.spark.log.TopicPartition;
 import io.kvlog.spark.log.TxnIndexFile;
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.log.SegmentList;
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.io.IOException;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;

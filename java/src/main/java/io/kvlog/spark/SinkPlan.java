@@ -11,6 +11,7 @@ import io.kvlog.spark.log.LocalLog;
 import io.kvlog.spark.log.LogDiscovery;
 import io.kvlog.spark.log.LogStartCheckpoint;
 import io.kvlog.spark.log.TopicPartition;
+import io.kvlog.spark.metadata.TopicSegmentConfigs;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;

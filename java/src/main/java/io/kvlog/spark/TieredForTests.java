@@ -1,6 +1,8 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.LogFileSystems;
+import io.kvlog.spark.metadata.RemoteLogMetadataRecord;
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

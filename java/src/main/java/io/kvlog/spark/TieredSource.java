@@ -2,6 +2,7 @@ package io.kvlog.spark;
 
 import io.kvlog.spark.log.BrokerFiles;
 import io.kvlog.spark.log.TopicPartition;
+import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.metadata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,7 +23,7 @@ import org.apache.hadoop.fs.Path;
  * of this node, then of the cluster, through its synonym ({@code log.segment.bytes}, ...); Kafka's defaults.
  * A value Kafka would refuse is an error naming the topic, the config and its source.
  */
-final class TopicSegmentConfigs implements Serializable {
+public final class TopicSegmentConfigs implements Serializable {
     private static final long serialVersionUID = 1L;
     static final String[] NAMES = {"segment.bytes", "index.interval.bytes", "segment.index.bytes"};
     /** The broker config that sets each dynamically: the first of Kafka's synonyms (ServerTopicConfigSynonyms). */
@@ -51,7 +51,7 @@ final class TopicSegmentConfigs implements Serializable {
     }
 
     /** The sources of the data directory {@code root}: its KRaft metadata (if any) and kvlog-topics.json. */
-    static TopicSegmentConfigs load(FileSystem fs, Path root) throws IOException {
+    public static TopicSegmentConfigs load(FileSystem fs, Path root) throws IOException {
         TopicSegmentConfigs out = new TopicSegmentConfigs();
         KraftTopicConfigs kraft = KraftTopicConfigs.read(fs, root);
         if (kraft != null) {
@@ -103,7 +103,7 @@ final class TopicSegmentConfigs implements Serializable {
     }
 
     /** {segment.bytes, index.interval.bytes, segment.index.bytes} of {@code topic}. */
-    int[] of(String topic) {
+    public int[] of(String topic) {
         int[] out = new int[NAMES.length];
         for (int i = 0; i < NAMES.length; i++) {
             out[i] = resolve(topic, i);

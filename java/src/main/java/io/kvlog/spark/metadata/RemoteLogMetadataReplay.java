@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.metadata;
 
 import io.kvlog.spark.format.BatchFormatException;
 import io.kvlog.spark.fs.LogFileSystems;
@@ -29,7 +29,7 @@ import org.apache.hadoop.fs.Path;
  * naming partition and offset (or, not {@code strict}, are listed in {@link #problems} and skipped); dropped
  * transitions and unknown record types or versions are listed and skipped.
  */
-final class RemoteLogMetadataReplay {
+public final class RemoteLogMetadataReplay {
     static final String TOPIC = "__remote_log_metadata";
     private static final Pattern PARTITION_DIR = Pattern.compile("__remote_log_metadata-(0|[1-9][0-9]{0,9})");
     private static final int STARTED = 0;
@@ -39,7 +39,7 @@ final class RemoteLogMetadataReplay {
     private static final int DELETE_PARTITION_FINISHED = 2;
 
     /** Kafka's TopicIdPartition. */
-    record Tp(String topicId, String topic, int partition) {
+    public record Tp(String topicId, String topic, int partition) {
         @Override
         public String toString() {
             return topicId + ":" + topic + "-" + partition;
@@ -47,24 +47,24 @@ final class RemoteLogMetadataReplay {
     }
 
     /** One segment as the cache holds it, with its verdict once {@link #rows()} gave it. */
-    static final class Segment {
-        final Tp tp;
-        final String id;
-        final long start;
-        final long end;
+    public static final class Segment {
+        public final Tp tp;
+        public final String id;
+        public final long start;
+        public final long end;
         final long maxTimestamp;
-        final int size;
+        public final int size;
         /** Leader epoch -> its first offset in the segment. */
-        final TreeMap<Integer, Long> epochs;
-        final boolean txnIndexEmpty;
+        public final TreeMap<Integer, Long> epochs;
+        public final boolean txnIndexEmpty;
         /** The remote storage manager's custom metadata of the latest accepted record (null: none). */
-        byte[] custom;
-        int state;
-        int metadataPartition;
-        long metadataOffset;
+        public byte[] custom;
+        public int state;
+        public int metadataPartition;
+        public long metadataOffset;
         String supersededBy;
-        boolean inLog;
-        String reason;
+        public boolean inLog;
+        public String reason;
 
         Segment(Tp tp, RemoteLogMetadataRecord r, int metadataPartition, long metadataOffset) {
             this.tp = tp;
@@ -82,7 +82,7 @@ final class RemoteLogMetadataReplay {
         }
 
         /** A segment given directly (tests of the lineage). */
-        Segment(Tp tp, String id, long start, long end, TreeMap<Integer, Long> epochs) {
+        public Segment(Tp tp, String id, long start, long end, TreeMap<Integer, Long> epochs) {
             this.tp = tp;
             this.id = id;
             this.start = start;
@@ -155,7 +155,7 @@ final class RemoteLogMetadataReplay {
     private final LinkedHashMap<Tp, PartitionCache> partitions = new LinkedHashMap<>();
     private final Map<Tp, Integer> deleted = new LinkedHashMap<>();
     private final LinkedHashMap<Tp, PartitionCache> dropped = new LinkedHashMap<>();
-    final List<String> problems = new ArrayList<>();
+    public final List<String> problems = new ArrayList<>();
     private final boolean strict;
     long records;
 
@@ -195,7 +195,7 @@ final class RemoteLogMetadataReplay {
     }
 
     /** Replays every {@code __remote_log_metadata-N} partition in {@code root}; none there is an error. */
-    static RemoteLogMetadataReplay read(FileSystem fs, Path root, boolean strict) throws IOException {
+    public static RemoteLogMetadataReplay read(FileSystem fs, Path root, boolean strict) throws IOException {
         List<Path> dirs = partitionDirs(fs, root);
         if (dirs.isEmpty()) {
             throw new IllegalArgumentException("no " + TOPIC + "-N directory in " + LogFileSystems.shown(root.toString())
@@ -345,7 +345,7 @@ final class RemoteLogMetadataReplay {
     }
 
     /** Every segment with its verdict ({@code inLog}, {@code reason}), by topic, topic id, partition, start, end, id. */
-    List<Segment> rows() {
+    public List<Segment> rows() {
         List<Segment> out = new ArrayList<>();
         List<Map.Entry<Tp, PartitionCache>> all = new ArrayList<>(partitions.entrySet());
         all.addAll(dropped.entrySet());
@@ -392,7 +392,7 @@ final class RemoteLogMetadataReplay {
     }
 
     /** The in-log segments of one user partition, by start offset; {@code topicId} null: any incarnation. */
-    List<Segment> inLog(String topic, int partition, String topicId) {
+    public List<Segment> inLog(String topic, int partition, String topicId) {
         List<Segment> out = new ArrayList<>();
         for (Segment s : rows()) {
             if (s.inLog && s.tp.topic().equals(topic) && s.tp.partition() == partition

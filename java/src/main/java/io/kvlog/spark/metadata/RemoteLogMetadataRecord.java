@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.metadata;
 
 import io.kvlog.spark.format.BatchFormatException;
 import io.kvlog.spark.format.Bytes;
@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * <p>Bytes that do not decode are a {@link BatchFormatException}; a record type or version this does not know (a
  * newer broker) decodes to a record whose {@link #unknown} says so, which the replay lists and skips.
  */
-final class RemoteLogMetadataRecord extends FramedRecord {
+public final class RemoteLogMetadataRecord extends FramedRecord {
     private static final String VARINT_PAST_END = "field %s: varint runs past the end of the bytes";
     private static final String VARINT_TOO_LONG = "field %s: varint is longer than 32 bits";
     static final int SEGMENT = 0;
@@ -66,7 +66,7 @@ final class RemoteLogMetadataRecord extends FramedRecord {
         return apiKey >= 0 && apiKey < TYPE_NAMES.length ? TYPE_NAMES[apiKey] : "record type " + apiKey;
     }
 
-    static String segmentState(int s) {
+    public static String segmentState(int s) {
         return s >= 0 && s < SEGMENT_STATES.length ? SEGMENT_STATES[s] : "state " + s;
     }
 

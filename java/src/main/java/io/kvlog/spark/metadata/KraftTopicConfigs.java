@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.metadata;
 
 import io.kvlog.spark.format.BatchFormatException;
 import io.kvlog.spark.log.BatchDecoder;
