@@ -34,7 +34,7 @@ from py4j.protocol import Py4JJavaError  # noqa: E402
 
 @pytest.fixture(scope="module")
 def hooks(jvm):
-    return jvm._jvm.io.kvlog.spark.TieredForTests
+    return jvm._jvm.io.kvlog.spark.tiered.TieredForTests
 
 
 # ------------------------------------------------------------------------------------ RLMM replay
@@ -131,7 +131,7 @@ def record_sequences(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(records=record_sequences())
 def test_random_sequences_replay_alike(jvm, records):
-    hooks = jvm._jvm.io.kvlog.spark.TieredForTests
+    hooks = jvm._jvm.io.kvlog.spark.tiered.TieredForTests
     root = tempfile.mkdtemp(prefix="kvlog-rlmm-")
     try:
         import pathlib
@@ -403,7 +403,7 @@ def test_a_missing_remote_log_file_is_a_typed_error_naming_it(jvm, tmp_path):
     assert str(gone) in str(e.value) and "is not in the LocalTieredStorage directory" in str(e.value)
     from tiered_support import thrown
 
-    cause = thrown(e.value, "io.kvlog.spark.RemoteSegmentException")
+    cause = thrown(e.value, "io.kvlog.spark.tiered.RemoteSegmentException")
     assert cause.object().endswith(str(gone)) and cause.position() == -1
     # a query that does not read the segment: the JVM scan never opens it; the Python source's planning opens
     # the whole view, which checks every remote segment's first batch, and fails naming the object
@@ -561,7 +561,7 @@ def java_plan(hooks, segs, local, log_start, local_start):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=lineage_cases())
 def test_the_jvm_lineage_plans_the_pieces_the_python_lineage_plans(jvm, case):
-    hooks = jvm._jvm.io.kvlog.spark.TieredForTests
+    hooks = jvm._jvm.io.kvlog.spark.tiered.TieredForTests
     assert java_plan(hooks, *case) == python_plan(*case)
 
 

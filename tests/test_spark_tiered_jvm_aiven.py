@@ -110,7 +110,7 @@ def test_a_truncated_log_object_is_an_error_naming_it(jvm, tiered, tmp_path):
     with pytest.raises(Exception, match="is cut short") as e:
         rows(jvm, "kvlog_jvm", t0.root, **options(dest))
     assert logs[0].name in str(e.value)
-    cause = thrown(e.value, "io.kvlog.spark.RemoteSegmentException")  # the object and position as fields too
+    cause = thrown(e.value, "io.kvlog.spark.tiered.RemoteSegmentException")  # the object and position as fields too
     assert cause.object().endswith(logs[0].name) and 0 <= cause.position() < size
 
 
@@ -126,7 +126,7 @@ def test_a_damaged_chunk_fails_its_tag_and_a_damaged_manifest_is_named(jvm, tier
     with pytest.raises(Exception, match="chunk 0 at byte 0 fails its AES-GCM tag check") as e:
         rows(jvm, "kvlog_jvm", t0.root, **options(dest, priv))
     assert log.name in str(e.value)
-    cause = thrown(e.value, "io.kvlog.spark.RemoteSegmentException")
+    cause = thrown(e.value, "io.kvlog.spark.tiered.RemoteSegmentException")
     assert cause.object().endswith(log.name) and cause.position() == 0
     manifest = next(p for p in dest.rglob("*.rsm-manifest") if seg.segment_id in p.name)
     manifest.write_text('{"version": "1", "compression": false, "chunkIndex": {}}')

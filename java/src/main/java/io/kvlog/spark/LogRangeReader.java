@@ -11,6 +11,7 @@ import io.kvlog.spark.log.RemoteFiles;
 import io.kvlog.spark.log.SegmentList;
 import io.kvlog.spark.log.SegmentStream;
 import io.kvlog.spark.log.TransactionScan;
+import io.kvlog.spark.tiered.RemoteSegmentCheck;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.hadoop.conf.Configuration;

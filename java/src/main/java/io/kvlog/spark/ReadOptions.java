@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvlog.spark.fs.S3aRoute;
 import io.kvlog.spark.log.TopicPartition;
+import io.kvlog.spark.tiered.AivenKeyRing;
+import io.kvlog.spark.tiered.LocalTieredLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import io.kvlog.spark.log.SegmentList;
 import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
@@ -12,7 +12,7 @@ import org.apache.hadoop.fs.Path;
  * files). The segment readers take a segment as a file system and the path of its {@code .log}, its indexes
  * beside it with the same stem ({@code .index}, {@code .timeindex}, {@code .txnindex}).
  */
-interface RemoteLayout {
+public interface RemoteLayout {
     /** The file system the driver reads remote segments through ({@link #logFile} paths are of it). */
     FileSystem fs();
 

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import io.kvlog.spark.log.BrokerFiles;
 import io.kvlog.spark.log.TopicPartition;
@@ -15,11 +15,11 @@ import org.apache.hadoop.fs.Path;
  * remote storage manager's layout (where their files are). Driver-side only: planning turns it into remote pieces
  * whose splits carry plain file paths.
  */
-final class TieredSource {
+public final class TieredSource {
     final RemoteLogMetadataReplay metadata;
-    final RemoteLayout layout;
+    public final RemoteLayout layout;
 
-    TieredSource(RemoteLogMetadataReplay metadata, RemoteLayout layout) {
+    public TieredSource(RemoteLogMetadataReplay metadata, RemoteLayout layout) {
         this.metadata = metadata;
         this.layout = layout;
     }
@@ -29,7 +29,7 @@ final class TieredSource {
      * {@code partition.metadata} names (other ids are a deleted incarnation of the topic), or, without one, of the
      * only id there is (several: an error, as the Python view's).
      */
-    List<RemoteLogMetadataReplay.Segment> segmentsOf(FileSystem fs, Path dir, TopicPartition tp) throws IOException {
+    public List<RemoteLogMetadataReplay.Segment> segmentsOf(FileSystem fs, Path dir, TopicPartition tp) throws IOException {
         String topicId = BrokerFiles.readTopicId(fs, dir);
         List<RemoteLogMetadataReplay.Segment> segs = metadata.inLog(tp.topic(), tp.partition(), topicId);
         if (topicId == null) {

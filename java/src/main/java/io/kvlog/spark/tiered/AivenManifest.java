@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import io.kvlog.spark.log.SegmentList;
 import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
@@ -15,13 +15,13 @@ import org.apache.hadoop.fs.Path;
  * ({@code kvlog.remoteStorage.keyPrefix}) and the key ring's private keys ({@code kvlog.remoteStorage.keyPairs}).
  * The readers see each segment as Kafka's files through {@link AivenSegmentFs}; no object is read to plan.
  */
-final class AivenLayout implements RemoteLayout {
+public final class AivenLayout implements RemoteLayout {
     private final Path root;
     private final String keyPrefix;
     private final TreeMap<String, String> keyFiles;
     private final AivenSegmentFs fs;
 
-    AivenLayout(FileSystem store, Path root, String keyPrefix, String keyPairs, Configuration conf) {
+    public AivenLayout(FileSystem store, Path root, String keyPrefix, String keyPairs, Configuration conf) {
         this.root = root;
         this.keyPrefix = keyPrefix == null ? "" : keyPrefix;
         this.keyFiles = AivenKeyRing.parseOption(keyPairs);

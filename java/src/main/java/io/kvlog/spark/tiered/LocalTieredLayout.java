@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import io.kvlog.spark.fs.LogFileSystems;
 import io.kvlog.spark.log.SegmentList;
@@ -23,13 +23,13 @@ import org.apache.hadoop.fs.Path;
  * indexes share a stem, so the segment readers find the indexes beside the {@code .log} as for a local segment.
  * Each partition directory is listed once.
  */
-final class LocalTieredLayout implements RemoteLayout {
-    static final String NAME = "LocalTieredStorage";
+public final class LocalTieredLayout implements RemoteLayout {
+    public static final String NAME = "LocalTieredStorage";
     private final FileSystem fs;
     private final Path root;
     private final Map<Path, Set<String>> listings = new HashMap<>();
 
-    LocalTieredLayout(FileSystem fs, Path root) {
+    public LocalTieredLayout(FileSystem fs, Path root) {
         this.fs = fs;
         this.root = root;
     }

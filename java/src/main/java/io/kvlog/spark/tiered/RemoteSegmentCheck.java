@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import io.kvlog.spark.format.Bytes;
 import io.kvlog.spark.fs.LogFileSystems;
@@ -15,11 +15,11 @@ import org.apache.hadoop.fs.Path;
  * metadata describes, as the Python view checks ({@code kvlog.tiered.view.check_segment}). One 12-byte read and
  * the index the read uses anyway.
  */
-final class RemoteSegmentCheck {
+public final class RemoteSegmentCheck {
     private RemoteSegmentCheck() {
     }
 
-    static void check(FileSystem fs, Path logFile, long start, long end) throws IOException {
+    public static void check(FileSystem fs, Path logFile, long start, long end) throws IOException {
         long size = fs.getFileStatus(logFile).getLen();
         String where = LogFileSystems.shown(logFile.toString());
         if (size >= 12) {

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import java.security.GeneralSecurityException;
 import javax.crypto.AEADBadTagException;

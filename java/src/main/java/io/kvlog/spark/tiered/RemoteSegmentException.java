@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 /**
  * A tiered topic's remote history cannot be read as the broker would serve it: a remote segment's object is

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import io.kvlog.spark.metadata.RemoteLogMetadataReplay;
 import java.util.ArrayList;
@@ -24,17 +24,17 @@ import java.util.TreeMap;
  * {@link RemoteSegmentException} naming the offsets.</li>
  * </ol>
  */
-final class TieredLineage {
+public final class TieredLineage {
     static final long NO_END = Long.MAX_VALUE;
 
     private TieredLineage() {
     }
 
     /** Offsets {@code [start, end)} of the log, served by {@code segment}. */
-    record Piece(RemoteLogMetadataReplay.Segment segment, long start, long end) {
+    public record Piece(RemoteLogMetadataReplay.Segment segment, long start, long end) {
     }
 
-    static String describe(RemoteLogMetadataReplay.Segment s) {
+    public static String describe(RemoteLogMetadataReplay.Segment s) {
         return "remote segment " + s.id + " of " + s.tp.topic() + "-" + s.tp.partition() + " [" + s.start + ", "
             + s.end + "]";
     }
@@ -66,7 +66,7 @@ final class TieredLineage {
      * The remote pieces, in offset order. {@code segments}: the partition's in-log remote segments by start offset
      * (then end); {@code localLogStart}: the first local segment's base offset, null without local segments.
      */
-    static List<Piece> plan(List<RemoteLogMetadataReplay.Segment> segments, List<long[]> localEpochs,
+    public static List<Piece> plan(List<RemoteLogMetadataReplay.Segment> segments, List<long[]> localEpochs,
                             long logStartOffset, Long localLogStart) {
         TreeMap<Integer, Long> lineage = lineage(localEpochs, segments);
         List<long[]> raw = new ArrayList<>(); // start, end, order, segment index

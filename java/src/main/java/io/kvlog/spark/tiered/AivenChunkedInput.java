@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import com.github.luben.zstd.Zstd;
 import java.io.EOFException;

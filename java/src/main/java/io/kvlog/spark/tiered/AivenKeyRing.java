@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.tiered;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +25,7 @@ import javax.crypto.spec.PSource;
  * (the plugin's {@code RSA/NONE/OAEPWithSHA3-512AndMGF1Padding} of Bouncy Castle); JDK 17's provider takes these
  * parameters. No message shows a key or a byte of one, only the ids.
  */
-final class AivenKeyRing {
+public final class AivenKeyRing {
     private static final OAEPParameterSpec OAEP = new OAEPParameterSpec("SHA3-512", "MGF1",
         new MGF1ParameterSpec("SHA3-512"), PSource.PSpecified.DEFAULT);
     private final TreeMap<String, String> files;
@@ -39,7 +39,7 @@ final class AivenKeyRing {
      * {@code kvlog.remoteStorage.keyPairs}: {@code <key id>=<private key PEM file>}, comma-separated, as the Python
      * source reads it; an {@link IllegalArgumentException} otherwise.
      */
-    static TreeMap<String, String> parseOption(String option) {
+    public static TreeMap<String, String> parseOption(String option) {
         TreeMap<String, String> out = new TreeMap<>();
         if (option == null) {
             return out;
