@@ -1,5 +1,5 @@
 """The JVM sink's building blocks (``RecordBatchV2Encoder``, ``DefaultPartitioner``, ``SegmentWriter``), driven
-over py4j through ``io.kvlog.spark.WriterBlocksForTests`` in the shared Spark session.
+over py4j through ``io.kvlog.spark.write.WriterBlocksForTests`` in the shared Spark session.
 
 Oracles: kvlog's own decoder, encoder, ``Log`` and ``kvlog verify``; aiokafka's and kafka-python's record
 decoders; kafka-python's ``murmur2``; kvlog's Python sink routing; the JVM scan.
@@ -44,7 +44,7 @@ CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 def blocks(spark):
     if not kvlog.spark.jvm_source_available(spark):
         pytest.fail("the kvlog jar is not on the test session's classpath (tests/conftest.py builds it)")
-    return spark._jvm.io.kvlog.spark.WriterBlocksForTests
+    return spark._jvm.io.kvlog.spark.write.WriterBlocksForTests
 
 
 # ------------------------------------------------------------------------------------------------ rows

@@ -393,8 +393,8 @@ def test_concurrent_jobs_on_one_partition_never_interleave(spark, tmp_path):
     assert leftovers(tmp_path) == []
 
 
-FILE_SYSTEMS = {"createonly": "io.kvlog.spark.WriterBlocksForTests$CreateOnlyFileSystem",
-                "condcreate": "io.kvlog.spark.ConditionalCreateForTests$ConditionalCreateFileSystem"}
+FILE_SYSTEMS = {"createonly": "io.kvlog.spark.write.WriterBlocksForTests$CreateOnlyFileSystem",
+                "condcreate": "io.kvlog.spark.write.ConditionalCreateForTests$ConditionalCreateFileSystem"}
 
 
 @pytest.mark.parametrize("scheme", sorted(FILE_SYSTEMS))
@@ -421,7 +421,7 @@ def test_no_rename_needed(spark, tmp_path, scheme):
 def test_a_store_that_decides_at_completion_lets_exactly_one_creator_win(spark, tmp_path):
     """S3A's conditional create fails the loser at close(): ExclusiveCreate reports that as the file existing,
     so two tasks or two commits racing for one name never both succeed and the winner's bytes stay."""
-    hooks = spark._jvm.io.kvlog.spark.ConditionalCreateForTests
+    hooks = spark._jvm.io.kvlog.spark.write.ConditionalCreateForTests
     for n in range(5):
         lines = hooks.race(str(tmp_path / f"f{n}"), 4).split("\n")
         outcomes, content = lines[:4], lines[4]
@@ -587,7 +587,7 @@ def test_planning_removes_leftovers_only_where_the_job_writes(spark, tmp_path):
 def test_spark_buckets_agree_with_sparks_own_hash(spark):
     """The clustering values put partition p in shuffle partition p of n, by Spark's SQL hash() (the same Murmur3
     with seed 42 as its hash partitioning): the oracle is Spark itself, not our copy of the formula."""
-    buckets = spark._jvm.io.kvlog.spark.WriterBlocksForTests
+    buckets = spark._jvm.io.kvlog.spark.write.WriterBlocksForTests
     cases = [(p, n, buckets.sparkBucketKey(p, n)) for n in (1, 2, 3, 4, 7, 12, 64, 1000) for p in range(n)]
     df = spark.createDataFrame(cases, "p int, n int, v int")
     got = {(r.p, r.n): r.b for r in df.selectExpr("p", "n", "pmod(hash(v), n) as b").collect()}

@@ -174,7 +174,7 @@ def test_exclusive_create_on_s3a_is_s3s_conditional_create(jvm, s3, s3a):
     """S3A (Hadoop 3.5) offers fs.option.create.conditional.overwrite: a PUT with If-None-Match: *, which S3 (moto
     here) refuses with 412 when the name exists. Of writers opened together, one wins at close, the others lose with
     FileAlreadyExistsException, and the winner's bytes stay; of commits racing for one version, one is published."""
-    hooks = jvm._jvm.io.kvlog.spark.ConditionalCreateForTests
+    hooks = jvm._jvm.io.kvlog.spark.write.ConditionalCreateForTests
     key = s3.new_prefix()
     assert hooks.conditionalAt(s3a_uri(f"{key}/probe"), s3a)
     for n in range(3):

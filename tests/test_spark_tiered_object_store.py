@@ -16,7 +16,7 @@ pytest.importorskip("pyspark")
 
 TOPIC = "orders"
 COLS = ["partition", "offset", "timestamp", "key", "value"]
-CREATE_ONLY = "io.kvlog.spark.WriterBlocksForTests$CreateOnlyFileSystem"
+CREATE_ONLY = "io.kvlog.spark.write.WriterBlocksForTests$CreateOnlyFileSystem"
 
 
 @pytest.fixture(scope="module")

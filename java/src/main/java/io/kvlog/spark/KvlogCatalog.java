@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.write.KafkaPartitionFunction;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

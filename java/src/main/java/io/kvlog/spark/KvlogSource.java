@@ -1,6 +1,7 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.S3aRoute;
+import io.kvlog.spark.write.SinkCommit;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
@@ -32,17 +33,17 @@ public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
 
     /** Nanoseconds the last JVM sink commit of this JVM took on the driver (-1: none yet); for benchmarks. */
     public static long lastSinkCommitNanos() {
-        return SinkCommit.lastCommitNanos;
+        return SinkCommit.lastCommitNanos();
     }
 
     /** The partitions each task of the last JVM sink commit wrote, {@code ;} between tasks; for tests. */
     public static String lastSinkTaskPartitions() {
-        return SinkCommit.lastTaskPartitions;
+        return SinkCommit.lastTaskPartitions();
     }
 
     /** What the tasks of the last JVM sink commit were handed: "batches", "rows" or ""; for tests. */
     public static String lastSinkExchange() {
-        return SinkCommit.lastExchange;
+        return SinkCommit.lastExchange();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.write.KvlogWrite;
 import java.util.EnumSet;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;

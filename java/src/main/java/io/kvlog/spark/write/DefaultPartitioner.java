@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import java.nio.ByteOrder;
 import org.apache.spark.unsafe.Platform;

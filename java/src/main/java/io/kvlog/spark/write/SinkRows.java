@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import io.kvlog.spark.format.RecordBatchV2Encoder;
 import java.util.ArrayList;

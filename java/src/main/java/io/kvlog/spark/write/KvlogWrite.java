@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,17 +28,17 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
  * ({@link SinkCommit}). Rows reach their partition's one writer task through {@link SinkExchangeExec}, planned by
  * {@link SinkStrategy}, batch and stream. The required distribution below is what Spark's own exchange does when
  * that strategy is off ({@code kvlog.sinkExchange=rows}): rows clustered by topic and Kafka partition
- * ({@link KafkaPartitionFunction}, available when the table came through {@link KvlogCatalog}, i.e.
+ * ({@link KafkaPartitionFunction}, available when the table came through {@code KvlogCatalog}, i.e.
  * {@code df.write}); a stream, whose table Spark loads without a catalog, then gets one task per micro-batch.
  */
-final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
+public final class KvlogWrite implements Write, RequiresDistributionAndOrdering {
     /** The write builder: append, or overwrite ({@code mode("overwrite")}: the written topics are emptied first). */
-    static final class Builder implements WriteBuilder, SupportsTruncate {
+    public static final class Builder implements WriteBuilder, SupportsTruncate {
         private final LogicalWriteInfo info;
         private final boolean viaCatalog;
         private boolean overwrite;
 
-        Builder(LogicalWriteInfo info, boolean viaCatalog) {
+        public Builder(LogicalWriteInfo info, boolean viaCatalog) {
             this.info = info;
             this.viaCatalog = viaCatalog;
         }

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import io.kvlog.spark.fs.ExclusiveCreate;
 import io.kvlog.spark.log.CommittedOffsets;

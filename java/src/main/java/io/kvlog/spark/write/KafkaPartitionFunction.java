@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -32,11 +32,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * </ul>
  */
 public final class KafkaPartitionFunction implements UnboundFunction {
-    static final String NAME = "kafka_partition";
-    static final String BUCKET_NAME = "kafka_partition_bucket";
+    public static final String NAME = "kafka_partition";
+    public static final String BUCKET_NAME = "kafka_partition_bucket";
     private final boolean bucketed;
 
-    KafkaPartitionFunction(boolean bucketed) {
+    public KafkaPartitionFunction(boolean bucketed) {
         this.bucketed = bucketed;
     }
 

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.unsafe.hash.Murmur3_x86_32;

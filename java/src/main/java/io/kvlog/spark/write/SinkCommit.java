@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import io.kvlog.spark.fs.ExclusiveCreate;
 import io.kvlog.spark.fs.HadoopConf;
@@ -30,7 +30,7 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * the commit sets has its topic's {@code partition.metadata} before the commit and a consistent
  * {@code leader-epoch-checkpoint} after it ({@link BrokerFiles}).
  */
-final class SinkCommit {
+public final class SinkCommit {
     /** How long the last commit in this JVM took, in nanoseconds (a diagnostic the benchmarks read). */
     static volatile long lastCommitNanos = -1;
     /** Per task of the last commit, the partitions it wrote (for tests of the distribution: one each). */
@@ -39,6 +39,21 @@ final class SinkCommit {
     static volatile String lastExchange = "";
 
     private SinkCommit() {
+    }
+
+    /** {@link #lastCommitNanos}, for {@code KvlogSource}. */
+    public static long lastCommitNanos() {
+        return lastCommitNanos;
+    }
+
+    /** {@link #lastTaskPartitions}, for {@code KvlogSource}. */
+    public static String lastTaskPartitions() {
+        return lastTaskPartitions;
+    }
+
+    /** {@link #lastExchange}, for {@code KvlogSource}. */
+    public static String lastExchange() {
+        return lastExchange;
     }
 
     /** Outcome of a commit: the version published (-1: an epoch already applied, nothing published). */

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.write;
 
 import io.kvlog.spark.log.TopicPartition;
 import java.util.List;
