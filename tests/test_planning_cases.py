@@ -42,7 +42,7 @@ def plan_jvm(spark: Any, options: dict[str, str]) -> list[Range]:
     for k, v in options.items():
         jmap.put(k, v)
     try:
-        text = spark._jvm.io.kvlog.spark.PlannerForTests.plan(jmap)
+        text = spark._jvm.io.kvlog.spark.read.PlannerForTests.plan(jmap)
     except IllegalArgumentException as exc:  # pyspark converts this one Java exception
         raise Refused(str(exc).split("\n\nJVM stacktrace:")[0]) from None
     except Py4JJavaError as exc:

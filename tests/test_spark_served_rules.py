@@ -28,7 +28,7 @@ def _plan_jvm(spark: Any, options: dict[str, str]) -> list[tuple[str, int, int, 
     for k, v in options.items():
         jmap.put(k, v)
     try:
-        text = spark._jvm.io.kvlog.spark.PlannerForTests.plan(jmap)
+        text = spark._jvm.io.kvlog.spark.read.PlannerForTests.plan(jmap)
     except IllegalArgumentException as exc:
         return "refused: " + str(exc).split("\n")[0]
     except Py4JJavaError as exc:

@@ -138,11 +138,11 @@ def test_kafka_source_options_without_a_broker_are_accepted(jvm, broker_dir):
 
 @pytest.mark.spark
 def test_both_engines_know_the_same_option_names(jvm):
-    jvm_names = list(jvm.sparkContext._jvm.io.kvlog.spark.OptionNames.known())
-    assert jvm_names == list(_options.KNOWN)
+    option_names = jvm.sparkContext._jvm.io.kvlog.spark.read.OptionNames
+    assert list(option_names.known()) == list(_options.KNOWN)
     for key in ("subcribe", "startingOffset", "chunkBytes", "mixOffsetsPerTrigger", "kafka.bootstrap.servers",
                 "isolation.level", "align", "pathss", "kafka.exclude.internal.topic"):
-        assert list(jvm.sparkContext._jvm.io.kvlog.spark.OptionNames.suggestions(key)) == _options.suggestions(key)
+        assert list(option_names.suggestions(key)) == _options.suggestions(key)
 
 
 # ------------------------------------------------------------------------------- a subscription is required
@@ -199,7 +199,7 @@ def test_both_engines_show_paths_without_credentials(jvm):
 
     for uri in ("s3://KEY:SECRET@bucket/dir?region=eu-west-1", "s3://bucket/dir/", "gs://b/k/", "/local/dir"):
         want = storage.canonical(uri) if storage.is_remote(uri) else uri
-        assert jvm.sparkContext._jvm.io.kvlog.spark.OptionNames.shownPath(uri) == want == _plan._where([uri])
+        assert jvm.sparkContext._jvm.io.kvlog.spark.read.OptionNames.shownPath(uri) == want == _plan._where([uri])
 
 
 # ------------------------------------------------------------------------------------- internal topics

@@ -516,7 +516,7 @@ def test_remote_storage_options_are_checked(jvm, tmp_path, options, message):
 def test_both_engines_know_the_remote_storage_options(jvm):
     from kvlog.spark import _options
 
-    java = list(jvm._jvm.io.kvlog.spark.OptionNames.known())
+    java = list(jvm._jvm.io.kvlog.spark.read.OptionNames.known())
     names = [n for n in java if n.startswith("kvlog.remoteStorage.")]
     assert len(names) == 5 and all(n in _options.KNOWN for n in names)
 

@@ -1,6 +1,6 @@
 """Which option names a ``kvlog`` read takes, and the rule that turns a misspelt one into an error.
 
-The JVM source (``io.kvlog.spark.OptionNames``) holds the same lists and applies the same rule; a test
+The JVM source (``io.kvlog.spark.read.OptionNames``) holds the same lists and applies the same rule; a test
 compares the two. Spark hands both engines lower-cased keys (``CaseInsensitiveDict`` in Python,
 ``CaseInsensitiveStringMap`` on the JVM), so names are compared lower-cased and reported as given.
 

@@ -1,5 +1,7 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.read.KafkaSchema;
+import io.kvlog.spark.read.ReadOptions;
 import io.kvlog.spark.write.KafkaPartitionFunction;
 import java.net.URLDecoder;
 import java.net.URLEncoder;

@@ -1,6 +1,9 @@
 package io.kvlog.spark;
 
 import io.kvlog.spark.fs.S3aRoute;
+import io.kvlog.spark.read.KafkaSchema;
+import io.kvlog.spark.read.PythonRoute;
+import io.kvlog.spark.read.ReadOptions;
 import io.kvlog.spark.write.SinkCommit;
 import java.util.HashMap;
 import java.util.Map;

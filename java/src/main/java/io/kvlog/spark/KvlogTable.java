@@ -1,5 +1,6 @@
 package io.kvlog.spark;
 
+import io.kvlog.spark.read.KvlogScanBuilder;
 import io.kvlog.spark.write.KvlogWrite;
 import java.util.EnumSet;
 import java.util.Set;

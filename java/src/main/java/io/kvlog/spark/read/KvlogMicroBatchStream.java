@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import io.kvlog.spark.log.TopicPartition;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import java.io.IOException;
 import java.io.Serializable;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataTypes;
@@ -6,7 +6,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /** Spark's Kafka-source schema, the same as the Python source's {@code kafka_schema()}. */
-final class KafkaSchema {
+public final class KafkaSchema {
     static final String KEY = "key";
     static final String VALUE = "value";
     static final String TOPIC = "topic";
@@ -25,7 +25,7 @@ final class KafkaSchema {
     private KafkaSchema() {
     }
 
-    static StructType of(boolean includeHeaders) {
+    public static StructType of(boolean includeHeaders) {
         StructType s = new StructType()
             .add(KEY, DataTypes.BinaryType, true)
             .add(VALUE, DataTypes.BinaryType, true)

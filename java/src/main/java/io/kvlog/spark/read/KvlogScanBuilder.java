@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +22,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * from batch headers (counts; min, max and sum of offsets; by topic and partition). Spark offers aggregates only
  * when no filter is left for it to apply after the scan. {@code kvlog.aggregatePushdown=false} declines them.
  */
-final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters,
+public final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters,
         SupportsPushDownAggregates {
     private final CaseInsensitiveStringMap options;
     private final PushedFilters pushed = new PushedFilters();
@@ -32,7 +32,7 @@ final class KvlogScanBuilder implements ScanBuilder, SupportsPushDownRequiredCol
     private CompleteAggregate complete;
     private List<LogRange> planned; // planned for the aggregation: the scan reuses it
 
-    KvlogScanBuilder(CaseInsensitiveStringMap options, StructType schema) {
+    public KvlogScanBuilder(CaseInsensitiveStringMap options, StructType schema) {
         this.options = options;
         this.required = schema;
     }

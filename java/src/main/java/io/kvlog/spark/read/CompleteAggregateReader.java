@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.vectorized.ColumnarBatch;

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,7 +22,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * source ({@code kvlog_python}, registered by {@code kvlog.spark.register}), which opens them through pyarrow,
  * with the same options, schema and rows. {@code format("kvlog_jvm")} never does.
  */
-final class PythonRoute {
+public final class PythonRoute {
     static final String PYTHON_NAME = "kvlog_python";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -51,7 +51,7 @@ final class PythonRoute {
     }
 
     /** The paths loaded and a tiered topic's remote storage paths, as given. */
-    static List<String> allPaths(Map<String, String> properties) {
+    public static List<String> allPaths(Map<String, String> properties) {
         List<String> all = paths(properties);
         CaseInsensitiveStringMap o = new CaseInsensitiveStringMap(properties);
         for (String k : new String[] {"kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath"}) {
@@ -67,7 +67,7 @@ final class PythonRoute {
      * topic's remote storage) is one pyarrow opens and this JVM has no Hadoop file system for it, and the Python
      * source is registered in the session.
      */
-    static boolean wanted(Map<String, String> properties) {
+    public static boolean wanted(Map<String, String> properties) {
         SparkSession session = SparkSession.active();
         Configuration conf = null;
         for (String p : allPaths(properties)) {
@@ -89,7 +89,7 @@ final class PythonRoute {
     }
 
     /** The Python source's table for these options (what {@code format("kvlog_python")} would give). */
-    static Table table(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+    public static Table table(StructType schema, Transform[] partitioning, Map<String, String> properties) {
         PythonDataSourceV2 python = new PythonDataSourceV2();
         python.setShortName(PYTHON_NAME);
         return python.getTable(schema, partitioning, properties);

@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import io.kvlog.spark.format.RecordBatchV2Decoder;
 import io.kvlog.spark.log.AbortedTransactions;

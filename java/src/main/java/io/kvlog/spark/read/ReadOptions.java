@@ -1,4 +1,4 @@
-package io.kvlog.spark;
+package io.kvlog.spark.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,7 +16,7 @@ import java.util.regex.PatternSyntaxException;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /** The Kafka-source options of a batch read, parsed and checked once on the driver (as {@code _plan.ReadOptions}). */
-final class ReadOptions {
+public final class ReadOptions {
     static final long EARLIEST = -2;
     static final long LATEST = -1;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,7 +91,7 @@ final class ReadOptions {
         return bool(o, "kvlog.aggregatePushdown", true);
     }
 
-    static boolean wantsHeaders(CaseInsensitiveStringMap options) {
+    public static boolean wantsHeaders(CaseInsensitiveStringMap options) {
         return "true".equals(options.getOrDefault("includeHeaders", "false").trim().toLowerCase(Locale.ROOT));
     }
 
