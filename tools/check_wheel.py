@@ -10,7 +10,8 @@ incident on someone's Spark executors, so each of those is a hard failure here:
 - every ``.py`` module of ``src/kvlog`` is inside, with ``py.typed`` and a ``.pyi`` stub per ``_core`` module;
 - no build inputs (``.pyx``, generated ``.c``) leak into it;
 - the JVM Spark source's jar is inside (``kvlog/spark/jars/kvlog-spark.jar``): a valid zip holding the
-  ``io/kvlog/spark`` classes and the ``DataSourceRegister`` service file, every provider it names compiled in.
+  ``io/kvlog/spark`` classes (its packages too) and the ``DataSourceRegister`` service file, every provider it
+  names compiled in.
 
 Usage: ``python tools/check_wheel.py WHEEL [WHEEL ...]`` (run from the repository root).
 """
@@ -70,9 +71,10 @@ def jar_problems(data: bytes) -> list[str]:
         return [f"{JAR}: member {bad} fails its CRC"]
     names = set(jar.namelist())
     problems: list[str] = []
-    classes = sorted(n for n in names if re.fullmatch(r"io/kvlog/spark/[^/]+\.class", n))
+    # io.kvlog.spark (the table provider, the catalog) and its packages by part (io.kvlog.spark.read, ...)
+    classes = sorted(n for n in names if re.fullmatch(r"io/kvlog/spark/(?:[a-z][a-z0-9_]*/)*[^/]+\.class", n))
     if not classes:
-        problems.append(f"{JAR}: no io/kvlog/spark/*.class")
+        problems.append(f"{JAR}: no io/kvlog/spark/**/*.class")
     # Class file major version 61 is Java 17, the oldest JVM Spark 4 runs on (javac --release 17).
     heads = {c: jar.read(c)[:8] for c in classes}
     newer = [c for c, h in heads.items() if h[:4] != b"\xca\xfe\xba\xbe" or int.from_bytes(h[6:8], "big") > 61]
