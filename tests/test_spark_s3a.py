@@ -258,3 +258,47 @@ def test_a_driver_that_died_after_publishing_on_s3_blocks_nothing(jvm, s3, s3a):
     leases = [i.base_name for i in s3.fs.get_file_info(pafs.FileSelector(f"kvlog-tests/{key}"))
               if i.base_name.startswith(committed_offsets.LEASE_PREFIX)]
     assert leases == []
+
+
+def test_a_scan_asks_s3_for_each_file_a_bounded_number_of_times(jvm, s3, s3a, tmp_path):
+    """Each request to a store costs a round trip (moto here: 5-15 ms): the JVM scan of a ``kvlog backup`` asks once
+    for an index's status (its existence, length and stream were three requests) and at most three times for a
+    segment's (five before; counted from moto's own request log)."""
+    import logging
+    import re
+
+    from kvlog.backup.run import backup
+
+    local = tmp_path / "local"
+    with LogManager(str(local), LogConfig(segment_bytes=1 << 16, index_interval_bytes=1024)) as mgr:
+        for p, log in enumerate(mgr.create_topic("packed", 3)):
+            for b in range(30):
+                log.append([Record(b"k%d" % i, b"%d-%d-%d " % (p, b, i) * 12) for i in range(40)],
+                           compression="lz4" if b % 2 else "none")
+    key = s3.new_prefix()
+    assert not backup(str(local), s3.uri(key), topics=["packed"]).errors  # (no root checkpoints: segments are read
+    seen: list[str] = []                                                  # to their ends through the indexes)
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    log = logging.getLogger("werkzeug")
+    handler, level = Collect(), log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        got = rows(read(jvm, "kvlog", s3a_uri(key), subscribe="packed"))
+    finally:
+        log.setLevel(level)
+        log.removeHandler(handler)
+    assert got == rows(read(jvm, "kvlog", str(local), subscribe="packed"))
+    heads: dict[str, int] = {}
+    for line in seen:
+        m = re.search(r'HEAD /[^ ]*/' + key + r'/(packed-\d+/\d{20}\.(log|index)) ', line)
+        if m:
+            heads[m.group(1)] = heads.get(m.group(1), 0) + 1
+    segments = [f"packed-{p}/{f.name}" for p in range(3) for f in sorted((local / f"packed-{p}").glob("*.log"))]
+    assert len(segments) >= 6 and set(segments) <= set(heads), (segments, heads)
+    over = {k: n for k, n in heads.items() if n > (1 if k.endswith(".index") else 3)}
+    assert not over, (over, heads)

@@ -62,7 +62,13 @@ public final class LogDiscovery {
         for (String raw : paths) {
             Path path = new Path(raw);
             FileSystem fs = LogFileSystems.of(path, conf);
-            if (!fs.exists(path) || !fs.getFileStatus(path).isDirectory()) {
+            boolean directory;
+            try {
+                directory = fs.getFileStatus(path).isDirectory();  // (exists() first was the same requests again)
+            } catch (java.io.FileNotFoundException e) {
+                directory = false;
+            }
+            if (!directory) {
                 throw new IllegalArgumentException("no directory at " + raw);
             }
             path = fs.makeQualified(path);

@@ -26,15 +26,18 @@ public final class OffsetIndexLookup {
     public static byte[] readEntries(FileSystem fs, Path logFile, String suffix, int entryBytes) {
         Path index = new Path(logFile.getParent(), logFile.getName().replace(".log", suffix));
         try {
-            if (!fs.exists(index)) {
+            org.apache.hadoop.fs.FileStatus status;
+            try {
+                status = fs.getFileStatus(index);  // (one request on a store; exists() and open() were two more)
+            } catch (java.io.FileNotFoundException e) {
                 return null;
             }
-            long len = fs.getFileStatus(index).getLen();
+            long len = status.getLen();
             if (len < entryBytes || len > MAX_INDEX_BYTES) {
                 return null;
             }
             byte[] data = new byte[(int) (len - len % entryBytes)];
-            try (InputStream in = fs.open(index)) {
+            try (InputStream in = SegmentStream.open(fs, index, status, false)) {
                 return in.readNBytes(data, 0, data.length) == data.length ? data : null;
             }
         } catch (IOException e) {

@@ -45,9 +45,14 @@ public final class SegmentStream implements Closeable {
     }
 
     public SegmentStream(FileSystem fs, Path path, long from, int chunkBytes, boolean headersOnly) throws IOException {
+        this(fs, path, fs.getFileStatus(path), from, chunkBytes, headersOnly);
+    }
+
+    /** As above with the file's status already fetched (on a store, each status is a request: HEAD). */
+    SegmentStream(FileSystem fs, Path path, org.apache.hadoop.fs.FileStatus status, long from, int chunkBytes,
+                  boolean headersOnly) throws IOException {
         this.headersOnly = headersOnly;
         this.file = path.toString();
-        org.apache.hadoop.fs.FileStatus status = fs.getFileStatus(path);
         this.fileEnd = status.getLen();
         this.in = open(fs, path, status, headersOnly);
         this.buf = new byte[Math.max(chunkBytes, 4096)];
@@ -79,9 +84,10 @@ public final class SegmentStream implements Closeable {
      * headers from its offset index's last entry on; a torn or zero-filled tail ends it.
      */
     static long nextOffset(FileSystem fs, Path p, long base, int chunkBytes, boolean headersOnly) throws IOException {
-        long from = OffsetIndexLookup.positionFor(fs, p, base, Long.MAX_VALUE, fs.getFileStatus(p).getLen());
+        org.apache.hadoop.fs.FileStatus status = fs.getFileStatus(p);  // (once: each is a HEAD on a store)
+        long from = OffsetIndexLookup.positionFor(fs, p, base, Long.MAX_VALUE, status.getLen());
         long next = base;
-        try (SegmentStream s = new SegmentStream(fs, p, from, chunkBytes, headersOnly)) {
+        try (SegmentStream s = new SegmentStream(fs, p, status, from, chunkBytes, headersOnly)) {
             while (s.next(true)) {
                 next = BatchDecoder.lastOffset(s) + 1;
             }
