@@ -161,3 +161,14 @@ def test_refuses_a_kraft_broker_without_its_metadata(running: Path, tmp_path: Pa
     with pytest.raises(AdoptError, match="give --metadata-dir"):
         adopt_new_topic(running, [src])
     assert src.exists() and not (running / "t-0").exists()
+
+
+def test_refuses_an_open_transaction(running: Path, tmp_path: Path) -> None:
+    src = tmp_path / "s" / "txn-0"
+    _write(src, n=10)
+    with Log.open(str(src)) as log:
+        log.append(kvlog.encode_batch([kvlog.Record(b"t", b"open")], producer_id=7_000_001, producer_epoch=0,
+                                      base_sequence=0, is_transactional=True))
+    with pytest.raises(AdoptError, match="a transaction is open at offset 10"):
+        adopt_new_topic(running, [src])
+    assert not (running / "txn-0").exists()

@@ -20,7 +20,8 @@ starts before the topic exists renames the directories ``-stray``), a KRaft brok
 (``metadata_dir``), a topic the KRaft metadata already has (a partition placed beside a topic with fewer
 partitions is renamed ``-stray`` at the next start: the broker tests saw it), an
 existing target directory, a log whose start lies inside its first segment (a new log starts at its first
-segment's base, so the records below the start would be served), damaged data.
+segment's base, so the records below the start would be served), an open transaction (no coordinator of the new
+cluster would ever end it), damaged data.
 
 The broker picks the log directory of a new partition itself: with more than one ``log.dirs`` entry it may
 pick another, and then serves an empty log (and refuses to start later on two copies of the partition). With
@@ -135,11 +136,17 @@ def adopt_new_topic(log_dir: str | os.PathLike[str], sources: Sequence[str | os.
             with Log.open(source, read_only=True) as log:
                 start, end = log.log_start_offset, log.log_end_offset
                 damage = [str(d) for d in log.damage]
+                stable = log.last_stable_offset
         except KvlogError as exc:
             result.refused[source] = f"kvlog cannot read it: {exc}"
             continue
         if damage:
             result.refused[source] = f"it is damaged ({damage[0]}): run kvlog verify / kvlog repair first"
+            continue
+        if stable < end:
+            result.refused[source] = (f"a transaction is open at offset {stable}: the new cluster's transaction "
+                                      "coordinator does not know it, so nothing would ever end it and read_committed "
+                                      "consumers would stop there; end it (a COMMIT or ABORT marker) first")
             continue
         base = _first_segment_base(source)
         if base is not None and start > base:
