@@ -171,7 +171,7 @@ def batch_heads(data: bytes | memoryview, path: str, error: type[KvlogError] = K
     return np.concatenate(parts) if parts else np.empty(0, _k.BATCH_DTYPE)
 
 
-def _segment_bases(directory: str) -> list[int]:
+def segment_bases(directory: str) -> list[int]:
     return sorted(_files.offset_from_name(n) for n in os.listdir(directory)
                   if n.endswith(_files.LOG) and _files.is_offset_name(n))
 
@@ -182,7 +182,7 @@ def cap_leader_epochs(directory: str, cap: int, log_start: int, *, write: bool =
     its first batch; the entries are then cut to the log start). Returns (batches lowered, entries)."""
     cache = broker_files.LeaderEpochCache()
     lowered = 0
-    for base in _segment_bases(directory):
+    for base in segment_bases(directory):
         path = _files.segment_path(directory, base, _files.LOG)
         heads = _heads(path)
         if not len(heads):
@@ -331,9 +331,26 @@ def _stored_latest_epoch(directory: str) -> int | None:
     return entries[-1][0] if entries else None
 
 
+def read_extent(source: str, refused: dict[str, str]) -> tuple[int, int, int] | None:
+    """A kvlog-written partition's (log start, log end, last stable offset), read-only; None with the reason in
+    ``refused`` when kvlog cannot read it or it is damaged."""
+    from kvlog.log import Log
+
+    try:
+        with Log.open(source, read_only=True) as log:
+            extent = (log.log_start_offset, log.log_end_offset, log.last_stable_offset)
+            damage = [str(d) for d in log.damage]
+    except KvlogError as exc:
+        refused[source] = f"kvlog cannot read it: {exc}"
+        return None
+    if damage:
+        refused[source] = f"it is damaged ({damage[0]}): run kvlog verify / kvlog repair first"
+        return None
+    return extent
+
+
 def _plan(log_dir: str, source: str, meta: TargetMetadata, given: Mapping[str, str], force: bool,
           refused: dict[str, str]) -> _Plan | None:
-    from kvlog.log import Log
 
     name = os.path.basename(os.path.normpath(source))
     tp = _files.parse_partition_dir(name)
@@ -350,16 +367,10 @@ def _plan(log_dir: str, source: str, meta: TargetMetadata, given: Mapping[str, s
         return None
     target = os.path.join(log_dir, name)
     in_place = os.path.realpath(source) == os.path.realpath(target)
-    try:
-        with Log.open(source, read_only=True) as log:
-            start, end = log.log_start_offset, log.log_end_offset
-            damage = [str(d) for d in log.damage]
-    except KvlogError as exc:
-        refused[source] = f"kvlog cannot read it: {exc}"
+    extent = read_extent(source, refused)
+    if extent is None:
         return None
-    if damage:
-        refused[source] = f"it is damaged ({damage[0]}): run kvlog verify / kvlog repair first"
-        return None
+    start, end, _stable = extent
     # the topic id: the metadata's, given, or the one the broker wrote when it created the topic's directory
     try:
         existing = broker_files.read_partition_metadata(target) if os.path.isdir(target) else None
@@ -497,17 +508,25 @@ def work_name(root: str, label: str) -> str:
     return os.path.join(root, f"{label}.{uuid.uuid4().hex}-delete")
 
 
-def _place_work(root: str, plan: _Plan, move: bool) -> str:
-    work = work_name(root, plan.label)
+def stage(root: str, label: str, source: str, move: bool) -> tuple[str, bool]:
+    """``source`` as a work directory inside ``root`` (``work_name``): renamed there with ``move`` (when on the
+    same file system), else copied without kvlog's lock file. Returns (work directory, whether it was renamed:
+    a copy leaves the source for the caller to remove once the work is in place)."""
+    work = work_name(root, label)
     if move:
         try:
-            os.rename(plan.source, work)
-            return work
+            os.rename(source, work)
+            return work, True
         except OSError as exc:
             if exc.errno != errno.EXDEV:
                 raise
-    shutil.copytree(plan.source, work, ignore=shutil.ignore_patterns(_files.LOCK))
-    if move:
+    shutil.copytree(source, work, ignore=shutil.ignore_patterns(_files.LOCK))
+    return work, False
+
+
+def _place_work(root: str, plan: _Plan, move: bool) -> str:
+    work, moved = stage(root, plan.label, plan.source, move)
+    if move and not moved:
         shutil.rmtree(plan.source)
     return work
 

@@ -32,11 +32,12 @@ and the topic created with this broker as the only (or the first, preferred) rep
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
+import functools
 import os
 import shutil
 from collections.abc import Sequence
+from typing import Any
 
 from kvlog import _files, _io, broker_files
 from kvlog.backup.adopt import (
@@ -46,12 +47,14 @@ from kvlog.backup.adopt import (
     AdoptResult,
     broker_running,
     cap_leader_epochs,
+    read_extent,
     read_properties,
+    segment_bases,
+    stage,
     target_metadata,
-    work_name,
     write_end_snapshot,
 )
-from kvlog.errors import ConfigError, KvlogError
+from kvlog.errors import ConfigError
 
 __all__ = ["adopt_new_topic", "rename_no_replace"]
 
@@ -59,12 +62,18 @@ _RENAME_NOREPLACE = 1
 _AT_FDCWD = -100
 
 
+@functools.cache
+def _renameat2() -> Any:
+    """glibc's ``renameat2`` (2.28+) from the process's own symbols, or None (found once: no subprocess, as
+    ``ctypes.util.find_library`` would run)."""
+    return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+
+
 def rename_no_replace(src: str, dst: str) -> None:
     """Rename ``src`` to ``dst`` unless ``dst`` exists (``FileExistsError`` then), in one step where the kernel and
     file system offer ``RENAME_NOREPLACE``; elsewhere a check and a rename (``os.rename`` replaces an empty
     directory silently)."""
-    libc_name = ctypes.util.find_library("c")
-    fn = getattr(ctypes.CDLL(libc_name, use_errno=True), "renameat2", None) if libc_name else None
+    fn = _renameat2()
     if fn is not None:
         rc = fn(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE)
         if rc == 0:
@@ -77,12 +86,6 @@ def rename_no_replace(src: str, dst: str) -> None:
     os.rename(src, dst)
 
 
-def _first_segment_base(directory: str) -> int | None:
-    bases = [_files.offset_from_name(n) for n in os.listdir(directory)
-             if n.endswith(_files.LOG) and _files.is_offset_name(n)]
-    return min(bases) if bases else None
-
-
 def adopt_new_topic(log_dir: str | os.PathLike[str], sources: Sequence[str | os.PathLike[str]], *,
                     metadata_dir: str | os.PathLike[str] | None = None, move: bool = False,
                     dry_run: bool = False) -> AdoptResult:
@@ -90,7 +93,6 @@ def adopt_new_topic(log_dir: str | os.PathLike[str], sources: Sequence[str | os.
     ``log_dir`` for a topic not created yet (see the module's docstring); create the topic afterwards, with at
     least as many partitions. ``move`` renames the sources into place rather than copying them. Raises
     :class:`AdoptError` naming every partition refused (nothing is written then)."""
-    from kvlog.log import Log
 
     root = os.path.abspath(os.fspath(log_dir))
     if not os.path.isdir(root):
@@ -132,23 +134,17 @@ def adopt_new_topic(log_dir: str | os.PathLike[str], sources: Sequence[str | os.
         if not os.path.isdir(source):
             result.refused[source] = "no such directory"
             continue
-        try:
-            with Log.open(source, read_only=True) as log:
-                start, end = log.log_start_offset, log.log_end_offset
-                damage = [str(d) for d in log.damage]
-                stable = log.last_stable_offset
-        except KvlogError as exc:
-            result.refused[source] = f"kvlog cannot read it: {exc}"
+        extent = read_extent(source, result.refused)
+        if extent is None:
             continue
-        if damage:
-            result.refused[source] = f"it is damaged ({damage[0]}): run kvlog verify / kvlog repair first"
-            continue
+        start, end, stable = extent
         if stable < end:
             result.refused[source] = (f"a transaction is open at offset {stable}: the new cluster's transaction "
                                       "coordinator does not know it, so nothing would ever end it and read_committed "
                                       "consumers would stop there; end it (a COMMIT or ABORT marker) first")
             continue
-        base = _first_segment_base(source)
+        bases = segment_bases(source)
+        base = bases[0] if bases else None
         if base is not None and start > base:
             result.refused[source] = (f"its log starts at {start}, inside its first segment (base {base}): a new "
                                       f"topic's log starts at its first segment's base, so the broker would serve "
@@ -163,17 +159,7 @@ def adopt_new_topic(log_dir: str | os.PathLike[str], sources: Sequence[str | os.
         if dry_run:
             done.epochs_lowered, done.leader_epochs = cap_leader_epochs(source, 0, start, write=False)
             continue
-        work = work_name(root, name)
-        moved = False
-        if move:
-            try:
-                os.rename(source, work)
-                moved = True
-            except OSError as exc:
-                if exc.errno != errno.EXDEV:
-                    raise
-        if not moved:
-            shutil.copytree(source, work, ignore=shutil.ignore_patterns(_files.LOCK))
+        work, moved = stage(root, name, source, move)
         for leftover in (broker_files.PARTITION_METADATA, _files.LOCK):
             try:
                 os.unlink(os.path.join(work, leftover))
