@@ -52,12 +52,6 @@ PID = 7_000_000  # far from the ids a cluster hands out
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 
 
-def tuples(records: Any) -> list[tuple[Any, ...]]:
-    return [(r.offset, r.key, r.value, r.timestamp,
-             {0: "CreateTime", 1: "LogAppendTime"}[int(r.timestamp_type)], [(k, v) for k, v in r.headers])
-            for r in records]
-
-
 def write_partition(path: Path, p: int, now: int) -> None:
     rng = random.Random(p)
     with Log.open(path, kvlog.LogConfig(segment_bytes=4096), create=True) as log:
@@ -118,7 +112,7 @@ def placed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     for p in (0, 2, 3):
         write_partition(staging / f"{TOPIC}-{p}", p, now)
         with Log.open(staging / f"{TOPIC}-{p}", read_only=True) as log:
-            want[p] = tuples(log.records())
+            want[p] = F.record_tuples(log.records())
             picks = sorted({r[3] for r in want[p]})[::9]
             stamps[p] = {t: _answer(log.offset_for_timestamp(t)) for t in picks}
     broker.start()

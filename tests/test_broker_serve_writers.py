@@ -267,12 +267,6 @@ def kvlog_cli(*args: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ views
-def tuples(records: Any) -> list[tuple[Any, ...]]:
-    return [(r.offset, r.key, r.value, r.timestamp,
-             {0: "CreateTime", 1: "LogAppendTime"}[int(r.timestamp_type)], [(k, v) for k, v in r.headers])
-            for r in records]
-
-
 def sampled_timestamps(recs: list[tuple[Any, ...]], markers: list[int]) -> list[int]:
     stamps = sorted({r[3] for r in recs} | set(markers))
     picked = set(stamps[:: max(1, len(stamps) // 12)]) | {stamps[-1]} if stamps else set()
@@ -305,8 +299,8 @@ def answer(found: Any) -> tuple[int, int]:
 
 def kvlog_view(path: Path) -> View:
     with Log.open(path, read_only=True) as log:
-        ru = tuples(log.records())
-        rc = tuples(log.records(isolation_level=kvlog.READ_COMMITTED))
+        ru = F.record_tuples(log.records())
+        rc = F.record_tuples(log.records(isolation_level=kvlog.READ_COMMITTED))
         batches: dict[str, list[dict[str, Any]]] = {}
         epochs: dict[int, int] = {}
         markers = []
@@ -462,7 +456,7 @@ def serve(version: str, root: Path, spark: Any) -> Served:
     reread = {}
     for tp in parts:  # kvlog reads what the broker served, its record too
         with Log.open(data / tp, read_only=True) as log:
-            reread[tp] = tuples(log.records())
+            reread[tp] = F.record_tuples(log.records())
     t1 = time.monotonic()
     files = [str(f) for tp in parts for f in sorted((copy / tp).iterdir())
              if f.suffix in (".log", ".index", ".timeindex", ".txnindex", ".snapshot")]

@@ -102,6 +102,13 @@ def as_tuples(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
              [(k, client.unb64(v)) for k, v in r["headers"]]) for r in records]
 
 
+def record_tuples(records: Any) -> list[tuple[Any, ...]]:
+    """kvlog ``Record``s as :func:`as_tuples` gives a consumer's records."""
+    return [(r.offset, r.key, r.value, r.timestamp,
+             {0: "CreateTime", 1: "LogAppendTime"}[int(r.timestamp_type)], [(k, v) for k, v in r.headers])
+            for r in records]
+
+
 VERSION_PARAMS = [pytest.param(v, id=f"kafka-{v}") for v in VERSIONS]
 STATE_PARAMS = [pytest.param(s, id=s) for s in STATES]
 #: Versions run in KRaft mode here (4.x; 2.8 and 3.7 run with ZooKeeper: no __cluster_metadata).
