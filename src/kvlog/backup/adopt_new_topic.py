@@ -23,10 +23,11 @@ existing target directory, a log whose start lies inside its first segment (a ne
 segment's base, so the records below the start would be served), an open transaction (no coordinator of the new
 cluster would ever end it), damaged data.
 
-The broker picks the log directory of a new partition itself: with more than one ``log.dirs`` entry it may
-pick another, and then serves an empty log (and refuses to start later on two copies of the partition). With
-several brokers, the partition's data must lie on the broker that becomes its leader. So: one log directory,
-and the topic created with this broker as the only (or the first, preferred) replica of these partitions.
+Not run here (the broker tests have one broker with one log directory), from Kafka's source: the broker picks
+the log directory of a new partition itself, so with more than one ``log.dirs`` entry it may pick another and
+serve an empty log; with several brokers, the partition's data must lie on the broker that becomes its leader
+(a follower truncates to its leader). So: one log directory, and the topic created with this broker as the
+only (or the first, preferred) replica of these partitions.
 """
 
 from __future__ import annotations
