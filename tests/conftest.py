@@ -19,8 +19,8 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("KVLOG_HYPOTHESIS_PROFILE", "default"))
 
-SHARED = pathlib.Path(__file__).resolve().parents[1].parent / "shared"
-FIXTURES = SHARED / "fixtures"
+#: real log files written by other software (tests/data/fixtures/README.md), part of the repository
+FIXTURES = pathlib.Path(__file__).resolve().parent / "data" / "fixtures"
 
 
 def pytest_sessionstart(session):
@@ -41,7 +41,7 @@ def _no_ignored_exceptions(capfd):
 def kraft_segment(tmp_path):
     src = FIXTURES / "kraft-metadata" / "00000000000000000000.log"
     if not src.exists():
-        pytest.fail(f"shared fixture missing: {src} (the suite expects ../shared beside the checkout)")
+        pytest.fail(f"fixture missing: {src} (tests/data/fixtures is part of the repository)")
     dst = tmp_path / src.name
     dst.write_bytes(src.read_bytes())
     return dst

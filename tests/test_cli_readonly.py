@@ -138,7 +138,7 @@ def world(tmp_path_factory) -> World:
         co.append([_commit("g2", "orders", 0, 10_000, T0 + 6_600)])  # past the log end
     kraft = FIXTURES / "kraft-metadata" / "00000000000000000000.log"
     if not kraft.exists():
-        pytest.fail(f"shared fixture missing: {kraft}")
+        pytest.fail(f"fixture missing: {kraft}")
     (data / "__cluster_metadata-0").mkdir()
     shutil.copyfile(kraft, data / "__cluster_metadata-0" / kraft.name)
     write_tiered(data, topic="tiered", segments=4)

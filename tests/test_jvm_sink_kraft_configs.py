@@ -3,7 +3,7 @@ KRaft broker's metadata log, resolved as ``kvlog.topic_configs`` resolves them.
 
 Oracles: ``kvlog.topic_configs`` (``read_kraft_configs``, ``TopicConfigs.load(root).resolve(topic)``) on
 broker-shaped directories written with kvlog's logs and internal-topic encoders and on the real KRaft segment
-of ../shared/fixtures, reached over py4j through ``io.kvlog.spark.metadata.KraftConfigsForTests``; and the Python
+of tests/data/fixtures, reached over py4j through ``io.kvlog.spark.metadata.KraftConfigsForTests``; and the Python
 sink (``kvlog_python``) writing the same rows, for where segments roll.
 """
 

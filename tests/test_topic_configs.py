@@ -2,7 +2,7 @@
 kvlog-topics.json, then Kafka's built-in and default configs), applied by ``kvlog retention``/``compact``,
 ``LogManager`` and the Spark maintenance plan and tasks, and the rules that keep maintenance off Kafka's
 internal topics. The broker-shaped directories are written with kvlog's own logs and internal-topic
-encoders; the real KRaft segment comes from ../shared/fixtures."""
+encoders; the real KRaft segment comes from tests/data/fixtures."""
 
 import hashlib
 import json
