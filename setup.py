@@ -103,7 +103,7 @@ if MARCH:
     cflags.append(f"-march={MARCH}")
 if WERROR:
     cflags.append("-Werror=implicit-function-declaration")
-ldflags = [] if DEBUG else ["-s"]
+ldflags = [] if DEBUG or os.environ.get("KVLOG_KEEP_SYMBOLS") else ["-s"]
 macros = [
     ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
     ("KVLOG_BUILD_MODE", '"debug"' if DEBUG else '"release"'),
@@ -132,6 +132,7 @@ extensions = [
     ext("offset_map", [f"{CORE}/csrc/cpu.c", f"{CORE}/csrc/md5.c"]),
     ext("partitioner"),
     ext("point", CRC_SOURCES),
+    ext("typed", [f"{CORE}/csrc/{name}.c" for name in ("mem", "columns", "typed", "avro", "proto", "json")]),
 ]
 
 

@@ -41,6 +41,10 @@ __all__ = [
     "RemoteSegmentError",
     "CorruptRemoteObjectError",
     "RemoteDecryptionError",
+    "SchemaError",
+    "SchemaNotFoundError",
+    "SchemaRegistryError",
+    "DeserializationError",
 ]
 
 
@@ -327,3 +331,63 @@ class CorruptInternalRecordError(KvlogError, ValueError):
 class BackupError(KvlogError):
     """A backup or restore that cannot go on (a damaged source segment, a backup object that does not match
     its manifest, a restore target that holds data): the message names the file and position."""
+
+
+class SchemaError(KvlogError, ValueError):
+    """A schema that cannot be read or used: text that does not parse (Avro JSON, a ``.proto`` file, a JSON
+    Schema), a type kvlog cannot turn into Arrow columns (a recursive Avro record), a reference that names
+    nothing, or a writer schema that cannot be resolved against the reader schema. ``subject``,
+    ``version`` and ``schema_id`` say which schema, when known; ``reason`` is the bare message."""
+
+    def __init__(self, message: str, *, subject: str | None = None, version: int | None = None,
+                 schema_id: int | None = None) -> None:
+        self.reason = message
+        self.subject = subject
+        self.version = version
+        self.schema_id = schema_id
+        where = []
+        if schema_id is not None:
+            where.append(f"schema id {schema_id}")
+        if subject is not None:
+            where.append(f"subject {subject!r}" + (f" version {version}" if version is not None else ""))
+        super().__init__(f"{message} ({', '.join(where)})" if where else message)
+
+
+class SchemaNotFoundError(SchemaError, LookupError):
+    """A schema id, subject or version that the schema source does not hold (or holds only as deleted)."""
+
+
+class SchemaRegistryError(KvlogError):
+    """A schema registry's REST API that cannot be reached or answers with an error other than "not found"
+    (the status and the registry's own ``error_code`` and message are kept: ``status``, ``error_code``)."""
+
+    def __init__(self, message: str, *, status: int | None = None, error_code: int | None = None) -> None:
+        self.status = status
+        self.error_code = error_code
+        super().__init__(message)
+
+
+class DeserializationError(KvlogError, ValueError):
+    """A record key or value that does not decode with its schema: an unknown schema id, a truncated or
+    malformed payload, a Protobuf message index that names no message, JSON that does not parse.
+
+    ``topic``, ``partition``, ``offset`` and ``schema_id`` say which record, ``part`` is ``"key"`` or
+    ``"value"``; ``reason`` is the bare message (what a scan with ``errors="null"`` puts in ``valueError``).
+    """
+
+    def __init__(self, message: str, *, topic: str | None = None, partition: int | None = None,
+                 offset: int | None = None, schema_id: int | None = None, part: str = "value") -> None:
+        self.reason = message
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.schema_id = schema_id
+        self.part = part
+        where = []
+        if topic is not None:
+            where.append(f"{topic}-{partition}" if partition is not None else topic)
+        if offset is not None:
+            where.append(f"offset {offset}")
+        if schema_id is not None:
+            where.append(f"schema id {schema_id}")
+        super().__init__(f"{part}: {message} ({', '.join(where)})" if where else f"{part}: {message}")

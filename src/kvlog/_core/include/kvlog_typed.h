@@ -1,0 +1,111 @@
+/* Typed decoding of record keys or values: the schema registry's wire format, then a program per writer
+ * schema that turns each payload into Arrow columns (kvlog_columns.h).
+ *
+ * The Python side compiles a schema into a program once (kvlog.schemas.*_plan) and the kernel runs it over a
+ * whole column of payloads without the GIL and without a Python object per record. A program is a flat
+ * array of ops: composite ops name their parts through `kids` (op indexes, or table entries), constants
+ * (default values, enum symbols, decimal bounds) live in one blob.
+ *
+ * The driver (typed.c) reads the wire prefix of each payload, finds the program for its schema id (and,
+ * for Protobuf, its message indexes), runs it, and keeps the schema id column and the list of failures.
+ * A schema id without a program stops the run with KV_NEED: the caller compiles one and resumes
+ * at the same record, so only the ids a topic actually uses are ever compiled.
+ */
+#ifndef KVLOG_TYPED_H
+#define KVLOG_TYPED_H
+#include "kvlog_columns.h"
+
+enum { KV_FMT_AVRO = 0, KV_FMT_PROTOBUF = 1, KV_FMT_JSON = 2 };
+/* How a payload names its schema: not at all (one program, id 0), the registry's wire format (magic 0
+   and a 4-byte id, or magic 1 and a 16-byte GUID), or a schema id given per record (headers). */
+enum { KV_WIRE_BARE = 0, KV_WIRE_REGISTRY = 1 };
+
+#define KV_MAX_INDEXES 16
+
+/* Avro ops (kvlog.schemas.avro_plan writes them). `col` < 0: read and discard. Operands:
+   FIXED a=size; ENUM a=kids start, b=writer symbols (kid: reader symbol's blob item, or -1);
+   DEC_BYTES a=blob item of 10^precision (little-endian, the column's width); DEC_FIXED a=size, b=that item;
+   RECORD a=kids start, b=fields; DEFAULT a=blob item (the default, Avro-encoded), b=op reading it;
+   UNION a=kids start, b=branches; MEMBER a=member (child of the struct column), b=op;
+   ARRAY a=item op, d=1 when an item may take no bytes; MAP a=value op; FAIL a=status code;
+   REST (the rest of the payload, a top-level bytes value written without its length) a=1: check UTF-8. */
+enum {
+    KV_A_NULL = 1, KV_A_BOOL, KV_A_INT, KV_A_INT_LONG, KV_A_INT_FLOAT, KV_A_INT_DOUBLE, KV_A_LONG,
+    KV_A_LONG_FLOAT, KV_A_LONG_DOUBLE, KV_A_FLOAT, KV_A_FLOAT_DOUBLE, KV_A_DOUBLE, KV_A_BYTES, KV_A_STRING,
+    KV_A_FIXED, KV_A_ENUM, KV_A_DEC_BYTES, KV_A_DEC_FIXED, KV_A_DURATION, KV_A_RECORD, KV_A_DEFAULT,
+    KV_A_UNION, KV_A_MEMBER, KV_A_ARRAY, KV_A_MAP, KV_A_FAIL, KV_A_REST
+};
+
+typedef struct {
+    int32_t code, col, a, b, c, d;
+} kv_op;
+
+typedef struct kv_prog {
+    int32_t format;
+    const kv_op *ops;
+    int32_t nops;
+    const int32_t *kids;
+    int32_t nkids;
+    const uint8_t *blob;
+    const int64_t *blob_offs;   /* item i is blob[blob_offs[i] .. blob_offs[i + 1]) */
+    int32_t nblobs;
+    int32_t fail_code;          /* a program standing for a schema that did not compile: every payload fails */
+} kv_prog;
+
+typedef struct {
+    int64_t index;              /* the record (row of the input column) */
+    int32_t code;
+    int32_t op;                 /* the op running when it failed (-1: the wire prefix) */
+    int64_t pos;                /* byte position in the payload */
+    int32_t schema_id;          /* -1: none read */
+} kv_failure;
+
+typedef struct {
+    int32_t id;
+    int32_t nidx;
+    int32_t idx[KV_MAX_INDEXES];
+    const kv_prog *prog;
+} kv_entry;
+
+typedef struct {
+    int32_t format, wire;
+    int32_t errors_null;        /* a failed payload becomes a null value (and a failure), else the run stops */
+    kv_col *cols;               /* the output columns; column 0 is the value */
+    int32_t ncols;
+    kv_mark *marks;
+    kv_col sid;                 /* the schema id column (int32) */
+    kv_entry *table;            /* open addressing by (id, indexes) */
+    int32_t table_cap, table_n;
+    const kv_prog *bare;        /* KV_WIRE_BARE: the one program */
+    kv_gbuf failures;           /* kv_failure entries */
+    int64_t max_items;          /* zero-size collection items a payload may hold */
+    /* where the run stopped (KV_NEED, or the first failure without errors_null) */
+    int64_t stop_index;
+    int32_t need_id, need_nidx;
+    int32_t need_idx[KV_MAX_INDEXES];
+    uint8_t need_guid[16];
+    int32_t need_is_guid;
+    kv_failure last;
+    /* GUID -> schema id pairs the caller resolved (magic 1) */
+    uint8_t *guids;
+    int32_t *guid_ids;
+    int32_t nguids;
+} kv_decoder;
+
+int kv_dec_init(kv_decoder *d, int32_t format, int32_t wire, int32_t errors_null, kv_col *cols, int32_t ncols);
+void kv_dec_free(kv_decoder *d);
+int kv_dec_add(kv_decoder *d, int32_t id, const int32_t *idx, int32_t nidx, const kv_prog *prog);
+int kv_dec_add_guid(kv_decoder *d, const uint8_t *guid, int32_t id);
+/* Decode rows [start, n) of a binary column (`valid` may be NULL; `bit_offset` is the array's offset into
+   its validity bitmap; offsets are int32 and already shifted). `ids`, when not NULL, gives each row's schema
+   id (< 0: read it from the payload's prefix). Returns KV_OK when every row was decoded, KV_NEED
+   when a program is needed (stop_index, need_*), or a failure's code without errors_null (last). */
+int kv_dec_run(kv_decoder *d, const uint8_t *valid, int64_t bit_offset, const int32_t *offsets,
+               const uint8_t *data, int64_t start, int64_t n, const int32_t *ids);
+
+/* The format interpreters: decode one payload with `p`, appending one value to column 0. */
+int kv_avro_run(kv_decoder *d, const kv_prog *p, const uint8_t **pp, const uint8_t *end, int32_t *op);
+int kv_proto_run(kv_decoder *d, const kv_prog *p, const uint8_t **pp, const uint8_t *end, int32_t *op);
+int kv_json_run(kv_decoder *d, const kv_prog *p, const uint8_t **pp, const uint8_t *end, int32_t *op);
+
+#endif
