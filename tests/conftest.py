@@ -10,6 +10,7 @@ import kvlog
 import kvlog._core
 import kvlog._core.index
 import kvlog._core.offset_map
+import kvlog._core.typed
 
 settings.register_profile(
     "default", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
@@ -25,7 +26,7 @@ FIXTURES = pathlib.Path(__file__).resolve().parent / "data" / "fixtures"
 
 def pytest_sessionstart(session):
     # No silent pure-Python fallback: the modules must be the compiled extension.
-    for mod in (kvlog._core.crc, kvlog._core.records, kvlog._core.index, kvlog._core.offset_map):
+    for mod in (kvlog._core.crc, kvlog._core.records, kvlog._core.index, kvlog._core.offset_map, kvlog._core.typed):
         assert mod.__file__.endswith((".so", ".pyd")), f"{mod.__name__} is not compiled: {mod.__file__}"
 
 

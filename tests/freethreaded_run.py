@@ -42,7 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
         warnings.simplefilter("always")
         import kvlog  # noqa: F401
         import kvlog._core.crc, kvlog._core.index, kvlog._core.offset_map  # noqa: E401, F401
-        import kvlog._core.partitioner, kvlog._core.point, kvlog._core.records  # noqa: E401, F401
+        import kvlog._core.partitioner, kvlog._core.point, kvlog._core.records, kvlog._core.typed  # noqa: E401, F401
     asked = [str(w.message) for w in caught if "GIL" in str(w.message)]
     ours = [m for m in asked if "'kvlog" in m]
     if ours:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Union, cast
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kvlog import _files, storage
 from kvlog._walk import BatchWalk
@@ -49,6 +50,8 @@ from kvlog.scan_predicates import columns_of, evaluate, ms_bound, partition_excl
 
 if TYPE_CHECKING:
     from kvlog.log import Log
+    from kvlog.schemas.formats import FormatLike
+    from kvlog.schemas.typed_columns import TypedColumns
     from kvlog.manager import LogManager
     from kvlog.tiered.base import RemoteStorage
     from kvlog.tiered.view import RemoteLogMetadataSource
@@ -137,17 +140,20 @@ def to_spark_batch(table: pa.RecordBatch | pa.Table, topic: str, partition: int,
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def check_columns(columns: Iterable[str] | None) -> tuple[str, ...]:
-    """The columns asked for, checked (all of them, in Spark's order, for None)."""
+def check_columns(columns: Iterable[str] | None, typed: TypedColumns | None = None) -> tuple[str, ...]:
+    """The columns asked for, checked (all of them, in Spark's order, then those the formats add, for None)."""
+    extra = typed.extra_columns() if typed is not None else ()
     if columns is None:
-        return COLUMNS
+        return COLUMNS + extra
     if isinstance(columns, str):
         columns = [columns]
     out = tuple(columns)
-    bad = [c for c in out if c not in COLUMNS]
+    bad = [c for c in out if c not in COLUMNS and not (typed is not None and typed.knows(c))]
     if bad or len(set(out)) != len(out):
         what = f"unknown column(s) {', '.join(map(repr, bad))}" if bad else f"a column named twice in {list(out)}"
-        raise ConfigError(f"{what}: a scan has the columns {', '.join(COLUMNS)}")
+        more = f", {', '.join(extra)}" if extra else ""
+        fields = " (and value.<field>/key.<field> of a typed value or key)" if typed is not None else ""
+        raise ConfigError(f"{what}: a scan has the columns {', '.join(COLUMNS)}{more}{fields}")
     return out
 
 
@@ -159,7 +165,9 @@ class ScanStats:
     ``partitions``: logs opened and read; ``bytes_read``: segment bytes read (a window re-read to hold a
     batch larger than it counts again); ``batches_skipped``: record batches inside a read range passed over by
     their headers (a timestamp below the bound, aborted or control batches); ``bytes_decoded`` and
-    ``records_decoded``: what the decoder was handed and produced; ``rows``: rows yielded."""
+    ``records_decoded``: what the decoder was handed and produced; ``rows``: rows yielded; ``keys_typed``,
+    ``values_typed``, ``key_errors``, ``value_errors``: keys and values a format decoded, and those that
+    failed it (``errors="null"``)."""
 
     partitions: int = 0
     bytes_read: int = 0
@@ -168,13 +176,25 @@ class ScanStats:
     records_decoded: int = 0
     rows: int = 0
     first_decoded_offset: int | None = None  # the lowest offset the decoder produced
+    keys_typed: int = 0      # keys decoded by a key format (nulls not counted)
+    values_typed: int = 0    # values decoded by a value format
+    key_errors: int = 0      # keys that failed their format (errors="null": null, with a reason)
+    value_errors: int = 0
+
+    _COUNTS = ("partitions", "bytes_read", "batches_skipped", "bytes_decoded", "records_decoded", "rows",
+               "keys_typed", "values_typed", "key_errors", "value_errors")
 
     def add(self, other: ScanStats) -> None:
         """Add ``other``'s counts to these."""
-        for name in ("partitions", "bytes_read", "batches_skipped", "bytes_decoded", "records_decoded", "rows"):
+        for name in self._COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         if other.first_decoded_offset is not None:
             self._decoded(np.array([other.first_decoded_offset]))
+
+    def add_typed(self, part: str, decoded: int, failed: int) -> None:
+        """Count a key or value column a format decoded (``failed`` of its payloads did not decode)."""
+        setattr(self, f"{part}s_typed", getattr(self, f"{part}s_typed") + decoded - failed)
+        setattr(self, f"{part}_errors", getattr(self, f"{part}_errors") + failed)
 
     def _decoded(self, offsets: np.ndarray) -> None:
         if len(offsets):
@@ -417,6 +437,7 @@ class _Options:
     backup_run: int | None
     remote_storage: Any
     remote_log_metadata: Any
+    typed: TypedColumns | None = None
 
 
 class Scan:
@@ -436,7 +457,10 @@ class Scan:
                  check_crc: bool = True, limit: int | None = None, threads: int | None = None,
                  backup_run: int | None = None, remote_storage: RemoteStorage | None = None,
                  remote_log_metadata: RemoteLogMetadataSource | None = None,
-                 stats: ScanStats | None = None) -> None:
+                 stats: ScanStats | None = None, key_format: FormatLike = None, value_format: FormatLike = None,
+                 key_schema: Any = None, value_schema: Any = None, key_subject: str | None = None,
+                 value_subject: str | None = None, key_message: str | None = None,
+                 value_message: str | None = None, schemas: Any = None, errors: str = "raise") -> None:
         if isinstance(topics, str):
             topics = (topics,)
         elif topics is not None:
@@ -466,10 +490,40 @@ class Scan:
         if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
             raise ConfigError(f"threads must be a positive integer, got {threads!r}")
         self._source = source
-        self._opts = _Options(topics, check_columns(columns), bounds, None, bool(read_committed), batch_size,
-                              window_bytes, bool(check_crc), limit, threads, backup_run, remote_storage,
-                              remote_log_metadata)
+        typed = self._typed_columns(key_format, value_format, key_schema, value_schema, key_subject, value_subject,
+                                    key_message, value_message, schemas, errors, backup_run, remote_storage,
+                                    remote_log_metadata)
+        self._opts = _Options(topics, check_columns(columns, typed), bounds, None, bool(read_committed),
+                              batch_size, window_bytes, bool(check_crc), limit, threads, backup_run,
+                              remote_storage, remote_log_metadata, typed)
         self.stats = stats if stats is not None else ScanStats()
+
+    def _typed_columns(self, key_format: FormatLike, value_format: FormatLike, key_schema: Any, value_schema: Any,
+                       key_subject: str | None, value_subject: str | None, key_message: str | None,
+                       value_message: str | None, schemas: Any, errors: str, backup_run: int | None,
+                       remote_storage: Any, remote_log_metadata: Any) -> TypedColumns | None:
+        """The scan's formats (None when keys and values stay bytes)."""
+        from kvlog.schemas.formats import format_of
+        from kvlog.schemas.typed_columns import TypedColumns
+
+        key = format_of(key_format, schema=key_schema, subject=key_subject, message=key_message, what="key_format")
+        value = format_of(value_format, schema=value_schema, subject=value_subject, message=value_message)
+        if not key.typed and not value.typed:
+            if schemas is not None:
+                raise ConfigError("schemas= is for typed keys or values: give key_format= or value_format=")
+            return None
+        source, scan_options = self._source, {"backup_run": backup_run, "remote_storage": remote_storage,
+                                              "remote_log_metadata": remote_log_metadata}
+
+        def own_source() -> Any:
+            from kvlog.schemas.schemas_topic import SchemasTopic
+
+            return SchemasTopic.read(source, **scan_options)
+
+        def sample(topic: str, part: str, n: int) -> list[bytes | None]:
+            return sample_payloads(source, topic, part, n, scan_options)
+
+        return TypedColumns(key, value, schemas=schemas, errors=errors, own_source=own_source, sample=sample)
 
     def _with(self, **changes: Any) -> Scan:
         out = object.__new__(Scan)
@@ -481,7 +535,7 @@ class Scan:
     # ------------------------------------------------------------------------------------- narrowing
     def select(self, columns: Sequence[str]) -> Scan:
         """The same scan with only ``columns``, in that order."""
-        return self._with(columns=check_columns(columns))
+        return self._with(columns=check_columns(columns, self._opts.typed))
 
     def where(self, predicate: Predicate | None = None, bounds: Bounds | None = None) -> Scan:
         """The same scan with only the rows satisfying ``predicate`` (a tree of :class:`Cmp`, :class:`In`,
@@ -521,8 +575,21 @@ class Scan:
 
     @functools.cached_property
     def schema(self) -> pa.Schema:
-        """The schema of the batches, before any is read."""
-        return pa.schema([_FIELDS[c] for c in self._opts.columns])
+        """The schema of the batches, before any is read (typed keys and values: their plans are made, the
+        schemas they need read, once per scan)."""
+        o = self._opts
+        if o.typed is None:
+            return pa.schema([_FIELDS[c] for c in o.columns])
+        typed_names = [c for c in o.columns if c not in _FIELDS or (c in ("key", "value") and o.typed.needed(c, o.columns))]
+        topics: list[str] = []
+        if typed_names:
+            opened = self._open()
+            try:
+                topics = list(dict.fromkeys(t for t, _ in opened.partitions(o.topics)))
+            finally:
+                opened.close()
+        return pa.schema([o.typed.field(c, topics, o.columns) if c in typed_names else _FIELDS[c]
+                          for c in o.columns])
 
     def __arrow_c_schema__(self) -> object:
         return self.schema.__arrow_c_schema__()
@@ -669,9 +736,11 @@ class Scan:
         o = self._opts
         want = set(o.columns)
         pred_cols = columns_of(o.predicate) if o.predicate is not None else set()
-        headers = "headers" in want
-        values = "value" in want
+        typed = o.typed.decoders(r.topic, o.columns) if o.typed is not None else None
+        headers = "headers" in want or (typed is not None and typed.needs_headers)
+        values = "value" in want or (typed is not None and "value" in typed.decoders)
         window = o.window_bytes if o.limit is None else min(o.window_bytes, 256 << 10)  # (a few rows: a small read)
+        schema = self.schema
         for decoded in decode_range(log, r.start, r.end, window, headers, include_values=values,
                                     check_crc=o.check_crc, read_committed=o.read_committed, ts_lo=o.bounds.ts_lo,
                                     ts_hi=o.bounds.ts_hi, stats=stats):
@@ -686,18 +755,25 @@ class Scan:
                     if not m.all():
                         decoded = decoded.filter(pa.array(m))
             n = decoded.num_rows
+            converted = typed.apply(decoded, r.topic, r.partition, stats) if typed is not None else {}
             out = []
             for c in o.columns:
-                if c == "topic":
+                if c in converted:
+                    out.append(converted[c])
+                elif c == "topic":
                     out.append(const_string(r.topic, n))
                 elif c == "partition":
                     out.append(const_int32(r.partition, n))
                 elif c == "headers":
                     h = decoded.column(5)
                     out.append(h.cast(_FIELDS["headers"].type) if h.type != _FIELDS["headers"].type else h)
-                else:
+                elif c in _RECORD_INDEX:
                     out.append(decoded.column(_RECORD_INDEX[c]))
-            batch = pa.RecordBatch.from_arrays(out, schema=self.schema)
+                else:  # value.<field>, key.<field>
+                    part, _, sub = c.partition(".")
+                    out.append(pc.struct_field(converted[part], [sub]) if part in converted else
+                               pa.nulls(n, schema.field(c).type))
+            batch = pa.RecordBatch.from_arrays(out, schema=schema)
             if n <= o.batch_size:
                 yield batch
             else:
@@ -715,7 +791,10 @@ def scan(source: Source, topics: str | Sequence[str] | None = None, *, columns: 
          window_bytes: int = DEFAULT_WINDOW_BYTES, check_crc: bool = True, limit: int | None = None,
          threads: int | None = None, backup_run: int | None = None, remote_storage: RemoteStorage | None = None,
          remote_log_metadata: RemoteLogMetadataSource | None = None,
-         stats: ScanStats | None = None) -> pa.RecordBatchReader:
+         stats: ScanStats | None = None, key_format: FormatLike = None, value_format: FormatLike = None,
+         key_schema: Any = None, value_schema: Any = None, key_subject: str | None = None,
+         value_subject: str | None = None, key_message: str | None = None, value_message: str | None = None,
+         schemas: Any = None, errors: str = "raise") -> pa.RecordBatchReader:
     """Partition logs as a ``pyarrow.RecordBatchReader`` of Spark's Kafka-source columns, read lazily.
 
     ``source``: a data directory (a path or a URI: local, an object store, a ``kvlog backup``, a tiered
@@ -732,10 +811,41 @@ def scan(source: Source, topics: str | Sequence[str] | None = None, *, columns: 
     partitions' batches interleave, each partition's in offset order; ``threads=1`` reads them one after the
     other, in partition order). ``backup_run``, ``remote_storage``, ``remote_log_metadata``: as for
     ``LogManager``. ``stats``: a :class:`ScanStats` to add what the scan read and decoded to.
+
+    Typed keys and values (``docs/typed-topics.md``): ``key_format``/``value_format`` is ``"binary"`` (the
+    default), ``"string"``, ``"registry"`` (a schema registry's wire format), ``"avro"``, ``"protobuf"`` or
+    ``"json"`` (a bare payload; JSON without a schema has its types inferred), or a
+    :class:`kvlog.schemas.Format`. ``value_schema``: the reader schema (text, a file, a registered schema;
+    the registry format defaults to the latest version of ``value_subject``, itself defaulting to
+    ``<topic>-value``); ``value_message``: a Protobuf message; ``key_*`` likewise. ``schemas``: where registered
+    schemas come from (None: the source's own ``_schemas`` topic; another data directory or backup, a
+    registry URL, a folder of schema files, a mapping ``{id: text}``, a
+    :class:`kvlog.schemas.SchemaSource`). ``errors``: ``"raise"`` (a :class:`kvlog.DeserializationError`
+    naming the record) or ``"null"`` (a null value and a ``valueError`` column saying why).
     """
     return Scan(source, topics, columns=columns, partitions=partitions, start_offset=start_offset,
                 end_offset=end_offset, start_timestamp=start_timestamp, end_timestamp=end_timestamp,
                 read_committed=read_committed, batch_size=batch_size, window_bytes=window_bytes,
                 check_crc=check_crc, limit=limit, threads=threads, backup_run=backup_run,
-                remote_storage=remote_storage, remote_log_metadata=remote_log_metadata, stats=stats).to_reader()
+                remote_storage=remote_storage, remote_log_metadata=remote_log_metadata, stats=stats,
+                key_format=key_format, value_format=value_format, key_schema=key_schema, value_schema=value_schema,
+                key_subject=key_subject, value_subject=value_subject, key_message=key_message,
+                value_message=value_message, schemas=schemas, errors=errors).to_reader()
+
+
+def sample_payloads(source: Source, topic: str, part: str, n: int, options: dict[str, Any]) -> list[bytes | None]:
+    """The first payloads (``part``: ``"key"`` or ``"value"``) of each partition of ``topic``, about ``n`` in
+    all, spread over the partitions (schemaless JSON infers its types from them)."""
+    opened = _Opened(source, backup_run=options.get("backup_run"), remote_storage=options.get("remote_storage"),
+                     remote_log_metadata=options.get("remote_log_metadata"))
+    try:
+        parts = [p for t, p in opened.partitions((topic,))]
+    finally:
+        opened.close()
+    each = max(1, -(-n // max(len(parts), 1)))
+    out: list[bytes | None] = []
+    for p in parts:
+        table = Scan(source, topic, columns=[part], partitions=p, limit=each, threads=1, **options).to_table()
+        out += table.column(0).to_pylist()
+    return out
 

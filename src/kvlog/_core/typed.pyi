@@ -25,6 +25,7 @@ class Program:
         blob_offsets: npt.ArrayLike,
         fail_code: int = 0,
         paths: list[Any] | None = None,
+        nslots: int = 0,
     ) -> Program: ...
 
 _Column = tuple[int, int, Block | None, Block | None, Block | None]

@@ -37,7 +37,7 @@ cdef extern from "kvlog_typed.h" nogil:
     enum:
         KV_MAX_INDEXES
     ctypedef struct kv_op:
-        int32_t code, col, a, b, c, d
+        int32_t code, col, a, b, c, d, e, f
     ctypedef struct kv_prog:
         int32_t format
         const kv_op *ops
@@ -48,6 +48,7 @@ cdef extern from "kvlog_typed.h" nogil:
         const int64_t *blob_offs
         int32_t nblobs
         int32_t fail_code
+        int32_t nslots
     ctypedef struct kv_failure:
         int64_t index
         int32_t code, op
@@ -115,13 +116,15 @@ cdef Block take(kv_gbuf *g):
 
 
 cdef class Program:
-    """One compiled program: ops ``(n, 6)`` int32, kids int32, a constants blob with int64 item offsets."""
+    """One compiled program: ops ``(n, 8)`` int32, kids int32, a constants blob with int64 item offsets;
+    ``nslots``: the scratch slots a Protobuf program needs."""
     cdef kv_prog p
     cdef object _ops, _kids, _blob, _offs
     cdef readonly object paths
 
-    def __cinit__(self, int format, ops, kids, bytes blob, blob_offsets, int fail_code=0, paths=None):
-        self._ops = np.ascontiguousarray(ops, dtype=np.int32).reshape(-1, 6)
+    def __cinit__(self, int format, ops, kids, bytes blob, blob_offsets, int fail_code=0, paths=None,
+                  int nslots=0):
+        self._ops = np.ascontiguousarray(ops, dtype=np.int32).reshape(-1, 8)
         self._kids = np.ascontiguousarray(kids, dtype=np.int32)
         self._blob = blob
         self._offs = np.ascontiguousarray(blob_offsets, dtype=np.int64)
@@ -141,9 +144,87 @@ cdef class Program:
         self.p.blob_offs = &b[0]
         self.p.nblobs = <int32_t>(b.shape[0] - 1)
         self.p.fail_code = fail_code
+        if nslots < 0 or (format == 1 and nslots < self.p.nops):
+            raise ValueError("a Protobuf program needs a slot per op at least")
+        self.p.nslots = nslots
         self.paths = paths if paths is not None else []
         if not fail_code:
-            self._check()
+            if format == 1:
+                self._check_proto()
+            elif format == 2:
+                self._check_json()
+            else:
+                self._check()
+
+    cdef _check_proto(self):
+        """A Protobuf program's kid ranges, op indexes, slots and constants are inside it."""
+        ops, kids = self._ops, self._kids
+        n, nk, nb, ns = len(ops), len(kids), len(self._offs) - 1, self.p.nslots
+        if n == 0:
+            raise ValueError("a program has at least one op")
+
+        def kid_range(i, lo, cnt):
+            if lo < 0 or cnt < 0 or lo + cnt > nk:
+                raise ValueError(f"op {i} names kids {lo}..{lo + cnt} of {nk}")
+
+        for i in range(n):
+            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            if code == 1:  # MESSAGE
+                size = b if b > 0 else -2 * b
+                kid_range(i, a, size)
+                kid_range(i, c, d)
+                for k in range(d):
+                    fi = int(kids[c + k])
+                    if not 0 <= fi < n or int(ops[fi, 0]) != 2:
+                        raise ValueError(f"op {i} lists op {fi}, which is not a field")
+                table = kids[a:a + size] if b > 0 else kids[a + 1:a + size:2]
+                if len(table) and (table.max() >= n or (b < 0 and table.min() < 0)):
+                    raise ValueError(f"op {i}'s field lookup names ops outside the program")
+                if f < 0 or (f and (e < 0 or e + f > ns)):
+                    raise ValueError(f"op {i} names oneof slots outside the program")
+            elif code == 2:  # FIELD
+                if b in (10, 11):
+                    if not 0 <= d < n or int(ops[d, 0]) == 2:
+                        raise ValueError(f"op {i} names a message op {d} that is not one")
+                elif b == 14:
+                    kid_range(i, d, 1)
+                    kid_range(i, d + 1, 2 * int(kids[d]))
+                    names = kids[d + 2:d + 2 + 2 * int(kids[d]):2]
+                    if len(names) and (names.min() < 0 or names.max() >= nb):
+                        raise ValueError(f"op {i}'s enum names constants outside the program")
+                elif not 1 <= b <= 18:
+                    raise ValueError(f"op {i}: unknown field type {b}")
+                if e >= ns or f >= nb:
+                    raise ValueError(f"op {i} names a slot or constant outside the program")
+            elif code not in (3, 4, 5, 6):
+                raise ValueError(f"op {i}: unknown Protobuf op {code}")
+
+    cdef _check_json(self):
+        """A JSON program's kid ranges, op indexes and constants are inside it."""
+        ops, kids = self._ops, self._kids
+        n, nk, nb = len(ops), len(self._kids), len(self._offs) - 1
+        if n == 0:
+            raise ValueError("a program has at least one op")
+        for i in range(n):
+            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            if code == 1:  # OBJECT
+                if b <= 0 or b & (b - 1) or a < 0 or a + b > nk or c < 0 or d < 0 or c + 2 * d > nk:
+                    raise ValueError(f"op {i}: a key table or field list outside the program")
+                table = kids[a:a + b]
+                if table.max() >= d:
+                    raise ValueError(f"op {i}: a key table naming a field it does not have")
+                fields = kids[c:c + d]
+                names = kids[c + d:c + 2 * d]
+                if d and (fields.min() < 0 or fields.max() >= n or names.min() < 0 or names.max() >= nb):
+                    raise ValueError(f"op {i}: fields or names outside the program")
+            elif code in (2, 3, 14):  # ARRAY, MAP, ENVELOPE
+                if not 0 <= a < n:
+                    raise ValueError(f"op {i} names op {a} of {n}")
+            elif code == 13:  # DECIMAL
+                if not 0 <= a < nb:
+                    raise ValueError(f"op {i} names constant {a} of {nb}")
+            elif not 4 <= code <= 12:
+                raise ValueError(f"op {i}: unknown JSON op {code}")
 
     cdef _check(self):
         """Every op index, kid range and blob item a program names is inside it (a wrong plan fails here,
@@ -155,7 +236,7 @@ cdef class Program:
         cols = ops[:, 1]
         kids, nk, nb = self._kids, len(self._kids), len(self._offs) - 1
         for i in range(n):
-            code, col, a, b, c, d = (int(v) for v in ops[i])
+            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
             spans = _SPANS.get((self.p.format, code))
             if spans is None:
                 continue
@@ -212,6 +293,18 @@ _COLUMN_KINDS = {
     (0, 24): [(4, None)], (0, 25): [(4, None)],                # ARRAY, MAP
     (0, 27): [(3, None)],                                      # REST
 }
+
+
+# descriptor.proto's field type -> the (kind, width) of the column its values go to
+_PROTO_KINDS = {1: (2, 8), 2: (2, 4), 3: (2, 8), 4: (2, 8), 5: (2, 4), 6: (2, 8), 7: (2, 4), 8: (1, None),
+                9: (3, None), 12: (3, None), 13: (2, 4), 14: (3, None), 15: (2, 4), 16: (2, 8), 17: (2, 4),
+                18: (2, 8)}
+
+
+# JSON op -> the (kind, width) pairs of the columns it may write
+_JSON_KINDS = {1: [(5, None)], 2: [(4, None)], 3: [(4, None)], 4: [(3, None)],
+               5: [(2, 1), (2, 2), (2, 4), (2, 8)], 6: [(2, 4), (2, 8)], 7: [(1, None)], 8: [(0, None)],
+               9: [(2, 8)], 10: [(2, 4)], 11: [(3, None)], 12: [(3, None)], 13: [(2, 16)]}
 
 
 cdef class Decoder:
@@ -291,6 +384,12 @@ cdef class Decoder:
     cdef _check_columns(self, Program program):
         """The program writes each column as its kind allows (a mismatch would build arrays whose buffers
         contradict their lengths)."""
+        if program.p.format == 1:
+            self._check_proto_columns(program)
+            return
+        if program.p.format == 2:
+            self._check_json_columns(program)
+            return
         ops = program._ops
         for i in range(len(ops)):
             code, col = int(ops[i, 0]), int(ops[i, 1])
@@ -309,6 +408,65 @@ cdef class Decoder:
                 entries = self.columns[children[0]]
                 if entries[0] != 5 or len(entries[3]) != 2 or self.columns[entries[3][0]][0] != 3:
                     raise ValueError(f"op {i} (a map) needs a list of struct<key, value> with a string key")
+
+    cdef _check_proto_columns(self, Program program):
+        ops = program._ops
+        cols = self.columns
+
+        def kind_ok(col, ftype):
+            kind, width = cols[col][0], cols[col][1]
+            want = _PROTO_KINDS.get(ftype)
+            return want is not None and kind == want[0] and (want[1] is None or want[1] == width)
+
+        for i in range(len(ops)):
+            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            if col < 0:
+                continue
+            if col >= self.ncols:
+                raise ValueError(f"op {i} writes column {col} of {self.ncols}")
+            kind = cols[col][0]
+            if code == 1:
+                ok = kind == 5 and len(cols[col][3]) >= 0
+            elif code == 2:
+                target = col
+                if c & 1:  # repeated: a list of the values
+                    if kind != 4:
+                        raise ValueError(f"op {i} (a repeated field) needs a list column")
+                    target = cols[col][3][0]
+                if b in (10, 11):
+                    ok = int(ops[d, 1]) == target
+                else:
+                    ok = kind_ok(target, b)
+            elif code in (3, 4):
+                ok = kind == 2 and cols[col][1] == 8
+            elif code == 5:
+                ok = kind_ok(col, b)
+            else:
+                ok = kind == 3
+            if not ok:
+                raise ValueError(f"op {i} (Protobuf code {code}) cannot write column {col} of kind {kind}")
+
+    cdef _check_json_columns(self, Program program):
+        ops = program._ops
+        cols = self.columns
+        for i in range(len(ops)):
+            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            if code == 1 and e >= 0 and (e >= self.ncols or cols[e][0] != 3):
+                raise ValueError(f"op {i} keeps additional properties in column {e}, which is not a string one")
+            if col < 0:
+                continue
+            if col >= self.ncols:
+                raise ValueError(f"op {i} writes column {col} of {self.ncols}")
+            kind, width = cols[col][0], cols[col][1]
+            want = _JSON_KINDS.get(code)
+            if want is None or not any(kind == k and (w is None or w == width) for k, w in want):
+                raise ValueError(f"op {i} (JSON code {code}) cannot write column {col} of kind {kind}")
+            if code == 3:
+                entries = cols[cols[col][3][0]]
+                if entries[0] != 5 or len(entries[3]) != 2 or cols[entries[3][0]][0] != 3:
+                    raise ValueError(f"op {i} (a map) needs a list of struct<key, value> with a string key")
+            if code == 1 and len(cols[col][3]) != d + (1 if e >= 0 else 0):
+                raise ValueError(f"op {i}: an object of {d} fields writing a struct of {len(cols[col][3])}")
 
     def add_guid(self, bytes guid, int32_t schema_id):
         if len(guid) != 16:

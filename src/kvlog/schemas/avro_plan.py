@@ -170,12 +170,12 @@ class _Emitter:
         self._blob_index: dict[bytes, int] = {}
 
     def reserve(self, path: str) -> int:
-        self.ops.append([FAIL, -1, 0, 0, 0, 0])
+        self.ops.append([FAIL, -1, 0, 0, 0, 0, 0, 0])
         self.paths.append(path)
         return len(self.ops) - 1
 
     def set(self, i: int, code: int, col: int = -1, a: int = 0, b: int = 0, c: int = 0, d: int = 0) -> int:
-        self.ops[i] = [code, col, a, b, c, d]
+        self.ops[i] = [code, col, a, b, c, d, 0, 0]
         return i
 
     def op(self, path: str, code: int, col: int = -1, a: int = 0, b: int = 0, c: int = 0, d: int = 0) -> int:
@@ -197,7 +197,7 @@ class _Emitter:
         offs = np.zeros(len(self.blobs) + 1, dtype=np.int64)
         if self.blobs:
             offs[1:] = np.cumsum([len(b) for b in self.blobs])
-        ops = np.array(self.ops, dtype=np.int32).reshape(-1, 6)
+        ops = np.array(self.ops, dtype=np.int32).reshape(-1, 8)
         return _typed.Program(0, ops, np.array(self.kids, dtype=np.int32), blob, offs, fail_code, self.paths)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kvlog._core import typed as _typed
 from kvlog.errors import DeserializationError, SchemaNotFoundError
@@ -148,8 +149,8 @@ class ColumnDecoder:
             sn, snulls, svalid, sdata, _ = sid
             ids = pa.Array.from_buffers(pa.int32(), sn, [pa.py_buffer(svalid) if snulls else None,
                                                          pa.py_buffer(sdata)], null_count=snulls)
-            if len(ids) and pa.compute.min(ids).as_py() is not None and pa.compute.min(ids).as_py() < 0:
-                ids = pa.compute.if_else(pa.compute.less(ids, 0), pa.scalar(None, pa.int32()), ids)
+            if len(ids) and pc.min(ids).as_py() is not None and pc.min(ids).as_py() < 0:
+                ids = pc.if_else(pc.less(ids, 0), pa.scalar(None, pa.int32()), ids)
         errors = None
         failures = self._dec.failures()
         if self.errors == "null":
@@ -189,10 +190,10 @@ class ColumnDecoder:
         """Payloads whose schema id travels in a header (``__value_schema_id``: magic 1 and a GUID, or magic 0
         and an id, then Protobuf's message indexes) as payloads with that prefix in front: the kernel reads
         one form."""
-        has = pa.compute.is_valid(header_ids)
-        joined = pa.compute.binary_join_element_wise(
+        has = pc.is_valid(header_ids)
+        joined = pc.binary_join_element_wise(
             header_ids.cast(pa.binary()), column.cast(pa.binary()), pa.scalar(b"", pa.binary()))
-        out = pa.compute.if_else(has, joined, column)
+        out = pc.if_else(has, joined, column)
         return out.cast(pa.binary())
 
 
@@ -201,15 +202,15 @@ def header_values(headers: pa.Array, name: str) -> pa.Array | None:
     headers column; None when no row has it."""
     if isinstance(headers, pa.ChunkedArray):
         headers = headers.combine_chunks()
-    flat = pa.compute.list_flatten(headers)
+    flat = pc.list_flatten(headers)
     if not len(flat):
         return None
     keys = flat.field("key")
-    mask = pa.compute.equal(keys, pa.scalar(name, keys.type))
+    mask = pc.equal(keys, pa.scalar(name, keys.type))
     hits = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
     if not len(hits):
         return None
-    parents = pa.compute.list_parent_indices(headers).to_numpy()[hits]
+    parents = pc.list_parent_indices(headers).to_numpy()[hits]
     values = flat.field("value").take(pa.array(hits))
     rows = np.full(len(headers), -1, dtype=np.int64)
     rows[parents] = np.arange(len(hits))  # (later hits overwrite earlier: the last header wins)

@@ -28,6 +28,8 @@ void kv_dec_free(kv_decoder *d)
     free(d->table);
     free(d->guids);
     free(d->guid_ids);
+    free(d->scratch);
+    d->scratch = NULL;
     kv_cols_free(&d->sid, 1);
     kv_gbuf_free(&d->failures);
     d->marks = NULL;

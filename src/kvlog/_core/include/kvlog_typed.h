@@ -37,7 +37,7 @@ enum {
 };
 
 typedef struct {
-    int32_t code, col, a, b, c, d;
+    int32_t code, col, a, b, c, d, e, f;
 } kv_op;
 
 typedef struct kv_prog {
@@ -50,6 +50,7 @@ typedef struct kv_prog {
     const int64_t *blob_offs;   /* item i is blob[blob_offs[i] .. blob_offs[i + 1]) */
     int32_t nblobs;
     int32_t fail_code;          /* a program standing for a schema that did not compile: every payload fails */
+    int32_t nslots;             /* Protobuf: scratch slots a run needs (one per op, then one per oneof) */
 } kv_prog;
 
 typedef struct {
@@ -90,6 +91,9 @@ typedef struct {
     uint8_t *guids;
     int32_t *guid_ids;
     int32_t nguids;
+    void *scratch;              /* Protobuf: the slots of the running program; JSON: fields seen per op */
+    size_t scratch_cap;
+    uint64_t json_instance;     /* JSON: objects read so far (what `seen` holds) */
 } kv_decoder;
 
 int kv_dec_init(kv_decoder *d, int32_t format, int32_t wire, int32_t errors_null, kv_col *cols, int32_t ncols);
@@ -102,6 +106,41 @@ int kv_dec_add_guid(kv_decoder *d, const uint8_t *guid, int32_t id);
    when a program is needed (stop_index, need_*), or a failure's code without errors_null (last). */
 int kv_dec_run(kv_decoder *d, const uint8_t *valid, int64_t bit_offset, const int32_t *offsets,
                const uint8_t *data, int64_t start, int64_t n, const int32_t *ids);
+
+/* Protobuf ops (kvlog.schemas.proto_plan writes them).
+   MESSAGE: col a struct (or -1), a=lookup kids start, b=lookup size (> 0: a table indexed by field number,
+     kid = field op or -1; < 0: -b (number, field op) pairs sorted by number), c=fields kids start (in the
+     struct's child order), d=fields, e=first oneof slot, f=oneofs.
+   FIELD: col (a list column when repeated), a=field number, b=type (descriptor.proto's numbering, KV_PT_*),
+     c=flags (KV_PF_*), d=the value's op for TYPE_MESSAGE/TYPE_GROUP, or the enum table's kids start (kid
+     d is the count, then (number, blob item of the name) pairs sorted by number), e=oneof slot or -1,
+     f=default (a blob item: int64 or double little-endian, or the bytes; -1: zero or empty).
+   TIMESTAMP, DURATION: col int64 (nanoseconds). WRAPPER (google.protobuf.*Value): col, b=the value's type.
+   RAW: col binary, the message's serialized bytes. */
+enum { KV_P_MESSAGE = 1, KV_P_FIELD, KV_P_TIMESTAMP, KV_P_DURATION, KV_P_WRAPPER, KV_P_RAW };
+enum {
+    KV_PT_DOUBLE = 1, KV_PT_FLOAT, KV_PT_INT64, KV_PT_UINT64, KV_PT_INT32, KV_PT_FIXED64, KV_PT_FIXED32,
+    KV_PT_BOOL, KV_PT_STRING, KV_PT_GROUP, KV_PT_MESSAGE, KV_PT_BYTES, KV_PT_UINT32, KV_PT_ENUM,
+    KV_PT_SFIXED32, KV_PT_SFIXED64, KV_PT_SINT32, KV_PT_SINT64
+};
+enum { KV_PF_REPEATED = 1, KV_PF_PRESENCE = 2, KV_PF_ZERO = 4 };
+
+/* JSON ops (kvlog.schemas.json_plan writes them). A JSON null is a null of any op's column.
+   OBJECT: col a struct (or -1), a=key table kids start, b=its size (a power of two; kid = field position or
+     -1, by FNV-1a of the key), c=fields kids start (the struct's child order: each a value op; the keys'
+     blob items follow at c+d), d=fields, e=a string column for the keys no field names (their JSON, as an
+     object) or -1: such keys are skipped.
+   ARRAY: col a list, a=item op. MAP: col a map (list of struct<key, value>), a=value op.
+   STRING: col string. INT: col int8/16/32/64 (its width), the number must be integral. NUMBER: col float32
+   or float64. BOOL. NULL (a null-typed column). TIMESTAMP: col int64, an RFC 3339 date-time as
+   microseconds since the epoch (UTC). DATE: col int32, an RFC 3339 full-date as days. RAW: col string, the
+   value's JSON text. BASE64: col binary, a base64 string's bytes. DECIMAL: col decimal128, a=blob item of
+   10^precision, b=scale: a base64 string of the unscaled big-endian bytes (Kafka Connect's Decimal).
+   ENVELOPE: Kafka Connect's {"schema": ..., "payload": ...}: a=the payload's op. */
+enum {
+    KV_J_OBJECT = 1, KV_J_ARRAY, KV_J_MAP, KV_J_STRING, KV_J_INT, KV_J_NUMBER, KV_J_BOOL, KV_J_NULL,
+    KV_J_TIMESTAMP, KV_J_DATE, KV_J_RAW, KV_J_BASE64, KV_J_DECIMAL, KV_J_ENVELOPE
+};
 
 /* The format interpreters: decode one payload with `p`, appending one value to column 0. */
 int kv_avro_run(kv_decoder *d, const kv_prog *p, const uint8_t **pp, const uint8_t *end, int32_t *op);
