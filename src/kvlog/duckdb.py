@@ -108,16 +108,21 @@ def source(root: Source | Scan, topics: str | Sequence[str] | None = None, *, re
            batch_size: int = DEFAULT_BATCH_SIZE, window_bytes: int = DEFAULT_WINDOW_BYTES, check_crc: bool = True,
            threads: int | None = None, backup_run: int | None = None, remote_storage: RemoteStorage | None = None,
            remote_log_metadata: RemoteLogMetadataSource | None = None,
-           stats: ScanStats | None = None) -> KafkaSource:
+           stats: ScanStats | None = None, flatten: bool = False, **formats: Any) -> KafkaSource:
     """Partition logs as a DuckDB source (Spark's Kafka-source columns); arguments as for :func:`kvlog.scan`
-    (``root`` may also be a :class:`kvlog.Scan`, whose own bounds then apply too)."""
+    (``root`` may also be a :class:`kvlog.Scan`, whose own bounds then apply too), the key and value formats
+    too (``value_format=``, ``schemas=``...: ``formats``). ``flatten``: a typed value's fields as columns of
+    their own (``"value.<field>"``), so that a query of some of them decodes only those."""
     if isinstance(root, Scan):
+        if formats:
+            raise TypeError("formats are a Scan's own: give them to kvlog.Scan")
         if stats is not None:
             root.stats = stats
-        return KafkaSource(root)
-    return KafkaSource(Scan(root, topics, read_committed=read_committed, batch_size=batch_size,
-                            window_bytes=window_bytes, check_crc=check_crc, threads=threads, backup_run=backup_run,
-                            remote_storage=remote_storage, remote_log_metadata=remote_log_metadata, stats=stats))
+        return KafkaSource(root.flatten() if flatten else root)
+    scan = Scan(root, topics, read_committed=read_committed, batch_size=batch_size, window_bytes=window_bytes,
+                check_crc=check_crc, threads=threads, backup_run=backup_run, remote_storage=remote_storage,
+                remote_log_metadata=remote_log_metadata, stats=stats, **formats)
+    return KafkaSource(scan.flatten() if flatten else scan)
 
 
 def register(connection: Any, name: str, root: Source | Scan, topics: str | Sequence[str] | None = None,

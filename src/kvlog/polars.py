@@ -32,7 +32,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without polars
 import pyarrow as pa
 
 from kvlog.scanning import (
-    COLUMNS,
     DEFAULT_BATCH_SIZE,
     DEFAULT_WINDOW_BYTES,
     And,
@@ -65,31 +64,39 @@ def scan_kafka(source: Source | Scan, topics: str | Sequence[str] | None = None,
                batch_size: int | None = None, window_bytes: int = DEFAULT_WINDOW_BYTES, check_crc: bool = True,
                threads: int | None = None, backup_run: int | None = None, remote_storage: RemoteStorage | None = None,
                remote_log_metadata: RemoteLogMetadataSource | None = None,
-               stats: ScanStats | None = None) -> pl.LazyFrame:
+               stats: ScanStats | None = None, flatten: bool = False, **formats: Any) -> pl.LazyFrame:
     """Partition logs as a ``polars.LazyFrame`` (Spark's Kafka-source columns), read when collected.
 
     ``source``, ``topics`` and the options are :func:`kvlog.scan`'s (``source`` may also be a
-    :class:`kvlog.Scan`, whose own bounds then apply too). ``batch_size``: rows per batch handed to Polars
-    (default: Polars' hint). ``stats``: a :class:`kvlog.ScanStats` that every collect adds to.
+    :class:`kvlog.Scan`, whose own bounds then apply too), the key and value formats too (``value_format=``,
+    ``value_schema=``, ``schemas=``, ``errors=``...: ``formats``). ``flatten``: a typed value's (or key's)
+    fields as columns of their own (``value.<field>``), so that selecting some of them decodes only those.
+    ``batch_size``: rows per batch handed to Polars (default: Polars' hint). ``stats``: a
+    :class:`kvlog.ScanStats` that every collect adds to.
     """
     if isinstance(source, Scan):
+        if formats:
+            raise TypeError("formats are a Scan's own: give them to kvlog.Scan")
         base = source
         if stats is not None:
             base.stats = stats
     else:
         base = Scan(source, topics, read_committed=read_committed, window_bytes=window_bytes, check_crc=check_crc,
                     threads=threads, backup_run=backup_run, remote_storage=remote_storage, remote_log_metadata=remote_log_metadata,
-                    stats=stats)
-    schema = polars_schema()
+                    stats=stats, **formats)
+    if flatten:
+        base = base.flatten()
+    columns = list(base.columns)
+    schema = pl.from_arrow(base.schema.empty_table()).schema  # type: ignore[union-attr]
 
     def io_source(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None,
                   hint: int | None) -> Iterator[pl.DataFrame]:
-        wanted = list(with_columns) if with_columns is not None else list(COLUMNS)
+        wanted = list(with_columns) if with_columns is not None else list(columns)
         needed = list(wanted)
         s = base
         if predicate is not None:
             for name in predicate.meta.root_names():
-                if name in COLUMNS and name not in needed:
+                if name in columns and name not in needed:
                     needed.append(name)
             pushed = to_predicate(predicate)
             if pushed is not None:

@@ -552,6 +552,22 @@ class Scan:
             new_pred = predicate if new_pred is None else And((new_pred, predicate))
         return self._with(bounds=new_bounds, predicate=new_pred)
 
+    def flatten(self) -> Scan:
+        """The same scan with each typed key or value struct replaced by its top-level fields, as columns of
+        their own (``value.<field>``): a projection of some of them decodes only those (what the Polars and
+        DuckDB adapters' ``flatten=True`` reads)."""
+        o = self._opts
+        if o.typed is None:
+            return self
+        out: list[str] = []
+        for c in o.columns:
+            t = self.schema.field(c).type if c in ("key", "value") and o.typed.formats[c].typed else None
+            if t is not None and pa.types.is_struct(t):
+                out += [f"{c}.{t.field(i).name}" for i in range(t.num_fields)]
+            else:
+                out.append(c)
+        return self._with(columns=tuple(out))
+
     def batched(self, batch_size: int) -> Scan:
         """The same scan yielding batches of at most ``batch_size`` rows."""
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:

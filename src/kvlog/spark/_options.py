@@ -33,6 +33,9 @@ READ_OPTIONS: tuple[str, ...] = (
     "kvlog.completeAggregateBatches", "kvlog.backupRun",
     "kvlog.remoteStorage.layout", "kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath",
     "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs",
+    # typed keys and values (kvlog.spark.typed)
+    "keyFormat", "valueFormat", "keySchema", "valueSchema", "keySubject", "valueSubject", "keyMessage",
+    "valueMessage", "schemas", "errors",
 )
 
 #: options Spark itself passes: load(path) and load([a, b])

@@ -590,16 +590,29 @@ def _split(r: OffsetRange, parts: int) -> list[OffsetRange]:
 # ------------------------------------------------------------------------------------------ reading
 def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = False,
                chunk_bytes: int = 1 << 20, max_rows: int = 10_000,
-               schema: pa.Schema | None = None, on_damage: str = "raise") -> Iterator[pa.RecordBatch]:
+               schema: pa.Schema | None = None, on_damage: str = "raise",
+               typed: Any = None) -> Iterator[pa.RecordBatch]:
     """Arrow batches of the records with ``r.start ≤ offset < r.end``, straight from the record kernels
-    (the decode path of every kvlog scan: :func:`kvlog.scanning.decode_range`).
+    (the decode path of every kvlog scan: :func:`kvlog.scanning.decode_range`); with ``typed`` (a
+    :class:`kvlog.spark.typed.SparkTyped`), keys and values decoded by their formats.
 
     Batches hold at most ``max_rows`` rows (zero-copy slices of a decoded chunk): Spark ingests Arrow
     from Python fastest at about its own ``maxRecordsPerBatch`` (10 000).
     """
-    schema = schema or spark_arrow_schema(include_headers)
     if r.size <= 0:
         return
+    if typed is not None:
+        from kvlog.spark.typed import typed_batches
+
+        schema = schema or pa.schema(typed.arrow_fields(include_headers))
+        names = list(schema.names)
+        decoders = typed.typed.decoders(r.topic, names)
+        headers = include_headers or decoders.needs_headers
+        with open_read_only(r.path, on_damage, r.backup_run, r.remote, r.pieces) as log:
+            for decoded in decode_range(log, r.start, r.end, chunk_bytes, headers, read_committed=read_committed):
+                yield from typed_batches(typed, decoded, r.topic, r.partition, schema, decoders, max_rows)
+        return
+    schema = schema or spark_arrow_schema(include_headers)
     with open_read_only(r.path, on_damage, r.backup_run, r.remote, r.pieces) as log:
         for decoded in decode_range(log, r.start, r.end, chunk_bytes, include_headers, read_committed=read_committed):
             for i in range(0, decoded.num_rows, max_rows):

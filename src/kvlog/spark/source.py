@@ -72,9 +72,25 @@ def _wants_headers(options: Any) -> bool:
     return str(options.get("includeHeaders", "false")).strip().lower() == "true"
 
 
+def read_schema(options: Any) -> StructType:
+    """The read's schema: Spark's Kafka-source columns, keys and values typed by their formats."""
+    from kvlog.spark.typed import for_options
+
+    typed = for_options(options)
+    if typed is not None:
+        return typed.spark_schema(_wants_headers(options))
+    return kafka_schema(_wants_headers(options))
+
+
+def _typed(options: Any) -> Any:
+    from kvlog.spark.typed import for_options
+
+    return for_options(options)
+
+
 def _check_schema(schema: StructType, options: Any) -> None:
     """The schema is fixed, as for Spark's Kafka source: a user-specified one is refused up front."""
-    expected = kafka_schema(_wants_headers(options))
+    expected = read_schema(options)
     if schema != expected:
         raise ConfigError(f"the kvlog source has a fixed schema ({expected.simpleString()}); "
                           "drop .schema(...) (use includeHeaders=true for the headers column)")
@@ -100,6 +116,7 @@ class KvlogBatchReader(DataSourceReader):
             return iter(())
         opts = ReadOptions.parse(self.options)
         return _plan.read_range(r, include_headers=self.include_headers, read_committed=opts.read_committed,
+                                typed=_typed(self.options),
                                 chunk_bytes=opts.chunk_bytes, max_rows=opts.max_rows_per_batch,
                                 on_damage="raise" if opts.fail_on_data_loss else "skip")
 
@@ -326,7 +343,7 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return _plan.read_range(partition.value, include_headers=self.include_headers,
                                 read_committed=self.opts.read_committed, chunk_bytes=self.opts.chunk_bytes,
-                                max_rows=self.opts.max_rows_per_batch,
+                                max_rows=self.opts.max_rows_per_batch, typed=_typed(self.options),
                                 on_damage="raise" if self.opts.fail_on_data_loss else "skip")
 
     def commit(self, end: dict[str, Any]) -> None:
@@ -369,7 +386,7 @@ class KvlogDataSource(DataSource):
         return "kvlog"
 
     def schema(self) -> StructType:
-        return kafka_schema(_wants_headers(self.options))
+        return read_schema(self.options)
 
     def reader(self, schema: StructType) -> DataSourceReader:
         _check_schema(schema, self.options)

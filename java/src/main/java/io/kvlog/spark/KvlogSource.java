@@ -51,6 +51,7 @@ public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
 
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
+        ReadOptions.refuseTyped(options);
         return KafkaSchema.of(ReadOptions.wantsHeaders(options));
     }
 

@@ -30,7 +30,9 @@ public final class OptionNames {
         "kvlog.chunkBytes", "kvlog.maxRowsPerBatch", "kvlog.verifyChecksums", "kvlog.aggregatePushdown",
         "kvlog.completeAggregateBatches", "kvlog.backupRun",
         "kvlog.remoteStorage.layout", "kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath",
-        "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs");
+        "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs",
+        "keyFormat", "valueFormat", "keySchema", "valueSchema", "keySubject", "valueSubject", "keyMessage",
+        "valueMessage", "schemas", "errors");
     /** Options Spark itself passes: load(path) and load([a, b]). */
     static final List<String> SPARK = List.of("path", "paths");
     /** Options of Spark's Kafka source that only concern a broker connection: accepted, without effect. */
