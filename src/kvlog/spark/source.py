@@ -78,7 +78,8 @@ def read_schema(options: Any) -> StructType:
 
     typed = for_options(options)
     if typed is not None:
-        return typed.spark_schema(_wants_headers(options))
+        out: StructType = typed.spark_schema(_wants_headers(options))
+        return out
     return kafka_schema(_wants_headers(options))
 
 
