@@ -38,6 +38,7 @@ from kvlog.cli._common import (
 from kvlog.cli.demo import cmd_demo
 from kvlog.cli._remote import add_remote_storage_options
 from kvlog.cli.dump import cmd_dump
+from kvlog.cli.dump_typed import add_typed_options
 from kvlog.cli.maintenance import cmd_compact, cmd_retention
 from kvlog.cli.mirror import cmd_mirror
 from kvlog.cli.offsets import cmd_offsets
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--max-bytes", type=_non_negative, default=INT32_MAX, metavar="N",
                    help="read only the first N bytes of each .log")
     groups.add_decoder_options(d)
+    add_typed_options(d)
     add_remote_storage_options(d)
     d.set_defaults(func=cmd_dump)
 

@@ -44,6 +44,7 @@ from kvlog.cli._common import (
     _out,
 )
 from kvlog.cli._remote import aiven_segment_of, remote_storage_from
+from kvlog.cli.dump_typed import DecodeFailure, typed_parser
 from kvlog.cli.groups import dump_parser
 from kvlog.checksum import crc32c
 from kvlog.compression import Compression, decompress
@@ -211,8 +212,13 @@ def _record_line(b: RecordBatch, rec: Record, legacy: tuple[int, bool] | None, *
             if problem is not None and problems is not None:
                 problems.append(problem)
     if print_data and not b.is_control:
-        key_text, value_text = parser(rec) if parser is not None else (
-            None if rec.key is None else _text(rec.key), None if rec.value is None else _text(rec.value))
+        try:
+            key_text, value_text = parser(rec) if parser is not None else (
+                None if rec.key is None else _text(rec.key), None if rec.value is None else _text(rec.value))
+        except DecodeFailure as exc:  # (kvlog dump --decode: a value that does not decode is said, not fatal)
+            if problems is not None:
+                problems.append(str(exc))
+            return f"{line}{prefix}{exc.part}-error: {exc.reason}"
         if key_text is not None:
             line += f"{prefix}key: {key_text}"
             prefix = " "
@@ -492,7 +498,12 @@ def _is_local_dir(path: str) -> bool:
 def cmd_dump(args: argparse.Namespace) -> int:
     state = _DumpState()
     parser = dump_parser(args)
-    print_data = args.print_data_log or parser is not None  # a decoder implies --print-data-log
+    typed = args.decode or args.value_format is not None or args.key_format is not None
+    if typed and parser is not None:
+        _err("kvlog: --decode and --value-format/--key-format are for topics' records, not with an internal "
+             "topic's decoder")
+        return 2
+    print_data = args.print_data_log or parser is not None or typed  # a decoder implies --print-data-log
     deep = args.deep_iteration or print_data
     remote = remote_storage_from(args)
     for path in _java_split(args.files):
@@ -529,7 +540,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
             continue
         _out(f"Dumping {path}")
         try:
-            _dump_one(path, suffix, state, args, deep=deep, print_data=print_data, parser=parser)
+            file_parser = typed_parser(path, args) if typed and suffix == ".log" else parser
+            _dump_one(path, suffix, state, args, deep=deep, print_data=print_data, parser=file_parser)
         except BrokenPipeError:
             raise
         except (KvlogError, OSError) as exc:
