@@ -31,9 +31,16 @@ _MAX_FILE = 16 << 20
 
 def looks_like_schema_folder(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a folder of schema files (and not a Kafka data directory)."""
+    from kvlog._files import partition_dirs
+
     p = Path(path)
     if not p.is_dir():
         return False
+    try:
+        if partition_dirs(str(p))[0]:  # a data directory (its own kvlog-topics.json is not a schema)
+            return False
+    except (OSError, ValueError):
+        pass
     for entry in p.iterdir():
         if entry.is_file() and entry.suffix in EXTENSIONS:
             return True
