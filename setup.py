@@ -98,7 +98,7 @@ directives = {
 }
 
 cflags = ["-fvisibility=hidden", "-Wall", "-Wno-unused-function", "-Wno-unreachable-code"]
-cflags += ["-O0", "-g", "-UNDEBUG"] if DEBUG else ["-O3"]
+cflags += ["-O0", "-g", "-UNDEBUG"] if DEBUG else ["-O3"] + (["-g"] if os.environ.get("KVLOG_KEEP_SYMBOLS") else [])
 if MARCH:
     cflags.append(f"-march={MARCH}")
 if WERROR:

@@ -21,9 +21,11 @@ cdef extern from "kvlog_columns.h" nogil:
         size_t len
         size_t cap
         int big
+        size_t hint
     ctypedef struct kv_col:
         int32_t kind, width, utf8, nchild
         int32_t *child
+        int32_t child0
         int32_t bitmap
         int64_t length, nulls
         kv_gbuf valid, data, offs
@@ -109,9 +111,12 @@ cdef class Block:
 
 
 cdef Block take(kv_gbuf *g):
+    """The buffer, moved out; the builder keeps its size as the hint for the next rows' first allocation."""
     cdef Block b = Block.__new__(Block)
+    cdef size_t hint = g.cap
     b.g = g[0]
     memset(g, 0, sizeof(kv_gbuf))
+    g.hint = hint
     return b
 
 

@@ -149,10 +149,10 @@ class ColumnDecoder:
             sn, snulls, svalid, sdata, _ = sid
             ids = pa.Array.from_buffers(pa.int32(), sn, [pa.py_buffer(svalid) if snulls else None,
                                                          pa.py_buffer(sdata)], null_count=snulls)
-            if len(ids) and pc.min(ids).as_py() is not None and pc.min(ids).as_py() < 0:
+            if any(v < 0 for v in self._guid_ids.values()):  # (a GUID no source could name: its id is unknown)
                 ids = pc.if_else(pc.less(ids, 0), pa.scalar(None, pa.int32()), ids)
         errors = None
-        failures = self._dec.failures()
+        failures = self._dec.failures() if self.errors == "null" else ()
         if self.errors == "null":
             reasons: list[str | None] = [None] * n
             for f in failures:

@@ -132,7 +132,7 @@ static inline __attribute__((always_inline)) const uint8_t *leaf(ctx *x, const k
     int64_t lv, n;
     switch (o->code) {
     case KV_A_NULL:
-        if (c) rc = kv_col_null(x->d->cols, o->col);
+        if (c) rc = kv_col_null_fast(x->d->cols, o->col);
         break;
     case KV_A_BOOL:
         if (q >= end) { rc = KV_E_TRUNCATED; break; }
@@ -299,6 +299,7 @@ static __attribute__((noinline)) int rare(ctx *x, const kv_op *o, kv_col *c, con
 }
 
 static const uint8_t *exec(ctx *x, int32_t i, const uint8_t *q, const uint8_t *end);
+static const uint8_t *step_call(ctx *x, int32_t i, const uint8_t *q, const uint8_t *end);
 
 /* The blocks of an array or a map. Returns a status: 0, or a code with x->rc still 0 (a failure of the
    blocks' own framing), or with x->rc set (a failure inside an item, already located). */
@@ -351,7 +352,7 @@ static int exec_items(ctx *x, const kv_op *o, const uint8_t **pp, const uint8_t 
                     x->op = o->a;
                     return x->rc;
                 }
-            } else if (!(r = exec(x, o->a, *pp, end))) {
+            } else if (!(r = step_call(x, o->a, *pp, end))) {
                 return x->rc;
             }
             *pp = r;
@@ -371,6 +372,51 @@ static const uint8_t *failed(ctx *x, int32_t i, const uint8_t *q, int rc)
     return NULL;
 }
 
+static inline int is_rare(int32_t code)
+{
+    return code != KV_A_RECORD && code != KV_A_DEFAULT && code != KV_A_UNION && code != KV_A_MEMBER &&
+           code != KV_A_ARRAY && code != KV_A_MAP && !is_leaf(code);
+}
+
+/* One op where it is met (a record's field, an array's or map's item): a leaf, a union's branch that is a
+   leaf, an array or map and the rarer ops run here, without a call into exec; records, members and
+   defaults go to exec. */
+static inline __attribute__((always_inline)) const uint8_t *step(ctx *x, int32_t i, const uint8_t *q,
+                                                                const uint8_t *end)
+{
+    const kv_prog *p = x->p;
+    if ((uint32_t)i >= (uint32_t)p->nops) return failed(x, i, q, KV_E_FAIL);
+    const kv_op *o = &p->ops[i];
+    int rc;
+    if (o->code == KV_A_UNION) {
+        int64_t lv;
+        if (q < end && !(*q & 0x80)) {  /* a one-byte branch index, as every union short of 64 branches has */
+            lv = (int64_t)((*q >> 1) ^ (~(*q & 1) + 1));
+            q++;
+        } else if ((rc = read_long(&q, end, &lv))) {
+            return failed(x, i, q, rc);
+        }
+        if (lv < 0 || lv >= o->b) return failed(x, i, q, KV_E_UNION);
+        i = p->kids[o->a + lv];
+        if ((uint32_t)i >= (uint32_t)p->nops) return failed(x, i, q, KV_E_FAIL);
+        o = &p->ops[i];
+    }
+    kv_col *c = o->col >= 0 ? &x->d->cols[o->col] : NULL;
+    if (is_leaf(o->code)) {
+        const uint8_t *r = leaf(x, o, c, q, end);
+        return r ? r : failed(x, i, x->at, x->rc);
+    }
+    if (o->code == KV_A_ARRAY || o->code == KV_A_MAP) {
+        if ((rc = exec_items(x, o, &q, end, o->code == KV_A_MAP))) return x->rc ? NULL : failed(x, i, q, rc);
+        return q;
+    }
+    if (is_rare(o->code)) {
+        if ((rc = rare(x, o, c, &q, end))) return failed(x, i, q, rc);
+        return q;
+    }
+    return exec(x, i, q, end);
+}
+
 static const uint8_t *exec(ctx *x, int32_t i, const uint8_t *q, const uint8_t *end)
 {
     const kv_prog *p = x->p;
@@ -388,17 +434,8 @@ static const uint8_t *exec(ctx *x, int32_t i, const uint8_t *q, const uint8_t *e
     switch (o->code) {
     case KV_A_RECORD: {
         const int32_t *k = p->kids + o->a;
-        for (int32_t j = 0; j < o->b; j++) {
-            int32_t ki = k[j];
-            const kv_op *f = (ki >= 0 && ki < p->nops) ? &p->ops[ki] : NULL;
-            if (f && is_leaf(f->code)) {
-                const uint8_t *r = leaf(x, f, f->col >= 0 ? &cols[f->col] : NULL, q, end);
-                if (!r) return failed(x, ki, x->at, x->rc);
-                q = r;
-            } else if (!(q = exec(x, ki, q, end))) {
-                return NULL;
-            }
-        }
+        for (int32_t j = 0; j < o->b; j++)
+            if (!(q = step(x, k[j], q, end))) return NULL;
         if (c && (rc = kv_col_valid(c))) return failed(x, i, q, rc);
         break;
     }
@@ -417,7 +454,7 @@ static const uint8_t *exec(ctx *x, int32_t i, const uint8_t *q, const uint8_t *e
     case KV_A_UNION:
         if ((rc = read_long(&q, end, &lv))) return failed(x, i, q, rc);
         if (lv < 0 || lv >= o->b) return failed(x, i, q, KV_E_UNION);
-        if (!(q = exec(x, p->kids[o->a + lv], q, end))) return NULL;
+        if (!(q = step(x, p->kids[o->a + lv], q, end))) return NULL;
         break;
     case KV_A_MEMBER:
         if (c) {
@@ -436,6 +473,11 @@ static const uint8_t *exec(ctx *x, int32_t i, const uint8_t *q, const uint8_t *e
     }
     x->depth--;
     return q;
+}
+
+static const uint8_t *step_call(ctx *x, int32_t i, const uint8_t *q, const uint8_t *end)
+{
+    return step(x, i, q, end);
 }
 
 int kv_avro_run(kv_decoder *d, const kv_prog *p, const uint8_t **pp, const uint8_t *end, int32_t *op)

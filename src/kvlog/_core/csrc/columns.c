@@ -7,7 +7,7 @@
 
 int kv_gbuf_grow(kv_gbuf *g, size_t need)
 {
-    size_t cap = g->cap ? g->cap * 2 : 256;
+    size_t cap = g->cap ? g->cap * 2 : (g->hint > 256 ? g->hint : 256);
     size_t got = 0;
     uint8_t *d;
     if (cap < need) cap = need;
@@ -38,6 +38,7 @@ void kv_gbuf_free(kv_gbuf *g)
     g->data = NULL;
     g->len = g->cap = 0;
     g->big = 0;
+    g->hint = 0;
 }
 
 int kv_cols_init(kv_col *cols, int32_t n)
@@ -46,6 +47,7 @@ int kv_cols_init(kv_col *cols, int32_t n)
         kv_col *c = &cols[i];
         c->length = c->nulls = 0;
         c->bitmap = 0;
+        c->child0 = c->nchild ? c->child[0] : -1;
         c->valid.len = c->data.len = c->offs.len = 0;
         if (c->kind == KV_COL_VAR || c->kind == KV_COL_LIST) {
             if (kv_gbuf_reserve(&c->offs, 4) != KV_OK) return KV_E_NOMEM;
@@ -117,7 +119,7 @@ static int slot(kv_col *cols, int32_t i, int on, int depth)
     case KV_COL_LIST:
         if ((rc = kv_gbuf_reserve(&c->offs, 4))) return rc;
         {
-            int32_t e = (int32_t)cols[c->child[0]].length;
+            int32_t e = (int32_t)cols[c->child0].length;
             memcpy(c->offs.data + c->offs.len, &e, 4);
             c->offs.len += 4;
         }

@@ -55,6 +55,7 @@ typedef struct {
     uint8_t *data;
     size_t len, cap;
     int big;                /* a mapping from kvlog_mem.h, else malloc */
+    size_t hint;            /* the size the buffer last grew to: its first allocation takes that much */
 } kv_gbuf;
 
 typedef struct {
@@ -62,6 +63,7 @@ typedef struct {
     int32_t utf8;           /* VAR: check every value is UTF-8 */
     int32_t nchild;
     int32_t *child;         /* indexes of the children in the column array */
+    int32_t child0;         /* child[0], kept here: a list's end offset reads it per value */
     int32_t bitmap;         /* the validity bitmap is written (the column has had a null) */
     int64_t length, nulls;
     kv_gbuf valid, data, offs;
@@ -173,10 +175,34 @@ static inline int kv_col_bytes(kv_col *c, const uint8_t *p, size_t n)
     return kv_col_end(c, (int64_t)c->data.len);
 }
 
+/* A null at the end of a flat column whose bitmap is already written: the common null, without a call
+   (anything else goes to kv_col_null). */
+static inline int kv_col_null_fast(kv_col *cols, int32_t i)
+{
+    kv_col *c = &cols[i];
+    if (!c->bitmap || (c->kind != KV_COL_VAR && c->kind != KV_COL_FIXED)) return kv_col_null(cols, i);
+    if (c->kind == KV_COL_VAR) {
+        if (c->offs.len + 4 > c->offs.cap && kv_gbuf_grow(&c->offs, c->offs.len + 4) != KV_OK) return KV_E_NOMEM;
+        int32_t e = (int32_t)c->data.len;
+        memcpy(c->offs.data + c->offs.len, &e, 4);
+        c->offs.len += 4;
+    } else {
+        size_t w = (size_t)c->width;
+        if (c->data.len + w > c->data.cap && kv_gbuf_grow(&c->data, c->data.len + w) != KV_OK) return KV_E_NOMEM;
+        memset(c->data.data + c->data.len, 0, w);
+        c->data.len += w;
+    }
+    int rc = kv_col_bit(&c->valid, c->length, 0);
+    if (rc) return rc;
+    c->length++;
+    c->nulls++;
+    return KV_OK;
+}
+
 /* The child's current length: a LIST slot's end offset. */
 static inline int kv_col_list_end(kv_col *cols, kv_col *c)
 {
-    return kv_col_end(c, cols[c->child[0]].length);
+    return kv_col_end(c, cols[c->child0].length);
 }
 
 #endif

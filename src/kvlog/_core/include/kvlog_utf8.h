@@ -2,11 +2,21 @@
 #ifndef KVLOG_UTF8_H
 #define KVLOG_UTF8_H
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 static inline int kv_utf8_valid(const unsigned char *p, size_t n)
 {
     const unsigned char *end = p + n;
     while (p < end) {
+        if (end - p >= 8) {  /* eight ASCII bytes at a time */
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (!(w & 0x8080808080808080ULL)) {
+                p += 8;
+                continue;
+            }
+        }
         unsigned char c = *p;
         if (c < 0x80) { p++; continue; }
         size_t need;
