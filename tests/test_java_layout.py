@@ -22,6 +22,7 @@ MAX_LINES = 900
 LAYERS = [
     ("entry points", {"io.kvlog.spark"}),
     ("the engines", {"io.kvlog.spark.read", "io.kvlog.spark.write"}),
+    ("typed values", {"io.kvlog.spark.typed"}),
     ("remote storage", {"io.kvlog.spark.tiered"}),
     ("internal topics", {"io.kvlog.spark.metadata"}),
     ("a partition", {"io.kvlog.spark.log"}),

@@ -60,6 +60,7 @@ LAYERS = [
     ("engines", {"kvlog.spark", "kvlog.polars", "kvlog.duckdb"}),
     ("the public package", {"kvlog"}),
     ("scans", {"kvlog.scanning", "kvlog.scan_predicates"}),
+    ("typed values", {"kvlog.schemas"}),
     ("data directories", {"kvlog.mirror", "kvlog.manager", "kvlog.topic_configs"}),
     ("tiered view", {"kvlog.tiered"}),
     ("over the partition log", {"kvlog.internal_topics", "kvlog.cleaner", "kvlog.timestamps", "kvlog.verify",

@@ -10,7 +10,7 @@ the GIL, and hands the finished buffers over without a copy. A decoder is used b
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 import numpy as np
 
@@ -173,7 +173,7 @@ cdef class Program:
                 raise ValueError(f"op {i} names kids {lo}..{lo + cnt} of {nk}")
 
         for i in range(n):
-            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            code, _col, a, b, c, d, e, f = (int(v) for v in ops[i])
             if code == 1:  # MESSAGE
                 size = b if b > 0 else -2 * b
                 kid_range(i, a, size)
@@ -211,7 +211,7 @@ cdef class Program:
         if n == 0:
             raise ValueError("a program has at least one op")
         for i in range(n):
-            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            code, _col, a, b, c, d, _e, _f = (int(v) for v in ops[i])
             if code == 1:  # OBJECT
                 if b <= 0 or b & (b - 1) or a < 0 or a + b > nk or c < 0 or d < 0 or c + 2 * d > nk:
                     raise ValueError(f"op {i}: a key table or field list outside the program")
@@ -241,7 +241,7 @@ cdef class Program:
         cols = ops[:, 1]
         kids, nk, nb = self._kids, len(self._kids), len(self._offs) - 1
         for i in range(n):
-            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            code, _col, a, b, c, _d, _e, _f = (int(v) for v in ops[i])
             spans = _SPANS.get((self.p.format, code))
             if spans is None:
                 continue
@@ -424,7 +424,7 @@ cdef class Decoder:
             return want is not None and kind == want[0] and (want[1] is None or want[1] == width)
 
         for i in range(len(ops)):
-            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            code, col, _a, b, c, d, _e, _f = (int(v) for v in ops[i])
             if col < 0:
                 continue
             if col >= self.ncols:
@@ -455,7 +455,7 @@ cdef class Decoder:
         ops = program._ops
         cols = self.columns
         for i in range(len(ops)):
-            code, col, a, b, c, d, e, f = (int(v) for v in ops[i])
+            code, col, _a, _b, _c, d, e, _f = (int(v) for v in ops[i])
             if code == 1 and e >= 0 and (e >= self.ncols or cols[e][0] != 3):
                 raise ValueError(f"op {i} keeps additional properties in column {e}, which is not a string one")
             if col < 0:
@@ -548,7 +548,6 @@ cdef class Decoder:
         """The columns decoded since the last finish: per column ``(length, nulls, validity, data, offsets)``
         (validity None when nothing is null), and the schema id column likewise; the builders start over."""
         cdef int32_t i
-        cdef kv_col *c
         out = []
         for i in range(self.ncols):
             out.append(self._take(&self.cols[i]))

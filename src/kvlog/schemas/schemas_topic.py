@@ -65,27 +65,51 @@ class SchemasTopic(SchemaSource):
 
     # ------------------------------------------------------------------------------------- building
     @classmethod
-    def read(cls, source: Any, *, topic: str = SCHEMAS_TOPIC, **scan_options: Any) -> SchemasTopic:
-        """Replay ``topic`` of ``source`` (what :func:`kvlog.scan` reads: a data directory, a backup or tiered
-        copy as a path or URI, a ``LogManager``, a ``Log``); ``scan_options`` go to the scan (``backup_run``,
-        ``remote_storage``...)."""
+    def read(cls, source: Any, *, topic: str = SCHEMAS_TOPIC, backup_run: int | None = None,
+             remote_storage: Any = None, remote_log_metadata: Any = None) -> SchemasTopic:
+        """Replay ``topic`` of ``source``: a data directory, a backup or tiered copy (a path or URI), a
+        ``LogManager``, or the topic's ``Log``; ``backup_run``, ``remote_storage``, ``remote_log_metadata`` as for
+        ``LogManager``."""
+        from kvlog import _files, storage
         from kvlog.errors import UnknownTopicOrPartitionError
-        from kvlog.scanning import scan
+        from kvlog.log import Log
+        from kvlog.manager import LogManager
 
         shown = getattr(source, "dir", None) or getattr(source, "root", None) or source
         try:
             shown = os.fspath(shown)
         except TypeError:
             shown = str(shown)
+        if storage.is_remote(shown):
+            shown = storage.canonical(shown)
         out = cls(f"the {topic} topic of {shown}")
-        try:
-            for batch in scan(source, topics=topic, columns=["key", "value", "offset"], threads=1, **scan_options):
-                keys, values, offsets = (batch.column(i).to_pylist() for i in range(3))
-                out.apply_many(zip(keys, values, offsets))  # (an empty topic: a registry that holds nothing yet)
-        except UnknownTopicOrPartitionError:
-            raise SchemaNotFoundError(f"{shown} holds no {topic} topic (a schema registry's own topic): give "
+        missing = SchemaNotFoundError(f"{shown} holds no {topic} topic (a schema registry's own topic): give "
                                       f"schemas= another source (a data directory or backup that holds it, a "
-                                      f"registry URL, a folder of schema files or a mapping)") from None
+                                      f"registry URL, a folder of schema files or a mapping)")
+        opts = {"backup_run": backup_run, "remote_storage": remote_storage, "remote_log_metadata": remote_log_metadata}
+        owned: Any = None
+        try:
+            if isinstance(source, Log):
+                if source.topic != topic:
+                    raise missing
+                log = source
+            elif isinstance(source, LogManager):
+                log = source.log(topic, 0)
+            elif _files.is_partition_dir(storage.normalize(source)):
+                owned = log = Log.open(source, read_only=True, **opts)
+                if log.topic != topic:
+                    raise missing
+            else:
+                owned = LogManager(source, read_only=True, **opts)
+                log = owned.log(topic, 0)
+            table = log.to_arrow()  # (an empty topic: a registry that holds nothing yet)
+        except UnknownTopicOrPartitionError:
+            raise missing from None
+        finally:
+            if owned is not None:
+                owned.close()
+        out.apply_many(zip(table.column("key").to_pylist(), table.column("value").to_pylist(),
+                           table.column("offset").to_pylist()))
         return out
 
     @classmethod

@@ -602,15 +602,13 @@ def read_range(r: OffsetRange, *, include_headers: bool, read_committed: bool = 
     if r.size <= 0:
         return
     if typed is not None:
-        from kvlog.spark.typed import typed_batches
-
         schema = schema or pa.schema(typed.arrow_fields(include_headers))
         names = list(schema.names)
         decoders = typed.typed.decoders(r.topic, names)
         headers = include_headers or decoders.needs_headers
         with open_read_only(r.path, on_damage, r.backup_run, r.remote, r.pieces) as log:
             for decoded in decode_range(log, r.start, r.end, chunk_bytes, headers, read_committed=read_committed):
-                yield from typed_batches(typed, decoded, r.topic, r.partition, schema, decoders, max_rows)
+                yield from typed.batches(decoded, r.topic, r.partition, schema, decoders, max_rows)
         return
     schema = schema or spark_arrow_schema(include_headers)
     with open_read_only(r.path, on_damage, r.backup_run, r.remote, r.pieces) as log:

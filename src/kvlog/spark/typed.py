@@ -224,6 +224,11 @@ class SparkTyped:
             out.append(pa.field(n, t))
         return out
 
+    def batches(self, decoded: pa.RecordBatch, topic: str, partition: int, schema: pa.Schema, decoders: Any,
+                max_rows: int) -> Any:
+        """Spark batches of one decoded chunk (:func:`typed_batches`)."""
+        return typed_batches(decoded, topic, partition, schema, decoders, max_rows)
+
     def spark_schema(self, include_headers: bool) -> Any:
         from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -244,8 +249,8 @@ def for_options(options: Mapping[str, Any]) -> SparkTyped | None:
     return st if st.typed is not None else None
 
 
-def typed_batches(st: SparkTyped, decoded: pa.RecordBatch, topic: str, partition: int, schema: pa.Schema,
-                  decoders: Any, max_rows: int) -> Any:
+def typed_batches(decoded: pa.RecordBatch, topic: str, partition: int, schema: pa.Schema, decoders: Any,
+                  max_rows: int) -> Any:
     """Spark batches of one decoded chunk, its keys and values typed (``decoders``: the partition's)."""
     from kvlog.scanning import const_int32, const_string
 

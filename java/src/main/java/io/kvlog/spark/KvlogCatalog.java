@@ -2,6 +2,7 @@ package io.kvlog.spark;
 
 import io.kvlog.spark.read.KafkaSchema;
 import io.kvlog.spark.read.ReadOptions;
+import io.kvlog.spark.read.Typing;
 import io.kvlog.spark.write.KafkaPartitionFunction;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
@@ -68,8 +69,7 @@ public class KvlogCatalog implements TableCatalog, FunctionCatalog {
         Map<String, String> opts = options(ident);
         Map<String, String> readOpts = new java.util.HashMap<>(opts);
         readOpts.remove(KvlogSource.SOURCE_KEY);
-        return KvlogSource.table(KafkaSchema.of(ReadOptions.wantsHeaders(new CaseInsensitiveStringMap(readOpts))),
-            new Transform[0], opts, true);
+        return KvlogSource.table(Typing.schema(new CaseInsensitiveStringMap(readOpts)), new Transform[0], opts, true);
     }
 
     /** No: a data directory is no named table, and saying so lets the default mode reach {@link #createTable}. */

@@ -4,6 +4,7 @@ import io.kvlog.spark.fs.S3aRoute;
 import io.kvlog.spark.read.KafkaSchema;
 import io.kvlog.spark.read.PythonRoute;
 import io.kvlog.spark.read.ReadOptions;
+import io.kvlog.spark.read.Typing;
 import io.kvlog.spark.write.SinkCommit;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,8 +52,7 @@ public class KvlogSource implements SupportsCatalogOptions, DataSourceRegister {
 
     @Override
     public StructType inferSchema(CaseInsensitiveStringMap options) {
-        ReadOptions.refuseTyped(options);
-        return KafkaSchema.of(ReadOptions.wantsHeaders(options));
+        return Typing.schema(options);
     }
 
     @Override

@@ -21,7 +21,7 @@ import org.apache.hadoop.fs.Path;
  * {@link RemoteLogMetadataReplay}) read it: the one place they open a partition, read-only, and walk its batches
  * (as {@code kvlog.internal_topics.layout} is for the Python replays). They decode the batches it stands on.
  */
-final class InternalTopicLog {
+public final class InternalTopicLog {
     private static final int CHUNK_BYTES = 1 << 20;
 
     private InternalTopicLog() {
@@ -69,6 +69,50 @@ final class InternalTopicLog {
             }
         }
         return next;
+    }
+
+    /** A record of a replayed topic: its offset, key and value (null for a null key or value). */
+    public record KeyValue(long offset, byte[] key, byte[] value) {
+    }
+
+    /**
+     * Every record of the partition in {@code dir} (a topic's only partition, such as a schema registry's
+     * {@code _schemas-0}), in offset order, from its log start to its durable end, as {@link #walk} hands the
+     * batches.
+     */
+    public static List<KeyValue> records(FileSystem fs, Path dir, TopicPartition tp) throws IOException {
+        LocalLog log = open(fs, dir, tp, dir.getParent(), null);
+        List<KeyValue> out = new ArrayList<>();
+        long from = log.logStartOffset;
+        try (BatchDecoder decoder = new BatchDecoder(BatchDecoder.DEFAULT_BUDGET)) {
+            walk(fs, log, from, s -> decoder.decode(s, from, log.logEndOffset, new RecordSink() {
+                @Override
+                public boolean needsRecordFields() {
+                    return true;
+                }
+
+                @Override
+                public void offsetRun(long first, int count, int timestampType) {
+                    throw new IllegalStateException("a sink that needs record fields gets records");
+                }
+
+                @Override
+                public void record(long offset, long timestampMs, int timestampType, byte[] buf, int keyOff,
+                                   int keyLen, int valueOff, int valueLen) {
+                    out.add(new KeyValue(offset, keyLen < 0 ? null : Arrays.copyOfRange(buf, keyOff, keyOff + keyLen),
+                        valueLen < 0 ? null : Arrays.copyOfRange(buf, valueOff, valueOff + valueLen)));
+                }
+
+                @Override
+                public void headers(int count) {
+                }
+
+                @Override
+                public void header(byte[] buf, int keyOff, int keyLen, int valueOff, int valueLen) {
+                }
+            }));
+        }
+        return out;
     }
 
     /** Collects each record's offset and value (a copy: the decoder reuses its buffers). */

@@ -29,10 +29,13 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
     private final ReadOptions opts;
     private final StructType required;
     private final Configuration conf;
+    private final io.kvlog.spark.typed.TypedRead typed; // null: keys and values are bytes
     private Map<TopicPartition, Long> target;
     private long lastTrigger = System.nanoTime();
 
-    KvlogMicroBatchStream(ReadOptions opts, StructType required, Configuration conf) {
+    KvlogMicroBatchStream(ReadOptions opts, StructType required, Configuration conf,
+                          io.kvlog.spark.typed.TypedRead typed) {
+        this.typed = typed;
         this.opts = opts;
         this.required = required;
         this.conf = conf;
@@ -211,7 +214,7 @@ final class KvlogMicroBatchStream implements MicroBatchStream, SupportsAdmission
     @Override
     public PartitionReaderFactory createReaderFactory() {
         return new LogRangeReaderFactory(required, null, conf, opts.chunkBytes,
-            opts.maxRowsPerBatch, opts.verifyChecksums);
+            opts.maxRowsPerBatch, opts.verifyChecksums, typed);
     }
 
     @Override

@@ -60,7 +60,7 @@ final class KvlogScan implements Scan, Batch {
         if (aggregation != null) {
             throw new IllegalStateException("aggregates are pushed to batch scans only");
         }
-        return new KvlogMicroBatchStream(ReadOptions.parse(options, true), required, conf);
+        return new KvlogMicroBatchStream(ReadOptions.parse(options, true), required, conf, Typing.of(options, conf));
     }
 
     @Override
@@ -91,6 +91,6 @@ final class KvlogScan implements Scan, Batch {
     @Override
     public PartitionReaderFactory createReaderFactory() {
         return new LogRangeReaderFactory(required, aggregation, conf, opts.chunkBytes,
-            opts.maxRowsPerBatch, opts.verifyChecksums);
+            opts.maxRowsPerBatch, opts.verifyChecksums, aggregation == null ? Typing.of(options, conf) : null);
     }
 }

@@ -12,6 +12,7 @@ import io.kvlog.spark.log.SegmentList;
 import io.kvlog.spark.log.SegmentStream;
 import io.kvlog.spark.log.TransactionScan;
 import io.kvlog.spark.tiered.RemoteSegmentCheck;
+import io.kvlog.spark.typed.TypedRead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.hadoop.conf.Configuration;
@@ -46,12 +47,18 @@ final class LogRangeReader implements PartitionReader<ColumnarBatch> {
 
     LogRangeReader(LogRange range, StructType required, PushedAggregation aggregation, Configuration conf,
                    int chunkBytes, int maxRows, boolean verifyChecksums) throws IOException {
+        this(range, required, aggregation, conf, chunkBytes, maxRows, verifyChecksums, null);
+    }
+
+    LogRangeReader(LogRange range, StructType required, PushedAggregation aggregation, Configuration conf,
+                   int chunkBytes, int maxRows, boolean verifyChecksums, TypedRead typed) throws IOException {
         this.range = range;
         RemoteFiles files = range.segments().files();
         this.fs = files != null ? files.fileSystem(conf) : LogFileSystems.of(new Path(range.segments().dir), conf);
         this.chunkBytes = chunkBytes;
         this.maxRows = maxRows;
-        this.sink = aggregation == null ? new ColumnSink(required, range.topic(), range.partition(), maxRows) : null;
+        this.sink = aggregation == null
+            ? new ColumnSink(required, range.topic(), range.partition(), maxRows, typed) : null;
         this.aggregate = aggregation == null ? null : new AggregateSink(aggregation, range.topic(), range.partition());
         this.target = sink != null ? sink : aggregate;
         // skipping damage needs every batch's CRC checked, so that a damaged batch is found where the Python source

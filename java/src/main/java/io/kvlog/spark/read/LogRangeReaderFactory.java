@@ -1,6 +1,7 @@
 package io.kvlog.spark.read;
 
 import io.kvlog.spark.fs.HadoopConf;
+import io.kvlog.spark.typed.TypedRead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -24,9 +25,11 @@ final class LogRangeReaderFactory implements PartitionReaderFactory {
     private final int chunkBytes;
     private final boolean verifyChecksums;
     private final int maxRows;
+    private final TypedRead typed; // null: keys and values are bytes
 
     LogRangeReaderFactory(StructType required, PushedAggregation aggregation, org.apache.hadoop.conf.Configuration conf,
-                          int chunkBytes, int maxRows, boolean verifyChecksums) {
+                          int chunkBytes, int maxRows, boolean verifyChecksums, TypedRead typed) {
+        this.typed = typed;
         this.aggregation = aggregation;
         this.verifyChecksums = verifyChecksums;
         this.required = required;
@@ -55,7 +58,7 @@ final class LogRangeReaderFactory implements PartitionReaderFactory {
                 return new LogRangeGroupReader(group, aggregation, HadoopConf.with(conf), chunkBytes, verifyChecksums);
             }
             return new LogRangeReader((LogRange) partition, required, aggregation, HadoopConf.with(conf), chunkBytes, maxRows,
-                verifyChecksums);
+                verifyChecksums, typed);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

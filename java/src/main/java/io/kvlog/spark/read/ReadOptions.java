@@ -95,20 +95,6 @@ public final class ReadOptions {
         return "true".equals(options.getOrDefault("includeHeaders", "false").trim().toLowerCase(Locale.ROOT));
     }
 
-    /**
-     * Typed keys and values ({@code keyFormat}/{@code valueFormat} other than binary) are decoded by the Python
-     * source for now: refused here rather than read as bytes.
-     */
-    public static void refuseTyped(CaseInsensitiveStringMap o) {
-        for (String part : new String[] {"key", "value"}) {
-            String f = o.get(part + "Format");
-            if (f != null && !f.trim().equalsIgnoreCase("binary")) {
-                throw bad("option " + part + "Format=" + f + ": the JVM scan reads keys and values as bytes; "
-                    + "typed keys and values are read by kvlog's Python source: format(\"kvlog_python\")");
-            }
-        }
-    }
-
     static ReadOptions parse(CaseInsensitiveStringMap o) {
         return parse(o, false);
     }
@@ -116,7 +102,6 @@ public final class ReadOptions {
     /** Options of a batch read, or of a stream (which starts at latest by default and has no end). */
     static ReadOptions parse(CaseInsensitiveStringMap o, boolean streaming) {
         OptionNames.check(o.keySet());
-        refuseTyped(o);
         ReadOptions r = new ReadOptions();
         List<String> chosen = new ArrayList<>();
         for (String k : new String[] {"subscribe", "subscribePattern", "assign"}) {
