@@ -65,6 +65,8 @@ def can_be_null(t: AvroType) -> bool:
 
 
 def _decimal(precision: int, scale: int) -> pa.DataType:
+    if precision > 76:
+        raise SchemaError(f"a decimal of precision {precision}: Arrow's decimals hold 76 digits at most")
     return pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision, scale)
 
 
@@ -279,16 +281,17 @@ class _Compiler:
             code = {"boolean": BOOL, "int": INT, "long": LONG, "float": FLOAT, "double": DOUBLE, "bytes": BYTES,
                     "string": BYTES}[w.kind]
             return self.e.op(path, code, -1)
+        time_of_day = 1 if r.logical in ("time-millis", "time-micros") else 0  # (a value out of the day fails)
         if w.kind == r.kind:
             if r.logical == "decimal" and r.kind == "bytes":
                 return self.e.op(path, DEC_BYTES, col, self.bound(r.precision, None, r))
             code = {"boolean": BOOL, "int": INT, "long": LONG, "float": FLOAT, "double": DOUBLE, "bytes": BYTES,
                     "string": STRING}[w.kind]
-            return self.e.op(path, code, col)
+            return self.e.op(path, code, col, 0, 0, 0, time_of_day if code in (INT, LONG) else 0)
         promoted = _PROMOTIONS.get((w.kind, r.kind))
         if promoted is None or (r.logical == "decimal"):
             return self.fail_op(path, f"the writer's {w.kind} cannot be read as {r.kind}")
-        return self.e.op(path, promoted, col)
+        return self.e.op(path, promoted, col, 0, 0, 0, time_of_day if promoted == INT_LONG else 0)
 
     def bound(self, precision: int, node: ColumnNode | None, r: Primitive | None = None) -> int:
         width = 16 if precision <= 38 else 32

@@ -45,7 +45,7 @@ REASONS = {
     16: "message indexes that name no message",
     17: "not valid JSON",
     18: "a value of another type than the schema says",
-    19: "a key given twice in one object",
+    19: "a key given twice in one object or map",
     20: "a number outside its column's range",
     21: "a collection of empty items past the decoder's limit",
     22: "an internal error of the decoder's program",
@@ -106,7 +106,9 @@ class ColumnDecoder:
                 sid = found.id if found.id >= 0 else synthetic
             except SchemaNotFoundError as exc:
                 reason = f"unknown schema GUID {uuid.UUID(bytes=guid)}: {exc.reason}"
-                self._dec.add(synthetic, (), failing_program(self.plan.format, reason, 12))
+                prog = failing_program(self.plan.format, reason, 12)
+                self._dec.add(synthetic, (), prog)
+                self._programs[(synthetic, ())] = prog
         self._guid_ids[guid] = sid
         self._dec.add_guid(guid, sid)
 
@@ -179,6 +181,8 @@ class ColumnDecoder:
 
     def _raise(self, status: int, offsets: Any, topic: str | None, partition: int | None) -> None:
         index, code, op, pos, schema_id = self._dec.last_failure()
+        self._dec.finish()  # (the rows before the failure are dropped: the next column starts afresh)
+        self._dec.failures()
         offset = int(offsets[index]) if offsets is not None and 0 <= index < len(offsets) else None
         reason = self._reason(code, op, pos, schema_id)
         raise DeserializationError(reason, topic=topic, partition=partition, offset=offset,

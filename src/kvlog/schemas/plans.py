@@ -145,8 +145,9 @@ class AvroPlan(FormatPlan):
         self.top_bytes = False
 
     def bare_program(self) -> _typed.Program:
-        """The program for the bare format (payloads written with the reader schema itself)."""
-        return self._resolved(self.reader_type)
+        """The program for the bare format (payloads written with the reader schema itself, a top-level bytes
+        value with its length: the raw-bytes rule is the registry serializers')."""
+        return avro_plan.compile_program(self.reader_type, self.projected, self.root)
 
     def _compile(self, schema_id: int, indexes: tuple[int, ...]) -> _typed.Program:
         if self.source is None:
@@ -157,7 +158,7 @@ class AvroPlan(FormatPlan):
         return self._resolved(parse_registered(self.source, writer))
 
     def _resolved(self, writer: _avro.AvroType) -> _typed.Program:
-        if isinstance(writer, _avro.Primitive) and writer.kind == "bytes":
+        if isinstance(writer, _avro.Primitive) and writer.kind == "bytes" and writer.logical is None:
             # a top-level bytes value is written raw, without Avro's length (Confluent's serializers)
             return avro_plan.raw_bytes_program(self.projected, self.root)
         return avro_plan.compile_program(writer, self.projected, self.root)

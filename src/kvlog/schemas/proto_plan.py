@@ -38,7 +38,7 @@ from kvlog.schemas.registry import RegisteredSchema, SchemaSource
 __all__ = ["ProtoSchema", "arrow_type", "compile_program", "load"]
 
 MESSAGE, FIELD, TIMESTAMP, DURATION, WRAPPER, RAW = range(1, 7)
-REPEATED, PRESENCE, ZERO = 1, 2, 4
+REPEATED, PRESENCE, ZERO, CLOSED, MAP = 1, 2, 4, 8, 16
 _FD = d.FieldDescriptorProto
 _WRAPPERS = {
     "google.protobuf.DoubleValue": _FD.TYPE_DOUBLE, "google.protobuf.FloatValue": _FD.TYPE_FLOAT,
@@ -66,20 +66,39 @@ class ProtoSchema:
         self.files = files
         self.messages: dict[str, tuple[d.DescriptorProto, d.FileDescriptorProto]] = {}
         self.enums: dict[str, d.EnumDescriptorProto] = {}
-        for f in [*files.values(), main]:
+        self.closed: set[str] = set()  # enums a proto2 file declares: a number they do not name is unknown
+        for f in [*_well_known(), *files.values(), main]:
             prefix = f".{f.package}" if f.package else ""
             for m in f.message_type:
                 self._index(m, prefix, f)
             for e in f.enum_type:
-                self.enums[f"{prefix}.{e.name}"] = e
+                self._enum(e, prefix, f)
+
+    def _enum(self, e: d.EnumDescriptorProto, prefix: str, f: d.FileDescriptorProto) -> None:
+        name = f"{prefix}.{e.name}"
+        self.enums[name] = e
+        closed = f.syntax in ("proto2", "")
+        if f.syntax == "editions":
+            for opts in (e.options, f.options):
+                if opts.HasField("features") and opts.features.HasField("enum_type"):
+                    closed = opts.features.enum_type == d.FeatureSet.CLOSED
+                    break
+        if closed:
+            self.closed.add(name)
 
     def _index(self, m: d.DescriptorProto, prefix: str, f: d.FileDescriptorProto) -> None:
         name = f"{prefix}.{m.name}"
         self.messages[name] = (m, f)
         for e in m.enum_type:
-            self.enums[f"{name}.{e.name}"] = e
+            self._enum(e, name, f)
         for n in m.nested_type:
             self._index(n, name, f)
+
+    def message_named(self, name: str) -> tuple[d.DescriptorProto, d.FileDescriptorProto]:
+        found = self.messages.get(name)
+        if found is None:
+            raise SchemaError(f"no message {name.lstrip('.')} in {self.main.name} or its imports")
+        return found
 
     def message_at(self, indexes: Sequence[int]) -> str:
         """The full name (with a leading dot) of the main file's message at ``indexes`` (a top-level message,
@@ -107,6 +126,22 @@ class ProtoSchema:
             return name
         known = ", ".join(sorted(n.lstrip(".") for n in self.messages if not n.startswith(".google.protobuf")))
         raise SchemaError(f"no message {name!r} in {self.main.name} (it has {known[:300]})")
+
+
+_WELL_KNOWN: list[d.FileDescriptorProto] = []
+
+
+def _well_known() -> list[d.FileDescriptorProto]:
+    """The well-known types' files (Any, Empty, FieldMask...): imported by name, never registered as references."""
+    if not _WELL_KNOWN:
+        import importlib
+
+        for n in ("any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp", "type",
+                  "wrappers"):
+            fd = d.FileDescriptorProto()
+            importlib.import_module(f"google.protobuf.{n}_pb2").DESCRIPTOR.CopyToProto(fd)
+            _WELL_KNOWN.append(fd)
+    return _WELL_KNOWN
 
 
 def _file(text: str, name: str, deps: dict[str, d.FileDescriptorProto]) -> d.FileDescriptorProto:
@@ -179,7 +214,7 @@ def arrow_type(schema: ProtoSchema, name: str, fields: Sequence[str] | None = No
         return pa.binary()
     if name in _stack:
         raise SchemaError(f"the message {key} contains itself: a recursive message has no Arrow type")
-    msg, file = schema.messages[name]
+    msg, file = schema.message_named(name)
     inner = (*_stack, name)
     out = []
     for f in _selected(msg, fields):
@@ -313,17 +348,26 @@ class _Compiler:
         return self.message(type_name, node, path)
 
     def message(self, name: str, node: ColumnNode, path: str, fields: Sequence[str] | None = None) -> int:
-        msg, file = self.schema.messages[name]
+        msg, file = self.schema.message_named(name)
         i = self.e.reserve(path)
         selected = _selected(msg, fields)
         field_ops = []
         for k, f in enumerate(selected):
             sub = f"{path}.{f.name}" if path else f.name
             field_ops.append(self.field(f, file, node.children[k], sub, msg))
-        numbers = [int(f.number) for f in selected]
+        # a projection keeps the other members of a selected field's oneof, read but not emitted (col -1): a
+        # member set after the selected one still clears it
+        chosen = {f.name for f in selected}
+        groups = {f.oneof_index for f in selected if f.HasField("oneof_index")}
+        hidden = [f for f in msg.field if f.name not in chosen and f.HasField("oneof_index")
+                  and f.oneof_index in groups]
+        for f in hidden:
+            field_ops.append(self.field(f, file, None, f"{path}.{f.name}" if path else f.name, msg, parent_op=i))
+        everything = [*selected, *hidden]
+        numbers = [int(f.number) for f in everything]
         oneofs = len(msg.oneof_decl)
         first_group = self.e.group_slot(oneofs)
-        for fi, f in zip(field_ops, selected):
+        for fi, f in zip(field_ops, everything):
             if f.HasField("oneof_index"):
                 self.e.ops[fi][6] = first_group + f.oneof_index
                 self.patches.append((fi, 6))
@@ -341,17 +385,19 @@ class _Compiler:
         self.patches.append((i, 6))
         return i
 
-    def field(self, f: d.FieldDescriptorProto, file: d.FileDescriptorProto, node: ColumnNode, path: str,
-              parent: d.DescriptorProto) -> int:
+    def field(self, f: d.FieldDescriptorProto, file: d.FileDescriptorProto, node: ColumnNode | None, path: str,
+              parent: d.DescriptorProto, parent_op: int = -1) -> int:
+        """A field's op; ``node`` None: a field read only for its oneof (a projection's hidden member)."""
         i = self.e.reserve(path)
         flags = 0
         sub = 0
         t = int(f.type)
         entry = _is_map(self.schema, f)
         repeated = f.label == _FD.LABEL_REPEATED
-        value_node = node.children[0] if repeated else node
+        value_node = (node.children[0] if repeated else node) if node is not None else None
         if entry is not None:
-            flags |= REPEATED
+            flags |= REPEATED | MAP
+            assert value_node is not None
             sub = self.map_entry(entry, value_node, path)
         else:
             if repeated:
@@ -359,13 +405,16 @@ class _Compiler:
             elif _has_presence(f, file):
                 flags |= PRESENCE
             if t in (_FD.TYPE_MESSAGE, _FD.TYPE_GROUP):
-                sub = self.value(f.type_name, value_node, path)
+                sub = self.value(f.type_name, value_node, path) if value_node is not None else parent_op
             elif t == _FD.TYPE_ENUM:
                 sub = self.enum_table(f.type_name)
+                if f.type_name in self.schema.closed:
+                    flags |= CLOSED
         default = _default(f, self.schema) if not repeated else None
         blob = self.e.blob(default) if default is not None else -1
         oneof = -1  # (set by the message, which knows its oneof slots)
-        return self.e.set(i, FIELD, node.index, int(f.number), t, flags, sub, oneof, blob)
+        col = node.index if node is not None else -1
+        return self.e.set(i, FIELD, col, int(f.number), t, flags, sub, oneof, blob)
 
     def map_entry(self, entry: d.DescriptorProto, node: ColumnNode, path: str) -> int:
         """A map's entry message: key and value without presence, a message value zero when absent."""
@@ -381,6 +430,8 @@ class _Compiler:
                 flags = ZERO
             elif t == _FD.TYPE_ENUM:
                 sub = self.enum_table(f.type_name)
+                if f.type_name in self.schema.closed:
+                    flags |= CLOSED
             self.e.set(fi, FIELD, node.children[k].index, int(f.number), t, flags, sub, -1, -1)
             ops.append(fi)
         table = [-1, ops[0], ops[1]]

@@ -142,10 +142,12 @@ static inline __attribute__((always_inline)) const uint8_t *leaf(ctx *x, const k
         break;
     case KV_A_INT:
         if ((rc = read_int(&q, end, &iv))) break;
+        if (o->d && (iv < 0 || iv >= 86400000)) { rc = KV_E_RANGE; break; }  /* time-millis: in the day */
         if (c) rc = kv_col_i32(c, iv);
         break;
     case KV_A_LONG:
         if ((rc = read_long(&q, end, &lv))) break;
+        if (o->d && (lv < 0 || lv >= 86400000000LL)) { rc = KV_E_RANGE; break; }  /* time-micros: in the day */
         if (c) rc = kv_col_i64(c, lv);
         break;
     case KV_A_FLOAT:
@@ -204,6 +206,7 @@ static __attribute__((noinline)) int rare(ctx *x, const kv_op *o, kv_col *c, con
     case KV_A_INT_FLOAT:
     case KV_A_INT_DOUBLE:
         if ((rc = read_int(&q, end, &iv))) break;
+        if (o->d && iv < 0) { rc = KV_E_RANGE; break; }  /* (read as a time of the day) */
         if (!c) break;
         if (o->code == KV_A_INT_LONG) rc = kv_col_i64(c, iv);
         else if (o->code == KV_A_INT_FLOAT) rc = kv_col_f32(c, (float)iv);
@@ -359,7 +362,14 @@ static int exec_items(ctx *x, const kv_op *o, const uint8_t **pp, const uint8_t 
             if (entries && (rc = kv_col_valid(entries))) return rc;
         }
     }
-    return o->col >= 0 ? kv_col_list_end(cols, &cols[o->col]) : KV_OK;
+    if (o->col < 0) return KV_OK;
+    if (keys) {  /* a key given twice in one map: refused (readers differ on which value wins) */
+        int32_t start;
+        memcpy(&start, cols[o->col].offs.data + cols[o->col].length * 4, 4);
+        int dup = kv_col_has_duplicates(keys, start, entries->length);
+        if (dup) return dup < 0 ? KV_E_NOMEM : KV_E_DUPLICATE;
+    }
+    return kv_col_list_end(cols, &cols[o->col]);
 }
 
 static const uint8_t *failed(ctx *x, int32_t i, const uint8_t *q, int rc)

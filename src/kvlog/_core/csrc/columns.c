@@ -146,3 +146,80 @@ static int slot(kv_col *cols, int32_t i, int on, int depth)
 int kv_col_null(kv_col *cols, int32_t i) { return slot(cols, i, 0, 0); }
 
 int kv_col_zero(kv_col *cols, int32_t i) { return slot(cols, i, 1, 0); }
+
+typedef struct {
+    uint64_t hash;
+    int64_t row;
+} keyed;
+
+static int by_hash(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static void value_at(const kv_col *c, int64_t row, const uint8_t **p, size_t *n)
+{
+    if (c->kind == KV_COL_VAR) {
+        int32_t a, b;
+        memcpy(&a, c->offs.data + row * 4, 4);
+        memcpy(&b, c->offs.data + (row + 1) * 4, 4);
+        *p = c->data.data + a;
+        *n = (size_t)(b - a);
+    } else {
+        *p = c->data.data + row * c->width;
+        *n = (size_t)c->width;
+    }
+}
+
+static uint64_t fnv64(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+int kv_col_has_duplicates(const kv_col *c, int64_t from, int64_t to)
+{
+    int64_t n = to - from;
+    if (n < 2 || (c->kind != KV_COL_VAR && c->kind != KV_COL_FIXED)) return 0;
+    if (n <= 16) {  /* a few keys: every pair */
+        for (int64_t i = from; i < to; i++) {
+            const uint8_t *a;
+            size_t an;
+            value_at(c, i, &a, &an);
+            for (int64_t j = i + 1; j < to; j++) {
+                const uint8_t *b;
+                size_t bn;
+                value_at(c, j, &b, &bn);
+                if (an == bn && (an == 0 || !memcmp(a, b, an))) return 1;
+            }
+        }
+        return 0;
+    }
+    keyed *k = malloc((size_t)n * sizeof(keyed));
+    if (!k) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *p;
+        size_t pn;
+        value_at(c, from + i, &p, &pn);
+        k[i].hash = fnv64(p, pn);
+        k[i].row = from + i;
+    }
+    qsort(k, (size_t)n, sizeof(keyed), by_hash);
+    int dup = 0;
+    for (int64_t i = 0; i < n && !dup; i++) {
+        for (int64_t j = i + 1; j < n && k[j].hash == k[i].hash; j++) {
+            const uint8_t *a, *b;
+            size_t an, bn;
+            value_at(c, k[i].row, &a, &an);
+            value_at(c, k[j].row, &b, &bn);
+            if (an == bn && (an == 0 || !memcmp(a, b, an))) {
+                dup = 1;
+                break;
+            }
+        }
+    }
+    free(k);
+    return dup;
+}

@@ -536,28 +536,37 @@ static int value(ctx *x, int32_t i, const uint8_t **pp, const uint8_t *end, int 
         if (*q != '{') return fail(x, i, q, KV_E_TYPE);
         q = ws(q + 1, end);
         int found = 0;
-        while (q < end && *q != '}') {
-            if (*q != '"') return fail(x, i, q, KV_E_JSON);
-            const uint8_t *k = q + 1;
+        if (q < end && *q == '}') {
             q++;
-            if ((rc = string_into(&q, end, NULL))) return fail(x, i, q, rc);
-            int is_payload = (q - k - 1) == 7 && !memcmp(k, "payload", 7);
-            q = ws(q, end);
-            if (q >= end || *q != ':') return fail(x, i, q, KV_E_JSON);
-            q = ws(q + 1, end);
-            if (is_payload) {
-                if (found) return fail(x, i, q, KV_E_DUPLICATE);
-                found = 1;
-                if ((rc = value(x, o->a, &q, end, depth + 1))) return rc;
-            } else if ((rc = skip_value(&q, end, depth + 1))) {
-                return fail(x, i, q, rc);
+        } else {
+            for (;;) {
+                if (q >= end || *q != '"') return fail(x, i, q, KV_E_JSON);
+                q++;
+                x->tmp.len = 0;  /* the key unescaped: "pay\u006coad" is payload too */
+                if ((rc = string_into(&q, end, &x->tmp))) return fail(x, i, q, rc);
+                int is_payload = x->tmp.len == 7 && !memcmp(x->tmp.data, "payload", 7);
+                q = ws(q, end);
+                if (q >= end || *q != ':') return fail(x, i, q, KV_E_JSON);
+                q = ws(q + 1, end);
+                if (is_payload) {
+                    if (found) return fail(x, i, q, KV_E_DUPLICATE);
+                    found = 1;
+                    if ((rc = value(x, o->a, &q, end, depth + 1))) return rc;
+                } else if ((rc = skip_value(&q, end, depth + 1))) {
+                    return fail(x, i, q, rc);
+                }
+                q = ws(q, end);
+                if (q < end && *q == ',') {
+                    q = ws(q + 1, end);
+                    continue;
+                }
+                if (q < end && *q == '}') {
+                    q++;
+                    break;
+                }
+                return fail(x, i, q, KV_E_JSON);
             }
-            q = ws(q, end);
-            if (q < end && *q == ',') q = ws(q + 1, end);
-            else if (q >= end || *q != '}') return fail(x, i, q, KV_E_JSON);
         }
-        if (q >= end) return fail(x, i, q, KV_E_JSON);
-        q++;
         if (!found) return fail(x, i, q, KV_E_TYPE);
         break;
     }
@@ -588,6 +597,12 @@ static int value(ctx *x, int32_t i, const uint8_t **pp, const uint8_t *end, int 
                 if (q < end && *q == (map ? '}' : ']')) { q++; break; }
                 return fail(x, i, q, KV_E_JSON);
             }
+        }
+        if (map) {  /* a key given twice: refused, as in an object */
+            int32_t start;
+            memcpy(&start, c->offs.data + c->length * 4, 4);
+            int dup = kv_col_has_duplicates(keys, start, entries->length);
+            if (dup) return fail(x, i, q, dup < 0 ? KV_E_NOMEM : KV_E_DUPLICATE);
         }
         if ((rc = kv_col_list_end(cols, c))) return fail(x, i, q, rc);
         break;
@@ -734,6 +749,10 @@ int kv_json_run(kv_decoder *d, const kv_prog *p, const uint8_t **pp, const uint8
     /* object instances count on from the decoder's last run, so `seen` never needs clearing */
     memcpy(&x.instance, &d->json_instance, sizeof x.instance);
     const uint8_t *q = *pp;
+    if (!kv_utf8_valid(q, (size_t)(end - q))) {  /* JSON text is UTF-8 (RFC 8259), skipped parts too */
+        *op = -1;
+        return KV_E_UTF8;
+    }
     int rc = value(&x, 0, &q, end, 0);
     d->json_instance = x.instance;
     kv_gbuf_free(&x.tmp);

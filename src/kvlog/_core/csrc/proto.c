@@ -2,9 +2,9 @@
  *
  * Fields come in any order and a singular field may come more than once (the last wins; a message field's
  * occurrences merge), so a message is read in two steps: its bytes are walked once, each singular field's
- * last value (or, for a message field, its spans) kept in the field op's slot and each repeated field's
- * items appended at once; then the message's fields are emitted in the struct's order, nested messages
- * read from their spans. Every column path has its own ops and slots (a plan has no recursion), so one
+ * last value (or, for a message field, the list of its occurrences' spans) kept in the field op's slot and
+ * each repeated field's items appended at once; then the message's fields are emitted in the struct's order,
+ * nested messages read from their spans. Every column path has its own ops and slots (a plan has no recursion), so one
  * message per op is being read at a time and the slots need no stack.
  *
  * As protobuf's own parsers do, a field whose wire type is not its type's is kept as an unknown field
@@ -18,23 +18,23 @@
 #include <string.h>
 
 #define MAX_DEPTH 100
-#define MAX_SPANS 8
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
 typedef struct {
     const uint8_t *p;
     int64_t n;
+    int32_t next;       /* the next occurrence's span in the pool, or -1 */
 } span;
 
 typedef struct {
     int32_t count;      /* occurrences in the message being read */
-    int32_t nspans;
+    int32_t head, tail; /* a message field: its occurrences' spans in the pool (-1: none) */
     union {
         int64_t i;
         double f;
     } v;
-    span s[MAX_SPANS];  /* LEN values: [0] for strings and bytes, every occurrence for messages */
+    span s;             /* a string or bytes field: its last value */
 } slot;
 
 typedef struct {
@@ -45,6 +45,23 @@ typedef struct {
     int rc;
     const uint8_t *at;
 } ctx;
+
+/* A span added to the pool (the decoder's, emptied for each payload); its index, or -1 out of memory. */
+static int32_t pool_add(ctx *x, const uint8_t *p, int64_t n)
+{
+    kv_gbuf *g = &x->d->spans;
+    if (g->len / sizeof(span) >= (size_t)INT32_MAX) return -1;
+    if (kv_gbuf_reserve(g, sizeof(span)) != KV_OK) return -1;
+    span sp = {p, n, -1};
+    memcpy(g->data + g->len, &sp, sizeof(span));
+    g->len += sizeof(span);
+    return (int32_t)(g->len / sizeof(span) - 1);
+}
+
+static inline span *pool_at(ctx *x, int32_t i)
+{
+    return (span *)(x->d->spans.data) + i;
+}
 
 static int fail(ctx *x, int32_t op, const uint8_t *at, int rc)
 {
@@ -259,7 +276,22 @@ static int put_bytes(kv_col *c, int32_t type, const uint8_t *s, int64_t n)
     return kv_col_bytes(c, s, (size_t)n);
 }
 
-static int value_of(ctx *x, int32_t mi, const span *spans, int32_t nspans, int depth);
+static int value_of(ctx *x, int32_t mi, int32_t head, int depth);
+
+/* Whether a closed enum's table names `number`. */
+static int enum_names(const kv_prog *p, int32_t table, int64_t number)
+{
+    int32_t n = p->kids[table];
+    const int32_t *pairs = p->kids + table + 1;
+    int32_t lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int32_t mid = (lo + hi) >> 1;
+        if (pairs[2 * mid] == number) return 1;
+        if (pairs[2 * mid] < number) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
+}
 
 /* A field's default: its declared default (a blob item), else zero or empty. */
 static int put_default(ctx *x, kv_col *c, const kv_op *f)
@@ -316,6 +348,7 @@ static int walk(ctx *x, int32_t mi, const uint8_t *q, const uint8_t *end, int de
                     int64_t iv = 0;
                     double fv = 0;
                     if ((rc = read_scalar(f->b, &q, pe, &iv, &fv))) return fail(x, fi, q, rc);
+                    if ((f->c & KV_PF_CLOSED) && !enum_names(p, f->d, iv)) continue;  /* an unknown field */
                     if (item && (rc = put_scalar(p, item, f, iv, fv))) return fail(x, fi, q, rc);
                 }
                 continue;
@@ -333,16 +366,26 @@ static int walk(ctx *x, int32_t mi, const uint8_t *q, const uint8_t *end, int de
                     q += len;
                 }
                 if (!item) continue;
-                if (f->b == KV_PT_STRING || f->b == KV_PT_BYTES) {
+                if (f->c & KV_PF_MAP) {  /* entries kept until the message ends: a key given twice keeps its last */
+                    int32_t node = pool_add(x, sp.p, sp.n);
+                    if (node < 0) return fail(x, fi, sp.p, KV_E_NOMEM);
+                    if (s->count == 0 || s->head < 0) s->head = node;
+                    else pool_at(x, s->tail)->next = node;
+                    s->tail = node;
+                    s->count++;
+                } else if (f->b == KV_PT_STRING || f->b == KV_PT_BYTES) {
                     if ((rc = put_bytes(item, f->b, sp.p, sp.n))) return fail(x, fi, sp.p, rc);
-                } else if ((rc = value_of(x, f->d, &sp, 1, depth + 1))) {
-                    return rc;
+                } else {
+                    int32_t one = pool_add(x, sp.p, sp.n);
+                    if (one < 0) return fail(x, fi, sp.p, KV_E_NOMEM);
+                    if ((rc = value_of(x, f->d, one, depth + 1))) return rc;
                 }
                 continue;
             }
             int64_t iv = 0;
             double fv = 0;
             if ((rc = read_scalar(f->b, &q, end, &iv, &fv))) return fail(x, fi, q, rc);
+            if ((f->c & KV_PF_CLOSED) && !enum_names(p, f->d, iv)) continue;  /* an unknown field */
             if (item && (rc = put_scalar(p, item, f, iv, fv))) return fail(x, fi, q, rc);
             continue;
         }
@@ -358,19 +401,22 @@ static int walk(ctx *x, int32_t mi, const uint8_t *q, const uint8_t *end, int de
                 sp.n = (int64_t)len;
                 q += len;
             }
-            if (f->b == KV_PT_MESSAGE || f->b == KV_PT_GROUP) {
-                if (s->count == 0 || s->nspans == 0) s->nspans = 0;
-                if (s->nspans >= MAX_SPANS) return fail(x, fi, sp.p, KV_E_LIMIT);
-                s->s[s->nspans++] = sp;
+            if (f->b == KV_PT_MESSAGE || f->b == KV_PT_GROUP) {  /* occurrences merge: every span kept */
+                int32_t node = pool_add(x, sp.p, sp.n);
+                if (node < 0) return fail(x, fi, sp.p, KV_E_NOMEM);
+                if (s->count == 0 || s->head < 0) s->head = node;
+                else pool_at(x, s->tail)->next = node;
+                s->tail = node;
             } else {
-                s->s[0] = sp;
-                s->nspans = 1;
+                s->s = sp;
             }
-        } else if ((rc = read_scalar(f->b, &q, end, &s->v.i, &s->v.f))) {
-            return fail(x, fi, q, rc);
-        }
-        if (f->b == KV_PT_DOUBLE || f->b == KV_PT_FLOAT) {
-            /* (read_scalar filled v.f through the union's int64 pointer only for integers) */
+        } else {
+            int64_t iv = 0;
+            double fv = 0;
+            if ((rc = read_scalar(f->b, &q, end, &iv, &fv))) return fail(x, fi, q, rc);
+            if ((f->c & KV_PF_CLOSED) && !enum_names(p, f->d, iv)) continue;  /* an unknown field */
+            if (f->b == KV_PT_DOUBLE || f->b == KV_PT_FLOAT) s->v.f = fv;
+            else s->v.i = iv;
         }
         s->count++;
         if (f->e >= 0) {
@@ -378,13 +424,132 @@ static int walk(ctx *x, int32_t mi, const uint8_t *q, const uint8_t *end, int de
             if (g->count && g->v.i != fi) {  /* another member of the oneof was set before: it is cleared */
                 slot *other = &x->slots[g->v.i];
                 other->count = 0;
-                other->nspans = 0;
+                other->head = other->tail = -1;
             }
             g->v.i = fi;
             g->count = 1;
         }
     }
     return KV_OK;
+}
+
+/* A map entry's key (field 1) as it compares: a number's value, or a string's bytes. */
+typedef struct {
+    int64_t number;
+    const uint8_t *p;
+    int64_t n;
+} map_key;
+
+static int entry_key(const kv_op *kf, const span *sp, map_key *out)
+{
+    const uint8_t *q = sp->p, *end = sp->p + sp->n;
+    out->number = 0;
+    out->p = (const uint8_t *)"";
+    out->n = 0;
+    int want = wire_of(kf->b);
+    while (q < end) {
+        uint64_t tag;
+        int rc = varint(&q, end, &tag);
+        if (rc) return rc;
+        int wt = (int)(tag & 7);
+        if ((tag >> 3) == 1 && wt == want) {  /* (the last key of an entry wins, as the value's last does) */
+            if (want == WT_LEN) {
+                uint64_t len;
+                if ((rc = varint(&q, end, &len))) return rc;
+                if (len > (uint64_t)(end - q)) return KV_E_TRUNCATED;
+                out->p = q;
+                out->n = (int64_t)len;
+                q += len;
+            } else {
+                double unused;
+                if ((rc = read_scalar(kf->b, &q, end, &out->number, &unused))) return rc;
+            }
+        } else if ((rc = skip(&q, end, wt, (uint32_t)(tag >> 3), 1))) {
+            return rc;
+        }
+    }
+    return KV_OK;
+}
+
+static int same_key(const map_key *a, const map_key *b)
+{
+    return a->number == b->number && a->n == b->n && (a->n == 0 || !memcmp(a->p, b->p, (size_t)a->n));
+}
+
+typedef struct {
+    uint64_t hash;
+    int32_t i;
+} hashed;
+
+static int by_hash_then_index(const void *a, const void *b)
+{
+    const hashed *x = a, *y = b;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* superseded[i] = 1 for each key that comes again later (every pair for a few keys, else through a sort). */
+static int mark_superseded(const map_key *keys, int32_t n, uint8_t *superseded)
+{
+    if (n <= 32) {
+        for (int32_t i = 0; i < n; i++)
+            for (int32_t j = i + 1; j < n && !superseded[i]; j++)
+                superseded[i] = (uint8_t)same_key(&keys[i], &keys[j]);
+        return KV_OK;
+    }
+    hashed *h = malloc((size_t)n * sizeof(hashed));
+    if (!h) return KV_E_NOMEM;
+    for (int32_t i = 0; i < n; i++) {
+        uint64_t v = 1469598103934665603ull ^ (uint64_t)keys[i].number;
+        for (int64_t k = 0; k < keys[i].n; k++) v = (v ^ keys[i].p[k]) * 1099511628211ull;
+        h[i].hash = v * 1099511628211ull;
+        h[i].i = i;
+    }
+    qsort(h, (size_t)n, sizeof(hashed), by_hash_then_index);
+    for (int32_t a = 0; a < n; a++)
+        for (int32_t b = a + 1; b < n && h[b].hash == h[a].hash && !superseded[h[a].i]; b++)
+            if (same_key(&keys[h[a].i], &keys[h[b].i])) superseded[h[a].i] = 1;  /* (b comes later: sorted by index) */
+    free(h);
+    return KV_OK;
+}
+
+/* A map field's entries, each read once its key's last occurrence is known: the entries whose key comes again
+   later are left out (protobuf keeps a map key's last entry); the others keep their order. */
+static int map_entries(ctx *x, int32_t fi, const kv_op *f, int depth)
+{
+    const kv_prog *p = x->p;
+    const slot *s = &x->slots[fi];
+    int32_t n = 0;
+    for (int32_t k = s->head; k >= 0; k = pool_at(x, k)->next) n++;
+    if (!n) return KV_OK;
+    const kv_op *entry = &p->ops[f->d];
+    const kv_op *kf = &p->ops[p->kids[entry->c]];  /* the entry's first field: its key */
+    int32_t *nodes = malloc((size_t)n * sizeof(int32_t));
+    map_key *keys = malloc((size_t)n * sizeof(map_key));
+    int rc = (!nodes || !keys) ? KV_E_NOMEM : KV_OK;
+    int32_t m = 0;
+    for (int32_t k = s->head; !rc && k >= 0; k = pool_at(x, k)->next) {
+        nodes[m] = k;
+        rc = entry_key(kf, pool_at(x, k), &keys[m]);
+        m++;
+    }
+    uint8_t *superseded = rc ? NULL : calloc((size_t)n, 1);
+    if (!rc && !superseded) rc = KV_E_NOMEM;
+    if (!rc) rc = mark_superseded(keys, n, superseded);
+    for (int32_t i = 0; !rc && i < n; i++) {
+        if (superseded[i]) continue;
+        span *sp = pool_at(x, nodes[i]);
+        int32_t next = sp->next;
+        sp->next = -1;  /* (one entry: its own list for the moment it is read) */
+        rc = value_of(x, f->d, nodes[i], depth + 1);
+        pool_at(x, nodes[i])->next = next;
+    }
+    free(nodes);
+    free(keys);
+    free(superseded);
+    if (rc == KV_E_NOMEM) return fail(x, fi, NULL, rc);
+    if (rc && !x->rc) return fail(x, fi, NULL, rc);
+    return rc;
 }
 
 /* The message's fields in the struct's order, from its slots. */
@@ -400,13 +565,14 @@ static int emit(ctx *x, int32_t mi, int depth)
         kv_col *c = f->col >= 0 ? &cols[f->col] : NULL;
         if (!c) continue;
         if (f->c & KV_PF_REPEATED) {
+            if ((f->c & KV_PF_MAP) && (rc = map_entries(x, fi, f, depth))) return rc;
             if ((rc = kv_col_list_end(cols, c))) return fail(x, fi, NULL, rc);
             continue;
         }
         const slot *s = &x->slots[fi];
         if (s->count == 0) {
             if ((f->c & KV_PF_ZERO) && (f->b == KV_PT_MESSAGE || f->b == KV_PT_GROUP)) {
-                if ((rc = value_of(x, f->d, NULL, 0, depth + 1))) return rc;
+                if ((rc = value_of(x, f->d, -1, depth + 1))) return rc;
             } else if ((f->c & KV_PF_PRESENCE) || f->e >= 0 || f->b == KV_PT_MESSAGE || f->b == KV_PT_GROUP) {
                 if ((rc = kv_col_null(cols, f->col))) return fail(x, fi, NULL, rc);
             } else if ((rc = put_default(x, c, f))) {
@@ -417,11 +583,11 @@ static int emit(ctx *x, int32_t mi, int depth)
         switch (f->b) {
         case KV_PT_MESSAGE:
         case KV_PT_GROUP:
-            if ((rc = value_of(x, f->d, s->s, s->nspans, depth + 1))) return rc;
+            if ((rc = value_of(x, f->d, s->head, depth + 1))) return rc;
             break;
         case KV_PT_STRING:
         case KV_PT_BYTES:
-            if ((rc = put_bytes(c, f->b, s->s[0].p, s->s[0].n))) return fail(x, fi, s->s[0].p, rc);
+            if ((rc = put_bytes(c, f->b, s->s.p, s->s.n))) return fail(x, fi, s->s.p, rc);
             break;
         default:
             if ((rc = put_scalar(p, c, f, s->v.i, s->v.f))) return fail(x, fi, NULL, rc);
@@ -437,7 +603,7 @@ static void reset(ctx *x, const kv_op *m)
     for (int32_t k = 0; k < m->d; k++) {
         slot *s = &x->slots[p->kids[m->c + k]];
         s->count = 0;
-        s->nspans = 0;
+        s->head = s->tail = -1;
         s->v.i = 0;
     }
     for (int32_t g = 0; g < m->f; g++) {
@@ -447,11 +613,10 @@ static void reset(ctx *x, const kv_op *m)
 }
 
 /* A well-known type's fields 1 and 2 (as int64) from its spans (the last occurrence wins). */
-static int two_fields(ctx *x, int32_t mi, const span *spans, int32_t nspans, int32_t t1, int32_t t2,
-                      int64_t *v1, double *f1, int64_t *v2)
+static int two_fields(ctx *x, int32_t mi, int32_t head, int32_t t1, int32_t t2, int64_t *v1, double *f1, int64_t *v2)
 {
-    for (int32_t k = 0; k < nspans; k++) {
-        const uint8_t *q = spans[k].p, *end = q + spans[k].n;
+    for (int32_t k = head; k >= 0; k = pool_at(x, k)->next) {
+        const uint8_t *q = pool_at(x, k)->p, *end = q + pool_at(x, k)->n;
         while (q < end) {
             uint64_t tag;
             int rc = varint(&q, end, &tag);
@@ -473,16 +638,16 @@ static int two_fields(ctx *x, int32_t mi, const span *spans, int32_t nspans, int
 
 static int nanos(int64_t seconds, int64_t ns, int64_t *out)
 {
-    int64_t v;
     if (ns <= -1000000000 || ns >= 1000000000) return KV_E_RANGE;
-    if (__builtin_mul_overflow(seconds, (int64_t)1000000000, &v) || __builtin_add_overflow(v, ns, &v))
-        return KV_E_RANGE;
-    *out = v;
+    __int128 v = (__int128)seconds * 1000000000 + ns;  /* (the smallest timestamp[ns] needs the wide sum) */
+    if (v < INT64_MIN || v > INT64_MAX) return KV_E_RANGE;
+    *out = (int64_t)v;
     return KV_OK;
 }
 
-/* A message value from its spans (merged; none: the default instance) into the op's column. */
-static int value_of(ctx *x, int32_t mi, const span *spans, int32_t nspans, int depth)
+/* A message value from its spans (a list in the pool from `head`, merged; none: the default instance) into
+   the op's column. */
+static int value_of(ctx *x, int32_t mi, int32_t head, int depth)
 {
     const kv_prog *p = x->p;
     if (mi < 0 || mi >= p->nops) return fail(x, mi, NULL, KV_E_FAIL);
@@ -493,22 +658,26 @@ static int value_of(ctx *x, int32_t mi, const span *spans, int32_t nspans, int d
     switch (m->code) {
     case KV_P_MESSAGE:
         reset(x, m);
-        for (int32_t k = 0; k < nspans; k++)
-            if ((rc = walk(x, mi, spans[k].p, spans[k].p + spans[k].n, depth))) return rc;
+        for (int32_t k = head; k >= 0; k = pool_at(x, k)->next) {
+            const span *sp = pool_at(x, k);  /* (re-read after walking: the pool may have grown and moved) */
+            const uint8_t *from = sp->p;
+            int64_t n = sp->n;
+            if ((rc = walk(x, mi, from, from + n, depth))) return rc;
+        }
         return emit(x, mi, depth);
     case KV_P_TIMESTAMP:
     case KV_P_DURATION: {
         int64_t seconds = 0, ns = 0, v;
         double unused = 0;
-        if ((rc = two_fields(x, mi, spans, nspans, KV_PT_INT64, KV_PT_INT32, &seconds, &unused, &ns))) return rc;
+        if ((rc = two_fields(x, mi, head, KV_PT_INT64, KV_PT_INT32, &seconds, &unused, &ns))) return rc;
         if ((rc = nanos(seconds, ns, &v))) return fail(x, mi, NULL, rc);
         return c ? (kv_col_i64(c, v) ? fail(x, mi, NULL, KV_E_NOMEM) : KV_OK) : KV_OK;
     }
     case KV_P_WRAPPER: {
         if (m->b == KV_PT_STRING || m->b == KV_PT_BYTES) {
-            span last = {(const uint8_t *)"", 0};
-            for (int32_t k = 0; k < nspans; k++) {
-                const uint8_t *q = spans[k].p, *end = q + spans[k].n;
+            span last = {(const uint8_t *)"", 0, -1};
+            for (int32_t k = head; k >= 0; k = pool_at(x, k)->next) {
+                const uint8_t *q = pool_at(x, k)->p, *end = q + pool_at(x, k)->n;
                 while (q < end) {
                     uint64_t tag, len;
                     if ((rc = varint(&q, end, &tag))) return fail(x, mi, q, rc);
@@ -528,7 +697,7 @@ static int value_of(ctx *x, int32_t mi, const span *spans, int32_t nspans, int d
         }
         int64_t iv = 0, unused = 0;
         double fv = 0;
-        if ((rc = two_fields(x, mi, spans, nspans, m->b, 0, &iv, &fv, &unused))) return rc;
+        if ((rc = two_fields(x, mi, head, m->b, 0, &iv, &fv, &unused))) return rc;
         if (c) {
             kv_op as_field = *m;  /* put_scalar reads the type from b, as a field op holds it */
             if ((rc = put_scalar(p, c, &as_field, iv, fv))) return fail(x, mi, NULL, rc);
@@ -538,11 +707,11 @@ static int value_of(ctx *x, int32_t mi, const span *spans, int32_t nspans, int d
     case KV_P_RAW: {
         if (!c) return KV_OK;
         size_t total = 0;
-        for (int32_t k = 0; k < nspans; k++) total += (size_t)spans[k].n;
+        for (int32_t k = head; k >= 0; k = pool_at(x, k)->next) total += (size_t)pool_at(x, k)->n;
         if (kv_gbuf_reserve(&c->data, total) != KV_OK) return fail(x, mi, NULL, KV_E_NOMEM);
-        for (int32_t k = 0; k < nspans; k++) {
-            memcpy(c->data.data + c->data.len, spans[k].p, (size_t)spans[k].n);
-            c->data.len += (size_t)spans[k].n;
+        for (int32_t k = head; k >= 0; k = pool_at(x, k)->next) {
+            memcpy(c->data.data + c->data.len, pool_at(x, k)->p, (size_t)pool_at(x, k)->n);
+            c->data.len += (size_t)pool_at(x, k)->n;
         }
         if ((rc = kv_col_end(c, (int64_t)c->data.len))) return fail(x, mi, NULL, rc);
         return KV_OK;
@@ -562,8 +731,10 @@ int kv_proto_run(kv_decoder *d, const kv_prog *p, const uint8_t **pp, const uint
         d->scratch_cap = need;
     }
     ctx x = {d, p, (slot *)d->scratch, -1, KV_OK, NULL};
-    span whole = {*pp, end - *pp};
-    int rc = value_of(&x, 0, &whole, 1, 0);
+    d->spans.len = 0;
+    int32_t whole = pool_add(&x, *pp, end - *pp);
+    if (whole < 0) return KV_E_NOMEM;
+    int rc = value_of(&x, 0, whole, 0);
     *op = x.op;
     if (rc) {
         if (x.at) *pp = x.at;

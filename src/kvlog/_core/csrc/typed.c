@@ -32,6 +32,7 @@ void kv_dec_free(kv_decoder *d)
     d->scratch = NULL;
     kv_cols_free(&d->sid, 1);
     kv_gbuf_free(&d->failures);
+    kv_gbuf_free(&d->spans);
     d->marks = NULL;
     d->table = NULL;
     d->guids = NULL;

@@ -82,6 +82,8 @@ int kv_cols_init(kv_col *cols, int32_t n);
 void kv_cols_free(kv_col *cols, int32_t n);
 void kv_cols_mark(const kv_col *cols, int32_t n, kv_mark *marks);
 void kv_cols_rollback(kv_col *cols, int32_t n, const kv_mark *marks);
+/* Whether rows [from, to) of a VAR or FIXED column (a map's keys) hold the same value twice. */
+int kv_col_has_duplicates(const kv_col *c, int64_t from, int64_t to);
 /* A null at the end of column `i` (and of its struct children: Arrow wants them as long). */
 int kv_col_null(kv_col *cols, int32_t i);
 /* A default-valued (zero, empty) non-null slot at the end of column `i` and its struct children. */
@@ -117,7 +119,8 @@ static inline __attribute__((always_inline)) int kv_col_valid(kv_col *c)
 /* A slot of `w` bytes (the column's width) for a valid value; the caller fills it. */
 static inline __attribute__((always_inline)) uint8_t *kv_col_slot_w(kv_col *c, size_t w)
 {
-    if (c->data.len + w > c->data.cap && kv_gbuf_grow(&c->data, c->data.len + w) != KV_OK) return NULL;
+    /* (one byte at least: a zero-width slot, fixed(0), still gets a pointer that is not NULL) */
+    if (c->data.len + w + 1 > c->data.cap && kv_gbuf_grow(&c->data, c->data.len + w + 1) != KV_OK) return NULL;
     if (kv_col_valid(c) != KV_OK) return NULL;
     uint8_t *p = c->data.data + c->data.len;
     c->data.len += w;

@@ -28,7 +28,9 @@ enum { KV_WIRE_BARE = 0, KV_WIRE_REGISTRY = 1 };
    RECORD a=kids start, b=fields; DEFAULT a=blob item (the default, Avro-encoded), b=op reading it;
    UNION a=kids start, b=branches; MEMBER a=member (child of the struct column), b=op;
    ARRAY a=item op, d=1 when an item may take no bytes; MAP a=value op; FAIL a=status code;
-   REST (the rest of the payload, a top-level bytes value written without its length) a=1: check UTF-8. */
+   REST (the rest of the payload, a top-level bytes value written without its length) a=1: check UTF-8.
+   INT, LONG, INT_LONG d=1: a time of the day (time-millis, time-micros): out of the day is an error. A map
+   whose keys repeat is an error. */
 enum {
     KV_A_NULL = 1, KV_A_BOOL, KV_A_INT, KV_A_INT_LONG, KV_A_INT_FLOAT, KV_A_INT_DOUBLE, KV_A_LONG,
     KV_A_LONG_FLOAT, KV_A_LONG_DOUBLE, KV_A_FLOAT, KV_A_FLOAT_DOUBLE, KV_A_DOUBLE, KV_A_BYTES, KV_A_STRING,
@@ -94,6 +96,7 @@ typedef struct {
     void *scratch;              /* Protobuf: the slots of the running program; JSON: fields seen per op */
     size_t scratch_cap;
     uint64_t json_instance;     /* JSON: objects read so far (what `seen` holds) */
+    kv_gbuf spans;              /* Protobuf: the spans of the payload's message fields (a linked list a slot) */
 } kv_decoder;
 
 int kv_dec_init(kv_decoder *d, int32_t format, int32_t wire, int32_t errors_null, kv_col *cols, int32_t ncols);
@@ -114,7 +117,9 @@ int kv_dec_run(kv_decoder *d, const uint8_t *valid, int64_t bit_offset, const in
    FIELD: col (a list column when repeated), a=field number, b=type (descriptor.proto's numbering, KV_PT_*),
      c=flags (KV_PF_*), d=the value's op for TYPE_MESSAGE/TYPE_GROUP, or the enum table's kids start (kid
      d is the count, then (number, blob item of the name) pairs sorted by number), e=oneof slot or -1,
-     f=default (a blob item: int64 or double little-endian, or the bytes; -1: zero or empty).
+     f=default (a blob item: int64 or double little-endian, or the bytes; -1: zero or empty). Flags: CLOSED,
+     a closed (proto2) enum: a number it does not name is an unknown field; MAP, a map field: a key given
+     twice in one message is refused.
    TIMESTAMP, DURATION: col int64 (nanoseconds). WRAPPER (google.protobuf.*Value): col, b=the value's type.
    RAW: col binary, the message's serialized bytes. */
 enum { KV_P_MESSAGE = 1, KV_P_FIELD, KV_P_TIMESTAMP, KV_P_DURATION, KV_P_WRAPPER, KV_P_RAW };
@@ -123,7 +128,7 @@ enum {
     KV_PT_BOOL, KV_PT_STRING, KV_PT_GROUP, KV_PT_MESSAGE, KV_PT_BYTES, KV_PT_UINT32, KV_PT_ENUM,
     KV_PT_SFIXED32, KV_PT_SFIXED64, KV_PT_SINT32, KV_PT_SINT64
 };
-enum { KV_PF_REPEATED = 1, KV_PF_PRESENCE = 2, KV_PF_ZERO = 4 };
+enum { KV_PF_REPEATED = 1, KV_PF_PRESENCE = 2, KV_PF_ZERO = 4, KV_PF_CLOSED = 8, KV_PF_MAP = 16 };
 
 /* JSON ops (kvlog.schemas.json_plan writes them). A JSON null is a null of any op's column.
    OBJECT: col a struct (or -1), a=key table kids start, b=its size (a power of two; kid = field position or

@@ -121,6 +121,7 @@ final class AvroGuard {
                 Schema item = map ? s.getValueType() : s.getElementType();
                 boolean none = !map && empty(item, 0);
                 long seen = 0;
+                java.util.Set<java.nio.ByteBuffer> keys = map ? new java.util.HashSet<>() : null;
                 for (;;) {
                     long count = varlong();
                     if (count == 0) {
@@ -152,6 +153,9 @@ final class AvroGuard {
                             skip(n);
                             if (!Utf8Check.valid(b, at, (int) n)) {
                                 throw new ValueException(6, "a string that is not UTF-8");
+                            }
+                            if (!keys.add(java.nio.ByteBuffer.wrap(b, at, (int) n))) { // (readers differ on the winner)
+                                throw new ValueException(19, "a key given twice in one object or map");
                             }
                         }
                         walk(item, depth + 1);

@@ -377,6 +377,15 @@ final class AvroSpark {
                     && (x > Long.MAX_VALUE / 1000 || x < Long.MIN_VALUE / 1000)) {
                     throw new ValueException(20, "a number outside its column's range");
                 }
+                if ("time-micros".equals(lt) && (x < 0 || x >= 86_400_000_000L)) {
+                    throw new ValueException(20, "a number outside its column's range");
+                }
+            }
+            case INT -> {
+                int x = (Integer) datum;
+                if ("time-millis".equals(lt) && (x < 0 || x >= 86_400_000)) {
+                    throw new ValueException(20, "a number outside its column's range");
+                }
             }
             default -> {
             }
