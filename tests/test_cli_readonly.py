@@ -32,6 +32,7 @@ from kvlog.cli import build_parser, main
 from kvlog.internal_topics.decoders import encode_coordinator_record
 from kvlog.log import EARLIEST, LATEST, MAX_TIMESTAMP, Log
 from kvlog.manager import LogManager
+from kvlog.schemas.registering import SchemasTopicWriter, Serializer
 from kvlog.tiered import AivenTieredStorage, LocalTieredStorage
 
 from conftest import FIXTURES
@@ -136,6 +137,12 @@ def world(tmp_path_factory) -> World:
                   is_transactional=True)
         co.end_transaction(4, 0, commit=True, timestamp=T0 + 6_501)
         co.append([_commit("g2", "orders", 0, 10_000, T0 + 6_600)])  # past the log end
+    with LogManager(data, time=clock) as mgr, SchemasTopicWriter(mgr) as registry:  # a typed topic
+        mgr.create_topic("typed", 1, cfg)
+        serialize = Serializer(registry.register("typed-value", TYPED_AVSC), registry)
+        key = Serializer.bare('"string"')
+        mgr.log("typed", 0).append([Record(key(f"k{i}"), serialize({"n": i, "s": f"v{i}"}), T0 + i)
+                                    for i in range(12)])
     kraft = FIXTURES / "kraft-metadata" / "00000000000000000000.log"
     if not kraft.exists():
         pytest.fail(f"fixture missing: {kraft}")
@@ -175,6 +182,15 @@ def _remote_files(w: World) -> str:
     return ",".join(str(d / logs[0][: -len(".log")]) + s for s in (".log", ".index", ".timeindex"))
 
 
+TYPED_AVSC = '{"type":"record","name":"T","fields":[{"name":"n","type":"int"},{"name":"s","type":"string"}]}'
+
+
+def _reader_schema(s: Path) -> str:
+    path = s / "reader.avsc"
+    path.write_text('{"type":"record","name":"T","fields":[{"name":"n","type":"long"}]}')
+    return str(path)
+
+
 READ_ONLY: list[Case] = [
     # dump: every option
     ("dump log", lambda w, s: ["dump", "--files", w.seg("orders-0", ".log")], 0),
@@ -193,6 +209,12 @@ READ_ONLY: list[Case] = [
     ("dump txn files", lambda w, s: ["dump", "--files", ",".join(
         str(p) for p in sorted((w.data / "txn-0").iterdir()) if p.suffix in (".log", ".txnindex", ".snapshot")),
         "--deep-iteration"], 0),
+    ("dump decode", lambda w, s: ["dump", "--files", w.seg("typed-0", ".log"), "--decode"], 0),
+    ("dump formats", lambda w, s: ["dump", "--files", w.seg("typed-0", ".log"), "--value-format", "registry",
+                                   "--value-schema", _reader_schema(s), "--key-format", "avro", "--key-schema",
+                                   '"string"', "--schemas", str(w.data)], 0),
+    ("dump undecodable", lambda w, s: ["dump", "--files", w.seg("orders-0", ".log"), "--value-format", "avro",
+                                       "--value-schema", '"long"'], 1),
     ("dump offsets decoder", lambda w, s: ["dump", "--files", w.seg(f"{CO}-0", ".log"), "--offsets-decoder"], 0),
     ("dump transaction decoder", lambda w, s: ["dump", "--files", w.seg("txn-0", ".log"),
                                                "--transaction-log-decoder"], 0),

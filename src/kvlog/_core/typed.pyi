@@ -10,7 +10,6 @@ FAILURE_DTYPE: np.dtype[Any]
 @disjoint_base
 class Block:
     def __len__(self) -> int: ...
-    def __buffer__(self, flags: int, /) -> memoryview: ...
 
 @disjoint_base
 class Program:

@@ -19,6 +19,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from kvlog.errors import SchemaNotFoundError, SchemaRegistryError
@@ -155,6 +156,49 @@ class RestRegistry(SchemaSource):
             self._by_version[key] = out
             self._by_id.setdefault((DEFAULT_CONTEXT, out.id), out)
         return out
+
+    def register(self, subject: str, schema: str, schema_type: str = "AVRO",
+                 references: Sequence[SchemaReference] = ()) -> RegisteredSchema:
+        """``schema`` registered under ``subject`` (``POST /subjects/{s}/versions``): the registry assigns its id,
+        as it does for its own clients; then its version is read back."""
+        body: dict[str, Any] = {"schema": schema}
+        stype = normalize_type(schema_type)
+        if stype != "AVRO":
+            body["schemaType"] = stype
+        if references:
+            body["references"] = [{"name": r.name, "subject": r.subject, "version": r.version} for r in references]
+        path = f"/subjects/{urllib.parse.quote(subject, safe='')}/versions"
+        answer = self._post(path, body)
+        sid = int(answer["id"])
+        found = self._post(f"/subjects/{urllib.parse.quote(subject, safe='')}", body)  # (the lookup: its version)
+        out = RegisteredSchema(sid, stype, str(found.get("schema", schema)), tuple(references), subject,
+                               int(found["version"]) if "version" in found else None)
+        with self._lock:
+            self._by_id[(DEFAULT_CONTEXT, sid)] = out
+            self._by_version.pop((subject, "latest"), None)
+        return out
+
+    def _post(self, path: str, body: Any) -> Any:
+        url = self.base + path
+        headers = dict(self._headers, **{"Content-Type": "application/vnd.schemaregistry.v1+json"})
+        req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+        try:
+            self.requests += 1
+            with urllib.request.urlopen(req, timeout=self.timeout, context=self._context) as resp:
+                return json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            raw = exc.read()
+            try:
+                err = json.loads(raw)
+            except ValueError:
+                err = {}
+            code = err.get("error_code") if isinstance(err, dict) else None
+            raise SchemaRegistryError(f"{self.description} answered POST {path} with HTTP {exc.code}"
+                                      f"{f' (error {code})' if code else ''}: {err.get('message', '')}",
+                                      status=exc.code, error_code=code if isinstance(code, int) else None) from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            raise SchemaRegistryError(f"{self.description} cannot be reached (POST {path}): "
+                                      f"{getattr(exc, 'reason', exc)}") from None
 
     def subjects(self) -> list[str]:
         body = self._get("/subjects")

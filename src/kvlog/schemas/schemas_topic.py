@@ -82,6 +82,8 @@ class SchemasTopic(SchemaSource):
             shown = str(shown)
         if storage.is_remote(shown):
             shown = storage.canonical(shown)
+        if shown.rstrip("/").endswith(f"/{topic}-0"):  # (the partition itself: named by its data directory)
+            shown = shown.rstrip("/")[: -len(f"/{topic}-0")] or "/"
         out = cls(f"the {topic} topic of {shown}")
         missing = SchemaNotFoundError(f"{shown} holds no {topic} topic (a schema registry's own topic): give "
                                       f"schemas= another source (a data directory or backup that holds it, a "

@@ -61,6 +61,8 @@ class SinkPlan:
     staged: list[StagedFile] = field(default_factory=list)
     #: per existing topic, the largest batch its log accepts: min(segment.bytes, max.message.bytes)
     batch_limits: dict[str, int] = field(default_factory=dict)
+    #: typed keys and values: their encoders (kvlog.spark.typed_sink), applied before routing
+    typed: Any = None
 
     def partitions_of(self, topic: str) -> int:
         return self.partition_counts.get(topic, self.default_partitions)
@@ -122,8 +124,12 @@ def plan(root: str, options: Mapping[str, str], columns: Iterable[str], overwrit
         except DirectoryNotFoundError:
             if not remote:
                 raise
-    return SinkPlan(root if remote else os.path.abspath(root), job or uuid.uuid4().hex, topic_option, counts,
-                    default_partitions, compression, overwrite, cols, batch_limits=limits)
+    from kvlog.spark.typed_sink import typed_sink
+
+    root = root if remote else os.path.abspath(root)
+    typed = typed_sink(root, options, topic_option)
+    return SinkPlan(root, job or uuid.uuid4().hex, topic_option, counts, default_partitions, compression,
+                    overwrite, cols, batch_limits=limits, typed=typed)
 
 
 # ----------------------------------------------------------------------------------------- staging
@@ -286,6 +292,8 @@ def stage_batches(p: SinkPlan, batches: Iterable[pa.RecordBatch], task_dir: str)
         for batch in batches:
             if batch.num_rows == 0:
                 continue
+            if p.typed is not None:
+                batch = p.typed.encode(batch)
             topic_idx, parts, topics = _route(batch, p)
             order = np.lexsort((parts, topic_idx))
             key_t, key_p = topic_idx[order], parts[order]

@@ -127,10 +127,10 @@ def spark_arrow(arr: pa.Array) -> pa.Array:
     if pa.types.is_time(t):
         unit = t.unit
         factor = {"s": 1_000_000, "ms": 1000, "us": 1, "ns": None}[unit]
-        raw = arr.cast(pa.int64())
+        raw = arr.view(pa.int32() if pa.types.is_time32(t) else pa.int64()).cast(pa.int64())
         return pc.multiply(raw, factor) if factor else pc.divide(raw, 1000)
     if pa.types.is_duration(t):
-        raw = arr.cast(pa.int64())
+        raw = arr.view(pa.int64())
         factor = {"s": 1_000_000, "ms": 1000, "us": 1}.get(t.unit)
         return pc.multiply(raw, factor) if factor else pc.divide(raw, 1000)
     if t == pa.month_day_nano_interval():

@@ -49,6 +49,10 @@ public final class Typing {
         if (options.get("keyFormat") == null && options.get("valueFormat") == null && options.get("schemas") == null) {
             return base;
         }
+        if (options.get("subscribe") == null && options.get("subscribePattern") == null
+            && options.get("assign") == null) {
+            return base; // a write (Spark asks a table's schema for writes too): its options are the sink's to check
+        }
         Configuration conf = SparkSession.active().sessionState().newHadoopConf();
         TypedRead typed = of(options, conf);
         if (typed == null) {

@@ -19,21 +19,27 @@ final class AvroGuard {
         this.end = off + len;
     }
 
-    /** Checks a payload; returns the bytes it takes, or throws {@link ValueException}. */
+    /**
+     * Checks a payload; returns the bytes it takes, or throws {@link ValueException} placed at the writer's field
+     * and the byte (counted from {@code off}) where the Python kernels stop.
+     */
     static int check(Schema writer, byte[] b, int off, int len) {
         AvroGuard g = new AvroGuard(b, off, len);
-        g.walk(writer, 0);
+        g.walk(writer, 0, "", off);
         return g.p - off;
     }
 
     private long varlong() {
         long raw = 0;
+        int start = p;
         for (int shift = 0; ; shift += 7) {
             if (p >= end) {
+                p = start; // (a varint that fails is read from its first byte, as the kernels report it)
                 throw new ValueException(1, "the payload ends inside a value (truncated)");
             }
             int x = b[p++] & 0xff;
             if (shift == 63 && (x & 0x7e) != 0) {
+                p = start;
                 throw new ValueException(2, "a malformed varint (too long, or out of its type's range)");
             }
             raw |= (long) (x & 0x7f) << shift;
@@ -41,6 +47,7 @@ final class AvroGuard {
                 break;
             }
             if (shift == 63) {
+                p = start;
                 throw new ValueException(2, "a malformed varint (too long, or out of its type's range)");
             }
         }
@@ -66,7 +73,15 @@ final class AvroGuard {
         };
     }
 
-    private void walk(Schema s, int depth) {
+    private void walk(Schema s, int depth, String path, int base) {
+        try {
+            step(s, depth, path, base);
+        } catch (ValueException e) {
+            throw e.at(path, p - base);
+        }
+    }
+
+    private void step(Schema s, int depth, String path, int base) {
         if (depth > 128) {
             throw new ValueException(14, "nested deeper than the decoder allows");
         }
@@ -74,14 +89,19 @@ final class AvroGuard {
             case NULL -> {
             }
             case BOOLEAN -> {
-                skip(1);
-                if ((b[p - 1] & 0xff) > 1) {
+                if (p >= end) {
+                    throw new ValueException(1, "the payload ends inside a value (truncated)");
+                }
+                if ((b[p] & 0xff) > 1) {
                     throw new ValueException(20, "a number outside its column's range");
                 }
+                p++;
             }
             case INT -> {
+                int at = p;
                 long v = varlong();
                 if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+                    p = at;
                     throw new ValueException(2, "a malformed varint (too long, or out of its type's range)");
                 }
             }
@@ -94,6 +114,7 @@ final class AvroGuard {
                 int at = p;
                 skip(n);
                 if (!Utf8Check.valid(b, at, (int) n)) {
+                    p = at;
                     throw new ValueException(6, "a string that is not UTF-8");
                 }
             }
@@ -109,11 +130,11 @@ final class AvroGuard {
                 if (i < 0 || i >= s.getTypes().size()) {
                     throw new ValueException(4, "a union branch index out of range");
                 }
-                walk(s.getTypes().get((int) i), depth + 1);
+                walk(s.getTypes().get((int) i), depth + 1, path, base);
             }
             case RECORD -> {
                 for (Schema.Field f : s.getFields()) {
-                    walk(f.schema(), depth + 1);
+                    walk(f.schema(), depth + 1, path.isEmpty() ? f.name() : path + "." + f.name(), base);
                 }
             }
             case ARRAY, MAP -> {
@@ -158,7 +179,7 @@ final class AvroGuard {
                                 throw new ValueException(19, "a key given twice in one object or map");
                             }
                         }
-                        walk(item, depth + 1);
+                        walk(item, depth + 1, path + (map ? "{}" : "[]"), base);
                     }
                 }
             }

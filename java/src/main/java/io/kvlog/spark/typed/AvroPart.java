@@ -95,7 +95,7 @@ final class AvroPart extends PartDecoder {
         State s = (State) state;
         int used = AvroGuard.check(s.writer(), b, off, len);
         if (used != len) {
-            throw new ValueException(8, "bytes left after the value");
+            throw new ValueException(8, "bytes left after the value").at("", used);
         }
         Object datum;
         try {

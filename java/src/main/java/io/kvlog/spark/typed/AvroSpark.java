@@ -302,7 +302,7 @@ final class AvroSpark {
             }
             case LONG -> {
                 long x = (Long) datum;
-                if (lt != null && lt.endsWith("-millis") && !lt.startsWith("time")) {
+                if (lt != null && lt.endsWith("-millis") && !lt.startsWith("time-")) {
                     if (x > Long.MAX_VALUE / 1000 || x < Long.MIN_VALUE / 1000) {
                         throw new ValueException(20, "a number outside its column's range");
                     }
@@ -373,7 +373,7 @@ final class AvroSpark {
             }
             case LONG -> {
                 long x = (Long) datum;
-                if (lt != null && lt.endsWith("-millis") && !lt.startsWith("time")
+                if (lt != null && lt.endsWith("-millis") && !lt.startsWith("time-")
                     && (x > Long.MAX_VALUE / 1000 || x < Long.MIN_VALUE / 1000)) {
                     throw new ValueException(20, "a number outside its column's range");
                 }

@@ -124,7 +124,7 @@ public abstract class PartDecoder {
             } else {
                 state = null;
                 failure = new ValueException(13, "not the schema registry's wire format (the first byte is neither 0 "
-                    + "nor 1, or the payload is shorter than its prefix)");
+                    + "nor 1, or the payload is shorter than its prefix)").at("", 0);
             }
         }
         if (failure == null && state instanceof Failure f) {
@@ -134,7 +134,8 @@ public abstract class PartDecoder {
             try {
                 read(state, b, start, n, out.value);
             } catch (ValueException e) {
-                failure = e;
+                // positions count the prefix, inline or in a header, as the Python kernels read them joined
+                failure = e.shifted(header != null && registry ? header.length : start - off);
             }
         }
         if (failure == null) {
@@ -150,7 +151,7 @@ public abstract class PartDecoder {
             return;
         }
         if (raise) {
-            throw new DeserializationException(part, failure.getMessage(), topic, partition, offset,
+            throw new DeserializationException(part, failure.reason(), topic, partition, offset,
                 registry && id >= 0 ? id : null);
         }
         AvroSpark.appendNull(out.value, type);
@@ -162,7 +163,7 @@ public abstract class PartDecoder {
             }
         }
         if (out.error != null) {
-            byte[] why = failure.getMessage().getBytes(StandardCharsets.UTF_8);
+            byte[] why = failure.reason().getBytes(StandardCharsets.UTF_8);
             out.error.appendByteArray(why, 0, why.length);
         }
         if (out.raw != null) {

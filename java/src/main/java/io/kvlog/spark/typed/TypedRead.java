@@ -135,7 +135,9 @@ public final class TypedRead implements Serializable {
                             + "files)", true);
                     }
                     Path dir = new Path(schemasDir);
-                    return SchemasTopic.read(FileSystem.get(dir.toUri(), hadoop()), dir, dir.getParent().toString());
+                    Path root = dir.getParent();
+                    String shown = "file".equals(root.toUri().getScheme()) ? root.toUri().getPath() : root.toString();
+                    return SchemasTopic.read(FileSystem.get(dir.toUri(), hadoop()), dir, shown);
                 }
                 if (given.startsWith("http://") || given.startsWith("https://")) {
                     return new RestRegistry(given);

@@ -6,9 +6,37 @@ package io.kvlog.spark.typed;
  */
 final class ValueException extends RuntimeException {
     final int code;
+    private String field; // the writer schema's path of the value that failed ("" at the top)
+    private int pos = -1; // where in the payload (its prefix counted), as the Python kernels say it
 
     ValueException(int code, String message) {
         super(message, null, false, false);
         this.code = code;
+    }
+
+    /** Places the failure, once: the innermost value's path and position win. */
+    ValueException at(String path, int position) {
+        if (pos < 0) {
+            field = path;
+            pos = position;
+        }
+        return this;
+    }
+
+    /** Moves the position by the bytes of the payload's prefix (read apart from the value). */
+    ValueException shifted(int by) {
+        if (pos >= 0) {
+            pos += by;
+        }
+        return this;
+    }
+
+    /** The reason the Python source gives: the message, the field and the byte. */
+    String reason() {
+        if (pos < 0) {
+            return getMessage();
+        }
+        return getMessage() + (field == null || field.isEmpty() ? "" : " in field " + field)
+            + " (byte " + pos + " of the payload)";
     }
 }

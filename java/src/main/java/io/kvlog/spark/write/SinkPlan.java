@@ -148,6 +148,14 @@ final class SinkPlan implements Serializable {
             throw new IllegalArgumentException("the kvlog sink needs a 'value' column (binary or string), as Spark's "
                 + "Kafka sink does");
         }
+        for (String part : List.of("key", "value")) {
+            String format = opts.get(part + "Format");
+            if (format != null && !format.trim().equalsIgnoreCase("binary")) {
+                throw new IllegalArgumentException("the JVM sink writes " + part + "s as given (binary or string); "
+                    + "option " + part + "Format=" + format + " (typed " + part + "s encoded in a schema registry's "
+                    + "wire format) is the Python sink's: use format(\"kvlog_python\")");
+            }
+        }
         String topicOption = opts.get("topic");
         if (topicOption != null) {
             checkTopic(topicOption);
