@@ -19,6 +19,7 @@ import datetime
 import decimal
 import json
 import math
+import struct
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ import kvlog
 from kvlog.schemas.registry import DEFAULT_CONTEXT, RegisteredSchema, SchemaReference, SchemaSource
 from tests.kafka_oracle import fixtures as F
 from tests.kafka_oracle.broker import Broker, KafkaDist
+from kvlog.backup.adopt_new_topic import adopt_new_topic
 from tests.kafka_oracle.serve import create_topics
 
 pytestmark = [pytest.mark.broker, pytest.mark.xdist_group("typed-topics")]
@@ -274,6 +276,7 @@ class World:
     pb: Any
     pb_v2: Any
     consumed: dict[str, list[Any]] = field(default_factory=dict)  # (partition, offset, key, value, headers)
+    kvlog_schemas: Path | None = None  # the data directory of kvlog's own writes (its _schemas stays there)
     schemas_records: list[tuple[bytes, bytes | None]] = field(default_factory=list)
 
 
@@ -419,8 +422,44 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         assert prod.flush(60) == 0
         for t, n in TOPICS.items():
             w.consumed[t] = _consume(broker.bootstrap, t, n)
+        w.kvlog_schemas = _kvlog_writes(root / "kvlog-written", pb)  # typed topics kvlog wrote, placed and served
+        adopt_new_topic(broker.data, [root / "kvlog-written" / f"{t}-0" for t in KVLOG_TOPICS], move=True,
+                        metadata_dir=broker.meta)
+        create_topics(broker, {t: (1, {}) for t in KVLOG_TOPICS})
+        for t in KVLOG_TOPICS:
+            w.consumed[t] = _consume(broker.bootstrap, t, 1)
         broker.stop()
     yield w
+
+
+KVLOG_TOPICS = ("kvlog-avro", "kvlog-proto", "kvlog-json")
+
+
+def _kvlog_writes(root: Path, pb: Any) -> Path:
+    """Topics written by kvlog (``Serializer.records`` into ``Log``), their schemas registered into a ``_schemas``
+    topic kvlog keeps beside them: Avro values with Avro keys; Protobuf ``Order`` messages (with the reference to
+    ``common.proto``) and ``Order.Address`` given as dicts (message indexes [0, 0]); JSON Schema documents."""
+    from kvlog.schemas.registering import SchemasTopicWriter
+    from kvlog.schemas.registry import SchemaReference
+
+    with kvlog.LogManager(root) as mgr, SchemasTopicWriter(mgr) as reg:
+        values = reg.serializer("kvlog-avro-value", json.dumps(AVRO_V1))
+        keys = reg.serializer("kvlog-avro-key", json.dumps(AVRO_KEY))
+        common = reg.register("common.proto", COMMON_PROTO, "PROTOBUF")
+        orders = reg.serializer("kvlog-proto-value", SHOP_PROTO, "PROTOBUF",
+                                references=[SchemaReference("common.proto", "common.proto", common.version or 1)])
+        address = reg.serializer("kvlog-proto-address", SHOP_PROTO, "PROTOBUF", message="shop.Order.Address",
+                                 references=[SchemaReference("common.proto", "common.proto", common.version or 1)])
+        docs = reg.serializer("kvlog-json-value", json.dumps(JSON_SCHEMA), "JSON")
+        for t in KVLOG_TOPICS:
+            mgr.create_topic(t, 1)
+        mgr.log("kvlog-avro", 0).append(values.records([avro_record(i, False) for i in range(N)],
+                                                       keys=[{"k": i} for i in range(N)], key_serializer=keys))
+        msgs = [proto_message(pb, i, False) for i in range(N)]
+        mgr.log("kvlog-proto", 0).append(orders.records(msgs) + address.records(
+            [{"street": f"s{i}", "zip": i} for i in range(N)]))
+        mgr.log("kvlog-json", 0).append(docs.records([json_doc(i) for i in range(N)]))
+    return root
 
 
 # ------------------------------------------------------------------------------------------- comparison
@@ -665,3 +704,49 @@ def test_connect_envelopes_typed_by_their_schema(world):
         assert v["at"] == epoch + datetime.timedelta(milliseconds=payload["at"])
         assert v["blob"] == base64.b64decode(payload["blob"])
         assert (v["id"], v["name"], v["small"]) == (payload["id"], payload["name"], payload["small"])
+
+
+# ------------------------------------------------------------------------------------ what kvlog writes
+def test_what_kvlog_wrote_is_served_and_read_by_confluents_deserializers(world):
+    """kvlog's typed topics, placed into the running broker: its consumer reads them, Confluent's deserializers
+    decode them (Avro through a registry client holding the schemas kvlog registered, in kvlog's order, so the ids
+    must agree), and kvlog reads them back offline with the schemas of the _schemas topic it wrote."""
+    from confluent_kafka.schema_registry import Schema
+
+    from kvlog.schemas.schemas_topic import SchemasTopic
+
+    written = SchemasTopic.read(str(world.kvlog_schemas))
+    client = SchemaRegistryClient.new_client({"url": f"mock://kvlog-written-{uuid.uuid4()}"})
+    for sid in (1, 2):  # kvlog-avro-value, kvlog-avro-key: ids 1 and 2 in a registry that starts empty
+        s = written.by_id(sid)
+        assert client.register_schema(s.subject, Schema(s.schema, "AVRO")) == sid
+    ctx = SerializationContext("kvlog-avro", MessageField.VALUE)
+    kctx = SerializationContext("kvlog-avro", MessageField.KEY)
+    de = AvroDeserializer(client)
+    consumed = world.consumed["kvlog-avro"]
+    assert len(consumed) == N
+    for (_, off, key, value, _), i in zip(consumed, range(N)):
+        assert off == i and value[:5] == b"\x00\x00\x00\x00\x01" and key[:5] == b"\x00\x00\x00\x00\x02"
+        want = avro_record(i, False)
+        want["score"] = struct.unpack("<f", struct.pack("<f", want["score"]))[0]  # (an Avro float: 32 bits)
+        assert _avro_normal(de(value, ctx)) == _avro_normal(want)
+        assert de(key, kctx) == {"k": i}
+    proto = world.consumed["kvlog-proto"]
+    orders = ProtobufDeserializer(world.pb.Order, {"use.deprecated.format": False})
+    address = ProtobufDeserializer(world.pb.Order.Address, {"use.deprecated.format": False})
+    pctx = SerializationContext("kvlog-proto", MessageField.VALUE)
+    for i, (_, _, _, value, _) in enumerate(proto[:N]):
+        assert orders(value, pctx) == proto_message(world.pb, i, False)
+    for i, (_, _, _, value, _) in enumerate(proto[N:]):
+        assert value[5:7] == b"\x04\x00"
+        assert address(value, pctx) == world.pb.Order.Address(street=f"s{i}", zip=i)
+    jde = JSONDeserializer(json.dumps(JSON_SCHEMA))
+    jctx = SerializationContext("kvlog-json", MessageField.VALUE)
+    for i, (_, _, _, value, _) in enumerate(world.consumed["kvlog-json"]):
+        assert jde(value, jctx) == json.loads(json.dumps(json_doc(i), default=str))
+    # and kvlog reads its own writes from the broker's directory, with the schemas it registered
+    got = kvlog_rows(world.data, "kvlog-avro", value_format="registry", key_format="registry",
+                     schemas=str(world.kvlog_schemas))
+    for (p, off, _, value, _) in consumed:
+        row = got[(p, off)]
+        assert row["key"] == {"k": off} and row["value"]["customer"] == avro_record(off, False)["customer"]

@@ -3,7 +3,8 @@ format, bare Avro/Protobuf/JSON, text), as compact JSON, instead of their bytes.
 
 The schemas come from the dumped segment's data directory (its ``_schemas`` topic, two levels up from the
 segment file) unless ``--schemas`` names another source; a segment's topic is its directory's name. A
-record whose value does not decode prints ``payload-error:`` and the reason, and makes the exit code 1.
+record whose key or value does not decode prints ``key-error:``/``value-error:`` and the reason, and makes
+the exit code 1.
 """
 
 from __future__ import annotations

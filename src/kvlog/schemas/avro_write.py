@@ -77,8 +77,11 @@ def _decimal_bytes(v: Any, precision: int, scale: int, size: int | None) -> byte
         raw = bytes(v)
     else:
         d = decimal.Decimal(v)
-        unscaled = int(d.scaleb(scale).to_integral_value(decimal.ROUND_HALF_EVEN))
-        if decimal.Decimal(unscaled).scaleb(-scale) != d:
+        if not d.is_finite():
+            raise ValueError(f"{v} is not a finite decimal")
+        exact = decimal.Context(prec=max(precision, len(d.as_tuple().digits)) + scale + 2)  # (no rounding)
+        unscaled = int(d.scaleb(scale, exact).to_integral_value(decimal.ROUND_HALF_EVEN, exact))
+        if decimal.Decimal(unscaled).scaleb(-scale, exact) != d:
             raise ValueError(f"{v} has more than {scale} digits after the point")
         if abs(unscaled) >= 10**precision:
             raise ValueError(f"{v} does not fit decimal({precision}, {scale})")
