@@ -30,7 +30,7 @@ from confluent_kafka.schema_registry import Schema, SchemaRegistryClient, header
 from confluent_kafka.schema_registry import SchemaReference as ConfluentReference
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import kvlog
@@ -1043,7 +1043,10 @@ def test_random_schemas_registry_wire_with_a_reader_that_drops_reorders_and_adds
     writer, reader = data.draw(evolved(), label="writer, reader")
     values = data.draw(st.lists(avro_values(writer), min_size=1, max_size=4), label="values")
     src = SchemaMapping({7: json.dumps(writer), 70000: json.dumps(reader)}, subjects={SUBJECT: [7, 70000]})
-    payloads = [b"\x00\x00\x00\x00\x07" + avro_bytes(writer, v) for v in values]
+    try:
+        payloads = [b"\x00\x00\x00\x00\x07" + avro_bytes(writer, v) for v in values]
+    except ValueError:  # (fastavro tries a string as an ISO date when a union has a date branch, and fails)
+        assume(False)
     out = decode(src, payloads)
     assert out.schema_ids.to_pylist() == [7] * len(values)
     check_same(reader, pylist(out.values), [fastavro_read(writer, p[5:], reader) for p in payloads])

@@ -54,8 +54,8 @@ def _logical_number(t: Primitive, v: Any) -> int:
         raise TypeError("a boolean is not a number")
     if isinstance(v, int):
         return v
-    if lt == "date" and isinstance(v, datetime.date) and not isinstance(v, datetime.datetime):
-        return (v - _EPOCH_DATE).days
+    if lt == "date" and isinstance(v, datetime.date):
+        return v.toordinal() - _EPOCH_DATE.toordinal()  # (a datetime's date, as fastavro takes it)
     if lt in ("time-millis", "time-micros") and isinstance(v, datetime.time):
         us = ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
         return us // 1000 if lt == "time-millis" else us
@@ -96,18 +96,47 @@ def _decimal_bytes(v: Any, precision: int, scale: int, size: int | None) -> byte
 
 
 def _branch(u: Union_, v: Any) -> int:
-    """The union branch a Python value is written as (as fastavro chooses it)."""
+    """The union branch a Python value is written as, as Confluent's serializer (fastavro) chooses it: a ``(name,
+    value)`` pair names its branch; else the first branch the value fits, but of the records it fits the one
+    sharing the most field names with it (a later branch of another kind the value fits wins over them), and
+    ``double`` over ``float``. Only when no branch fits so, a map given as a list of pairs (an Arrow map) fits."""
     if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
         for i, b in enumerate(u.branches):
             if isinstance(b, (Record, Enum, Fixed)) and v[0] in (b.name, b.name.rsplit(".", 1)[-1]):
                 return i
+    found = _choose(u, v, False)
+    if found < 0:
+        found = _choose(u, v, True)
+    if found < 0:
+        raise ValueError(f"{v!r:.80} fits no branch of the union")
+    return found
+
+
+def _choose(u: Union_, v: Any, pairs: bool) -> int:
+    best, most, floats = -1, -1, False
     for i, b in enumerate(u.branches):
-        if _fits(b, v):
+        if floats:
+            if b.kind == "double":
+                return i
+            continue
+        if not _fits(b, v, 0, pairs):
+            continue
+        if isinstance(b, Record):
+            shared = len({f.name for f in b.fields} & set(v))
+            if shared > most:
+                best, most = i, shared
+        elif b.kind == "float":
+            best, floats = i, True
+        else:
             return i
-    raise ValueError(f"{v!r:.80} fits no branch of the union")
+    return best
 
 
-def _fits(t: AvroType, v: Any) -> bool:
+def _fits(t: AvroType, v: Any, depth: int, pairs: bool) -> bool:
+    """Whether ``v`` can be written as ``t`` (what fastavro's ``validate`` checks; with ``pairs``, a map may be a
+    list of pairs)."""
+    if depth > 100:
+        return False
     k = t.kind
     if k == "null":
         return v is None
@@ -116,8 +145,12 @@ def _fits(t: AvroType, v: Any) -> bool:
     if k in ("int", "long"):
         if isinstance(v, int) and not isinstance(v, bool):
             return -(2**31) <= v < 2**31 if k == "int" else -(2**63) <= v < 2**63
-        return isinstance(t, Primitive) and t.logical is not None and isinstance(
-            v, (datetime.date, datetime.time, datetime.datetime))
+        lt = t.logical if isinstance(t, Primitive) else None
+        if lt == "date":
+            return isinstance(v, datetime.date)
+        if lt in ("time-millis", "time-micros"):
+            return isinstance(v, datetime.time)
+        return lt is not None and "timestamp" in lt and isinstance(v, datetime.datetime)
     if k in ("float", "double"):
         return isinstance(v, (float, int)) and not isinstance(v, bool)
     if k == "string":
@@ -131,13 +164,21 @@ def _fits(t: AvroType, v: Any) -> bool:
     if isinstance(t, Enum):
         return isinstance(v, str) and v in t.symbols
     if isinstance(t, Array):
-        return isinstance(v, (list, tuple))
+        return isinstance(v, (list, tuple)) and all(_fits(t.items, x, depth + 1, pairs) for x in v)
     if isinstance(t, Map):
-        if isinstance(v, list):
-            return all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in v)
-        return isinstance(v, dict) and all(isinstance(key, str) for key in v)
+        if isinstance(v, list) and pairs:
+            return all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
+                       and _fits(t.values, p[1], depth + 1, pairs) for p in v)
+        return isinstance(v, dict) and all(isinstance(key, str) and _fits(t.values, x, depth + 1, pairs)
+                                           for key, x in v.items())
     if isinstance(t, Record):
-        return isinstance(v, dict) and all(f.name in v or f.has_default for f in t.fields)
+        return isinstance(v, dict) and all(_fits(f.type, v[f.name], depth + 1, pairs) if f.name in v
+                                           else f.has_default for f in t.fields)
+    if isinstance(t, Union_):
+        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str):
+            return any(isinstance(b, (Record, Enum, Fixed)) and v[0] in (b.name, b.name.rsplit(".", 1)[-1])
+                       and _fits(b, v[1], depth + 1, pairs) for b in t.branches)
+        return any(_fits(b, v, depth + 1, pairs) for b in t.branches)
     return False
 
 
@@ -180,7 +221,10 @@ def encode(t: AvroType, v: Any, out: bytearray | None = None, depth: int = 0) ->
     elif k in ("float", "double"):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise TypeError(f"a number expected, not {type(v).__name__}")
-        out += struct.pack("<f" if k == "float" else "<d", float(v))
+        num = float(v)
+        if k == "float" and not math.isinf(num) and abs(num) >= 3.4028235677973366e38:
+            num = math.copysign(math.inf, num)  # (beyond a float's range: infinite, as fastavro and Java write it)
+        out += struct.pack("<f" if k == "float" else "<d", num)
     elif k == "string":
         text = str(v) if isinstance(v, uuid.UUID) else v
         if not isinstance(text, str):
@@ -312,7 +356,9 @@ _JAVA_DOUBLE = re.compile(r"[\x00-\x20]*[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE
 def canonical(text: str) -> str:
     """The text Confluent's registry stores for an Avro schema (Avro's Java ``Schema.toString()``)."""
     raw = parse_json(text) if isinstance(text, str) else text
-    return _Canonical().schema(raw, "")
+    c = _Canonical()
+    c.collect(raw, "", 0)
+    return c.schema(raw, "")
 
 
 def _unique(items: list[Any]) -> list[Any]:
@@ -328,8 +374,33 @@ def _text_double(v: str, where: str) -> float:
 
 
 class _Canonical:
+    """Java's printer: a named type written in full where the walk first meets it (a name used before its
+    definition, as Avro 1.12 allows, is where it is written), by name after."""
+
     def __init__(self) -> None:
         self.seen: set[str] = set()
+        self.defs: dict[str, tuple[dict[str, Any], str]] = {}  # full name -> (definition, namespace it is in)
+
+    def collect(self, s: Any, ns: str, depth: int) -> None:
+        """The named types ``s`` defines."""
+        if depth > 200:
+            raise SchemaError("an Avro schema nested more than 200 levels deep")
+        if isinstance(s, list):
+            for b in s:
+                self.collect(b, ns, depth + 1)
+            return
+        if not isinstance(s, dict):
+            return
+        t = s.get("type")
+        if t in ("record", "error", "enum", "fixed") and isinstance(s.get("name"), str):
+            full, space = self._full(s, ns)
+            self.defs.setdefault(full, (s, ns))
+            if t in ("record", "error") and isinstance(s.get("fields"), list):
+                for f in s["fields"]:
+                    if isinstance(f, dict):
+                        self.collect(f.get("type"), space, depth + 1)
+        elif t in ("array", "map"):
+            self.collect(s.get("items" if t == "array" else "values"), ns, depth + 1)
 
     @staticmethod
     def _full(s: dict[str, Any], ns: str) -> tuple[str, str]:
@@ -369,9 +440,10 @@ class _Canonical:
         shown = [a.rsplit(".", 1)[-1] if a.rsplit(".", 1)[0] == space and "." in a else a for a in names]
         return f',"aliases":{_json(_unique(shown))}'
 
-    def _named(self, s: dict[str, Any], ns: str) -> tuple[str | None, str, str]:
-        """``(the type's opening, its full name, its namespace)``; no opening when it was written already."""
-        full, space = self._full(s, ns)
+    def _named(self, s: dict[str, Any], ns: str, at: str) -> tuple[str | None, str, str]:
+        """``(the type's opening, its full name, its namespace)``, defined in namespace ``at`` and written in
+        ``ns``; no opening when it was written already."""
+        full, space = self._full(s, at)
         if full in self.seen:
             return None, full, space
         self.seen.add(full)
@@ -396,14 +468,23 @@ class _Canonical:
             out += f',"aliases":{_json(_unique(aliases))}'
         return out + self._props(f, _FIELD_RESERVED) + "}"
 
-    def schema(self, s: Any, ns: str) -> str:
+    def schema(self, s: Any, ns: str, at: str | None = None) -> str:
+        """``s`` written in namespace ``ns`` (``at``: the namespace it is defined in, when not there)."""
+        if at is None:
+            at = ns
         if isinstance(s, str):
             from kvlog.schemas.avro import PRIMITIVES
 
             if s in PRIMITIVES:
                 return _jstr(s)
             full = s if "." in s or not ns else f"{ns}.{s}"
-            return _jstr(full.rsplit(".", 1)[-1] if full.rsplit(".", 1)[0] == ns else full)
+            if full not in self.defs and "." not in s and s in self.defs:
+                full = s  # (a name in no namespace, used in one)
+            if full in self.defs and full not in self.seen:
+                definition, where = self.defs[full]
+                return self.schema(definition, ns, where)  # (used before it is defined: written here)
+            space, _, short = full.rpartition(".")
+            return _jstr(short if not space or space == ns else full)
         if isinstance(s, list):
             return "[" + ",".join(self.schema(b, ns) for b in s) + "]"
         if not isinstance(s, dict):
@@ -412,7 +493,7 @@ class _Canonical:
         if not isinstance(t, str):  # (Java's parser takes no schema object as an object's type)
             raise SchemaError(f"an Avro schema object whose type is not a name: {json.dumps(s)[:80]}")
         if t in ("record", "error"):
-            head, full, space = self._named(s, ns)
+            head, full, space = self._named(s, ns, at)
             if head is None:
                 return self.schema(full, ns)
             fields = s.get("fields")
@@ -421,7 +502,7 @@ class _Canonical:
             body = ",".join(self._field(f, space) for f in fields)
             return f'{head},"fields":[{body}]' + self._props(s, _SCHEMA_RESERVED) + self._aliases(s, space) + "}"
         if t == "enum":
-            head, full, space = self._named(s, ns)
+            head, full, space = self._named(s, ns, at)
             if head is None:
                 return self.schema(full, ns)
             out = f'{head},"symbols":{_json(s.get("symbols", []))}'
@@ -429,15 +510,14 @@ class _Canonical:
                 out += f',"default":{_jstr(s["default"])}'
             return out + self._props(s, _ENUM_RESERVED) + self._aliases(s, space) + "}"
         if t == "fixed":
-            head, full, space = self._named(s, ns)
+            head, full, space = self._named(s, ns, at)
             if head is None:
                 return self.schema(full, ns)
             out = f'{head},"size":{_json(s.get("size"))}'
             return out + self._props(s, _SCHEMA_RESERVED) + self._aliases(s, space) + "}"
-        if t == "array":
-            return f'{{"type":"array","items":{self.schema(s.get("items"), ns)}' + self._props(s, _SCHEMA_RESERVED) + "}"
-        if t == "map":
-            return f'{{"type":"map","values":{self.schema(s.get("values"), ns)}' + self._props(s, _SCHEMA_RESERVED) + "}"
+        if t in ("array", "map"):
+            inner = "items" if t == "array" else "values"
+            return f'{{"type":"{t}","{inner}":{self.schema(s.get(inner), ns)}' + self._props(s, _SCHEMA_RESERVED) + "}"
         from kvlog.schemas.avro import PRIMITIVES
 
         if t not in PRIMITIVES:

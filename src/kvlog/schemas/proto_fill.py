@@ -75,6 +75,7 @@ def fill(m: Any, v: Any) -> None:
                 else:
                     target.append(_enum(f, item))
         elif mt is not None:
+            target.SetInParent()  # (a message given, if empty, is present, as protobuf's constructor sets it)
             fill(target, x)
         else:
             setattr(m, name, _enum(f, x))

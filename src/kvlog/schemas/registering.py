@@ -57,9 +57,28 @@ def _strict(name: Any, what: str) -> None:
                           f"letters, digits and _)")
 
 
+def _check_props(s: dict[str, Any], reserved: frozenset[str], where: str) -> None:
+    """Avro's Java library refuses a record's, an array's or a map's property holding an integer beyond 64 bits
+    (it converts those properties to Java values, and has none for such an integer)."""
+
+    def fits(v: Any) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, list, dict)):
+            return True
+        if isinstance(v, int):
+            return -(2**63) <= v < 2**63
+        return all(fits(x) for x in (v.values() if isinstance(v, dict) else v))
+
+    for k, v in s.items():
+        if k not in reserved and not fits(v):
+            raise SchemaError(f"{where}: the property {k!r} holds an integer beyond 64 bits")
+
+
 def _check_names(s: Any, ns: str, depth: int = 0) -> None:
     """Names as the registry's Avro parser checks a new schema's (``NameValidator.STRICT_VALIDATOR``): type names
-    and each part of their namespaces, their aliases, field names and enum symbols; and fields' sort orders."""
+    and each part of their namespaces, their aliases, field names and enum symbols; fields' sort orders; and
+    properties Avro's Java library can hold."""
+    from kvlog.schemas.avro_write import _SCHEMA_RESERVED
+
     if depth > 100:
         raise SchemaError("an Avro schema nested more than 100 levels deep")
     if isinstance(s, list):
@@ -69,6 +88,8 @@ def _check_names(s: Any, ns: str, depth: int = 0) -> None:
     if not isinstance(s, dict):
         return
     t = s.get("type")
+    if t in ("record", "error", "array", "map"):  # (Java keeps other types' and fields' properties as they are)
+        _check_props(s, _SCHEMA_RESERVED, f"a {t} type")
     if t in ("array", "map"):
         _check_names(s.get("items" if t == "array" else "values"), ns, depth + 1)
         return
@@ -155,14 +176,65 @@ def _check_defaults(t: Any, seen: set[int]) -> None:
                                   f"fit its type")
 
 
+def _check_resolution(s: Any, known: set[str]) -> None:
+    """Names resolved as Avro's Java parser (1.12) resolves them: a name in the namespace it is used in, else, when
+    that type is complete, the same name in no namespace; a name not found yet (a record's own, or one defined
+    later) stays its full name, resolved at the end. ``known``: the names the schema's references define."""
+    from kvlog.schemas.avro import PRIMITIVES
+
+    complete, pending = set(known), []
+
+    def use(name: str, ns: str) -> None:
+        if name in PRIMITIVES:
+            return
+        full = name if "." in name or not ns else f"{ns}.{name}"
+        if full not in complete and ("." in name or name not in complete):
+            pending.append(full)
+
+    def walk(s: Any, ns: str, depth: int) -> None:
+        if depth > 200:
+            raise SchemaError("an Avro schema nested more than 200 levels deep")
+        if isinstance(s, str):
+            use(s, ns)
+        elif isinstance(s, list):
+            for b in s:
+                walk(b, ns, depth + 1)
+        elif isinstance(s, dict) and isinstance(s.get("type"), str):
+            t = s["type"]
+            if t in ("array", "map"):
+                walk(s.get("items" if t == "array" else "values"), ns, depth + 1)
+            elif t in ("record", "error", "enum", "fixed") and isinstance(s.get("name"), str):
+                name, space = s["name"], s.get("namespace")
+                full = name if "." in name else (f"{space}.{name}" if isinstance(space, str) and space else
+                                                 (name if isinstance(space, str) else (f"{ns}.{name}" if ns else name)))
+                fields = s.get("fields") if t in ("record", "error") else None
+                for f in fields if isinstance(fields, list) else ():
+                    if isinstance(f, dict):
+                        walk(f.get("type"), full.rpartition(".")[0], depth + 1)
+                complete.add(full)
+            else:
+                use(t, ns)
+
+    walk(s, "", 0)
+    for full in pending:
+        if full not in complete:
+            raise SchemaError(f"an Avro schema names the type {full!r}, which is not defined where it is used")
+
+
 def _check_avro(source: SchemaSource, given: str, text: str, references: tuple[SchemaReference, ...],
                 subject: str) -> None:
     """What the registry refuses of a new Avro schema (``given``, its canonical form ``text``): what Avro's Java
     parser refuses, with strict names and checked defaults (``schema.validate.new.schemas``, on by default)."""
-    from kvlog.schemas.avro import parse_json
+    from kvlog.schemas import avro as _avro
     from kvlog.schemas.plans import parse_registered
 
-    _check_names(parse_json(given), "")
+    raw = _avro.parse_json(given)
+    _check_names(raw, "")
+    named: dict[str, Any] = {}
+    for _ref, target in source.references(RegisteredSchema(-1, "AVRO", given, references, subject)):
+        if target.schema_type == "AVRO":
+            _avro.parse(target.schema, named, into=named)
+    _check_resolution(raw, set(named))
     parse_registered(source, RegisteredSchema(-1, "AVRO", given, references, subject))  # (a type defined twice)
     _check_defaults(parse_registered(source, RegisteredSchema(-1, "AVRO", text, references, subject)), set())
 
@@ -432,15 +504,21 @@ class Serializer:
         self._source = source
         self.prefix = struct.pack(">bI", 0, schema.id) if wire else b""
         self._encode: Any
+        #: what the schema is, for messages (its record's, enum's or fixed's name, its message, its title)
+        self.name = f"the {schema.schema_type.lower()} schema"
         if schema.schema_type == "AVRO":
             from kvlog.schemas.avro_write import encode
             from kvlog.schemas.plans import parse_registered
 
             avro_type = parse_registered(source, schema)
             raw_bytes = getattr(avro_type, "kind", "") == "bytes" and getattr(avro_type, "logical", None) is None
+            if hasattr(avro_type, "name"):
+                self.name = f"{avro_type.kind} {avro_type.name}"
 
             def avro(v: Any) -> bytes:
                 if raw_bytes and wire:  # top-level bytes are written raw, as Confluent's serializers write them
+                    if not isinstance(v, (bytes, bytearray, memoryview)):
+                        raise TypeError(f"bytes expected, not {type(v).__name__}")
                     return bytes(v)
                 return bytes(encode(avro_type, v))
 
@@ -448,6 +526,12 @@ class Serializer:
         elif schema.schema_type == "PROTOBUF":
             self._encode = self._protobuf(source, message)
         else:
+            try:
+                title = json.loads(schema.schema).get("title")
+            except (ValueError, AttributeError):
+                title = None
+            if isinstance(title, str):
+                self.name = f"JSON Schema {title}"
             self._encode = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False,
                                                 default=_json_default).encode("utf-8")
 
@@ -466,18 +550,27 @@ class Serializer:
                 pass  # (a well-known file the pool holds already)
         name = ps.message(message) if message else ps.message_at((0,))
         cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(name.lstrip(".")))
+        self.name = f"message {name.lstrip('.')}"
         indexes = index_path(ps, name)
         from kvlog.schemas.proto_fill import encode_indexes
 
         if self.wire:
             self.prefix += encode_indexes(indexes)
 
+        from google.protobuf.message import Error as ProtobufError
+
         def proto(v: Any) -> bytes:
             if hasattr(v, "SerializeToString"):
-                return bytes(v.SerializeToString())
-            m = cls()
-            fill(m, v)
-            return bytes(m.SerializeToString())
+                if getattr(getattr(v, "DESCRIPTOR", None), "full_name", None) != cls.DESCRIPTOR.full_name:
+                    raise TypeError(f"a {type(v).__name__} message is not a {cls.DESCRIPTOR.full_name}")
+                m = v
+            else:
+                m = cls()
+                fill(m, v)
+            try:
+                return bytes(m.SerializeToString())
+            except ProtobufError as exc:  # (a proto2 message missing a required field)
+                raise ValueError(str(exc)) from None
 
         return proto
 
@@ -487,8 +580,9 @@ class Serializer:
         try:
             return self.prefix + bytes(self._encode(value))
         except (TypeError, ValueError, OverflowError, KeyError) as exc:
-            raise SchemaError(f"a value that does not fit the schema: {exc}", schema_id=self.schema.id,
-                              subject=self.schema.subject) from None
+            raise SchemaError(f"a value that does not fit {self.name}: {exc}",
+                              schema_id=self.schema.id if self.schema.id >= 0 else None,
+                              subject=self.schema.subject, version=self.schema.version) from None
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its schema, the schemas it references and its options (what a Spark task rebuilds it

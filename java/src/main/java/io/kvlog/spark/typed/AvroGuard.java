@@ -25,7 +25,11 @@ final class AvroGuard {
      */
     static int check(Schema writer, byte[] b, int off, int len) {
         AvroGuard g = new AvroGuard(b, off, len);
-        g.walk(writer, 0, "", off);
+        try {
+            g.walk(writer, 0);
+        } catch (ValueException e) {
+            throw e.at(g.p).shifted(-off); // (placed where the walk stopped, counted from the value's start)
+        }
         return g.p - off;
     }
 
@@ -73,15 +77,8 @@ final class AvroGuard {
         };
     }
 
-    private void walk(Schema s, int depth, String path, int base) {
-        try {
-            step(s, depth, path, base);
-        } catch (ValueException e) {
-            throw e.at(path, p - base);
-        }
-    }
-
-    private void step(Schema s, int depth, String path, int base) {
+    /** Walks one value; a failure inside it is placed where the walk stopped, and named from the inside out. */
+    private void walk(Schema s, int depth) {
         if (depth > 128) {
             throw new ValueException(14, "nested deeper than the decoder allows");
         }
@@ -130,11 +127,15 @@ final class AvroGuard {
                 if (i < 0 || i >= s.getTypes().size()) {
                     throw new ValueException(4, "a union branch index out of range");
                 }
-                walk(s.getTypes().get((int) i), depth + 1, path, base);
+                walk(s.getTypes().get((int) i), depth + 1);
             }
             case RECORD -> {
                 for (Schema.Field f : s.getFields()) {
-                    walk(f.schema(), depth + 1, path.isEmpty() ? f.name() : path + "." + f.name(), base);
+                    try {
+                        walk(f.schema(), depth + 1);
+                    } catch (ValueException e) {
+                        throw e.at(p).within(f.name());
+                    }
                 }
             }
             case ARRAY, MAP -> {
@@ -179,7 +180,11 @@ final class AvroGuard {
                                 throw new ValueException(19, "a key given twice in one object or map");
                             }
                         }
-                        walk(item, depth + 1, path + (map ? "{}" : "[]"), base);
+                        try {
+                            walk(item, depth + 1);
+                        } catch (ValueException e) {
+                            throw e.at(p).within(map ? "{}" : "[]");
+                        }
                     }
                 }
             }

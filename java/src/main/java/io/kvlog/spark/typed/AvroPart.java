@@ -19,13 +19,13 @@ import org.apache.spark.sql.types.DataType;
  */
 final class AvroPart extends PartDecoder {
     private final Schema reader;
-    private final boolean checked; // the reader has values whose writing can fail (decimals, durations, millis)
+    private final java.util.Map<Schema, Boolean> checked; // the reader's types whose values' writing can fail
     private BinaryDecoder decoder;
 
     AvroPart(String part, boolean registry, boolean raise, SchemaSource source, Schema reader, DataType type) {
         super(part, registry, raise, source, type);
         this.reader = reader;
-        this.checked = reader.toString().contains("logicalType");
+        this.checked = AvroSpark.checked(reader);
     }
 
     /** A registered Avro schema with the named types of its references. */
@@ -108,9 +108,7 @@ final class AvroPart extends PartDecoder {
         } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
             throw new ValueException(22, "the payload does not decode: " + e);
         }
-        if (checked) {
-            AvroSpark.check(type, reader, datum);
-        }
+        AvroSpark.check(type, reader, datum, checked);
         AvroSpark.write(v, type, reader, datum);
     }
 }

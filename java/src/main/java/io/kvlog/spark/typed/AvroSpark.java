@@ -321,34 +321,66 @@ final class AvroSpark {
     }
 
     /**
+     * The reader's types that hold a value {@link #check} must look at (a decimal, a duration, milliseconds of a
+     * timestamp, a time of day), each type mapped to whether it or a type inside it does: the check walks only
+     * into those.
+     */
+    static Map<Schema, Boolean> checked(Schema reader) {
+        Map<Schema, Boolean> out = new java.util.IdentityHashMap<>();
+        needsCheck(reader, out);
+        return out;
+    }
+
+    private static boolean needsCheck(Schema s, Map<Schema, Boolean> seen) {
+        Boolean known = seen.get(s);
+        if (known != null) {
+            return known;
+        }
+        seen.put(s, Boolean.FALSE); // (a recursive type: its own reference adds nothing)
+        boolean need = switch (s.getType()) {
+            case UNION -> s.getTypes().stream().map(m -> needsCheck(m, seen)).reduce(false, Boolean::logicalOr);
+            case RECORD -> s.getFields().stream().map(f -> needsCheck(f.schema(), seen)).reduce(false, Boolean::logicalOr);
+            case ARRAY -> needsCheck(s.getElementType(), seen);
+            case MAP -> needsCheck(s.getValueType(), seen);
+            default -> {
+                String lt = logical(s);
+                yield lt != null && (lt.equals("decimal") || lt.equals("duration") || lt.startsWith("time-")
+                    || (lt.endsWith("-millis") && !lt.startsWith("time-")));
+            }
+        };
+        seen.put(s, need);
+        return need;
+    }
+
+    /**
      * Throws {@link ValueException} for what {@link #write} cannot write (a decimal past its precision, a duration
      * past int months or days, milliseconds past a long's microseconds), before anything is written: a failed
      * value leaves the columns as they were.
      */
-    static void check(DataType t, Schema s, Object datum) {
-        if (datum == null) {
+    static void check(DataType t, Schema s, Object datum, Map<Schema, Boolean> needed) {
+        if (datum == null || !needed.getOrDefault(s, Boolean.FALSE)) {
             return;
         }
         String lt = logical(s);
         switch (s.getType()) {
             case UNION -> {
                 Schema chosen = s.getTypes().get(GenericData.get().resolveUnion(s, datum));
-                check(t, chosen, datum); // (the member's type is not needed for the checks)
+                check(t, chosen, datum, needed); // (the member's type is not needed for the checks)
             }
             case RECORD -> {
                 IndexedRecord r = (IndexedRecord) datum;
                 for (Schema.Field f : s.getFields()) {
-                    check(t, f.schema(), r.get(f.pos()));
+                    check(t, f.schema(), r.get(f.pos()), needed);
                 }
             }
             case ARRAY -> {
                 for (Object item : (Collection<?>) datum) {
-                    check(t, s.getElementType(), item);
+                    check(t, s.getElementType(), item, needed);
                 }
             }
             case MAP -> {
                 for (Object item : ((Map<?, ?>) datum).values()) {
-                    check(t, s.getValueType(), item);
+                    check(t, s.getValueType(), item, needed);
                 }
             }
             case FIXED, BYTES -> {

@@ -23,6 +23,33 @@ final class ValueException extends RuntimeException {
         return this;
     }
 
+    /** Places the failure at {@code position} (once), with no path yet: {@link #within} builds it outwards. */
+    ValueException at(int position) {
+        if (pos < 0) {
+            field = "";
+            pos = position;
+        }
+        return this;
+    }
+
+    /**
+     * Puts the segment of an enclosing value in front of the path, as the failure passes out through it: a field's
+     * name ({@code a.b}), or {@code []}/{@code {}} for an array's or a map's items; {@code ""} adds nothing.
+     */
+    ValueException within(String segment) {
+        if (segment.isEmpty() || field == null) {
+            return this;
+        }
+        if (field.isEmpty()) {
+            field = segment;
+        } else if (field.startsWith("[") || field.startsWith("{")) {
+            field = segment + field;
+        } else {
+            field = segment + "." + field;
+        }
+        return this;
+    }
+
     /** Moves the position by the bytes of the payload's prefix (read apart from the value). */
     ValueException shifted(int by) {
         if (pos >= 0) {
