@@ -191,6 +191,10 @@ int kv_dec_run(kv_decoder *d, const uint8_t *valid, int64_t bit_offset, const in
                const uint8_t *data, int64_t start, int64_t n, const int32_t *ids)
 {
     int rc;
+    /* the last record's program: a topic's records mostly share one writer schema, so the table is asked only
+       when the id (or Protobuf's message indexes) change */
+    const kv_prog *last = NULL;
+    int32_t last_sid = 0, last_nidx = 0, last_idx[KV_MAX_INDEXES];
     for (int64_t i = start; i < n; i++) {
         int64_t bit = bit_offset + i;
         if (valid && !((valid[bit >> 3] >> (bit & 7)) & 1)) {
@@ -231,7 +235,15 @@ int kv_dec_run(kv_decoder *d, const uint8_t *valid, int64_t bit_offset, const in
                 if (rc) return rc;
                 continue;
             }
-            prog = lookup(d, sid, idx, nidx);
+            if (last && sid == last_sid && nidx == last_nidx
+                && (!nidx || !memcmp(idx, last_idx, (size_t)nidx * sizeof(int32_t)))) {
+                prog = last;
+            } else if ((prog = lookup(d, sid, idx, nidx))) {
+                last = prog;
+                last_sid = sid;
+                last_nidx = nidx;
+                if (nidx) memcpy(last_idx, idx, (size_t)nidx * sizeof(int32_t));
+            }
             if (!prog) {
                 d->stop_index = i;
                 d->need_is_guid = 0;
