@@ -18,8 +18,9 @@ alternately so that a neighbour's load touches both alike):
   plus ``MessageToDict`` per record into ``from_pylist`` (target ≥ 20×);
 * ``json``: JSON Schema-typed documents against ``pyarrow.json.read_json`` of the same documents, newline-
   delimited, with the same explicit schema (target ≥ 1.0×);
-* ``scan``: a typed scan (``value_format="registry"``) of a data directory holding the ``orders`` payloads
-  against the binary scan of the same records (target: the typed scan costs ≤ 1.5× the binary one);
+* ``scan``: a typed scan (``value_format="registry"``) of a data directory holding the ``orders`` (and the
+  ``simple``) payloads, all of Spark's Kafka-source columns, against the binary scan of the same records, one
+  thread and the default (target: the typed scan costs ≤ 1.5× the binary one);
 * ``point``: one record decoded at a time (a 1-row column), kvlog against fastavro's ``schemaless_reader`` of one
   payload: the per-call cost.
 
@@ -306,30 +307,34 @@ def json_case(n: int, repeat: int, work: Path) -> list[dict[str, Any]]:
 def scan_case(n: int, repeat: int, work: Path) -> list[dict[str, Any]]:
     import kvlog
 
-    payloads, schema = avro_input("orders", n, work / "scan-input")
-    root = work / "scan"
-    mgr = kvlog.LogManager(root)
-    mgr.create_topic("_schemas", 1)
-    mgr.create_topic("orders", 2)
-    key = b'{"keytype":"SCHEMA","subject":"orders-value","version":1,"magic":1}'
-    value = json.dumps({"subject": "orders-value", "version": 1, "id": 1, "schema": schema, "deleted": False},
-                       separators=(",", ":")).encode()
-    mgr.log("_schemas", 0).append([kvlog.Record(key, value, 0)])
-    for p in range(2):
-        part = payloads[p::2]
-        for k in range(0, len(part), 1000):
-            mgr.log("orders", p).append([kvlog.Record(None, v, 1_700_000_000_000) for v in part[k:k + 1000]])
-    mgr.close()
+    out = []
+    for kind in ("orders", "simple"):
+        payloads, schema = avro_input(kind, n, work / f"scan-input-{kind}")
+        root = work / f"scan-{kind}"
+        mgr = kvlog.LogManager(root)
+        mgr.create_topic("_schemas", 1)
+        mgr.create_topic("t", 2)
+        key = '{"keytype":"SCHEMA","subject":"t-value","version":1,"magic":1}'.encode()
+        value = json.dumps({"subject": "t-value", "version": 1, "id": 1, "schema": schema, "deleted": False},
+                           separators=(",", ":")).encode()
+        mgr.log("_schemas", 0).append([kvlog.Record(key, value, 0)])
+        for p in range(2):
+            part = payloads[p::2]
+            for k in range(0, len(part), 1000):
+                mgr.log("t", p).append([kvlog.Record(None, v, 1_700_000_000_000) for v in part[k:k + 1000]])
+        mgr.close()
+        for threads in (1, None):
+            def binary() -> None:
+                kvlog.scan(str(root), "t", threads=threads).read_all()
 
-    def binary() -> None:
-        kvlog.scan(str(root), "orders", columns=["offset", "value"], threads=1).read_all()
+            def typed() -> None:
+                kvlog.scan(str(root), "t", value_format="registry", threads=threads).read_all()
 
-    def typed() -> None:
-        kvlog.scan(str(root), "orders", columns=["offset", "value"], value_format="registry", threads=1).read_all()
-
-    t = alternate({"binary": binary, "typed": typed}, repeat)
-    return [{"case": "scan orders, one thread", "rows": n, "binary_s": t["binary"], "typed_s": t["typed"],
-             "typed_over_binary": t["typed"] / t["binary"]}]
+            t = alternate({"binary": binary, "typed": typed}, repeat)
+            out.append({"case": f"scan {kind}, {'one thread' if threads == 1 else 'default threads'}", "rows": n,
+                        "binary_s": t["binary"], "typed_s": t["typed"], "typed_over_binary": t["typed"] / t["binary"],
+                        "binary_rows_per_s": n / t["binary"], "typed_rows_per_s": n / t["typed"]})
+    return out
 
 
 CASES = {"avro": avro_case, "protobuf": protobuf_case, "json": json_case, "scan": scan_case}

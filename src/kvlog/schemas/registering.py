@@ -344,7 +344,7 @@ class SchemasTopicWriter(SchemaSource):
 
     # ---------------------------------------------------------------------------------------- writing
     def _append(self, key: dict[str, Any], value: dict[str, Any] | None) -> None:
-        import kvlog
+        from kvlog.records import Record
 
         if not self._started:  # a registry instance writes a NOOP at start-up, before its first write
             self._started = True
@@ -352,7 +352,7 @@ class SchemasTopicWriter(SchemaSource):
         k = _compact(key)
         v = None if value is None else _compact(value)
         offset = self.log.log_end_offset
-        self.log.append([kvlog.Record(k, v, int(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000))])
+        self.log.append([Record(k, v, int(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000))])
         self.state.apply(k, v, offset)
 
     def register(self, subject: str, schema: str, schema_type: str = "AVRO",
@@ -606,7 +606,7 @@ class Serializer:
                 headers: Iterable[Sequence[tuple[str, bytes]]] | None = None) -> list[Any]:
         """:class:`kvlog.Record` s for ``Log.append``: each value serialized, with its key (serialized by
         ``key_serializer`` when given, else bytes or None), timestamp (default: now) and headers."""
-        import kvlog
+        from kvlog.records import Record
 
         vals = list(values)
         n = len(vals)
@@ -616,7 +616,7 @@ class Serializer:
         hs: list[Sequence[tuple[str, bytes]]] = [()] * n if headers is None else list(headers)
         if not len(ks) == len(ts) == len(hs) == n:
             raise SchemaError(f"{n} values but {len(ks)} keys, {len(ts)} timestamps and {len(hs)} header lists")
-        return [kvlog.Record(key_serializer(k) if key_serializer is not None else k, self(v), t, tuple(h))
+        return [Record(key_serializer(k) if key_serializer is not None else k, self(v), t, tuple(h))
                 for v, k, t, h in zip(vals, ks, ts, hs)]
 
 

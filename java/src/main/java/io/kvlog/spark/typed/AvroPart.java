@@ -21,6 +21,9 @@ final class AvroPart extends PartDecoder {
     private final Schema reader;
     private final java.util.Map<Schema, Boolean> checked; // the reader's types whose values' writing can fail
     private BinaryDecoder decoder;
+    private Object reuse; // the last value read: its records, arrays and maps are filled again by the next
+    private Direct direct; // the reader's compiled walk, made when a writer first is the reader
+    private final AvroDirect.Cursor cursor = new AvroDirect.Cursor();
 
     AvroPart(String part, boolean registry, boolean raise, SchemaSource source, Schema reader, DataType type) {
         super(part, registry, raise, source, type);
@@ -57,6 +60,10 @@ final class AvroPart extends PartDecoder {
     private record Raw(boolean utf8) {
     }
 
+    /** A writer schema that is the reader schema: read by {@link AvroDirect}'s compiled walk. */
+    private record Direct(AvroDirect.Node node) {
+    }
+
     @Override
     Object prepare(RegisteredSchema writer) {
         if (!writer.type().equals("AVRO")) {
@@ -75,6 +82,12 @@ final class AvroPart extends PartDecoder {
             }
             return new Raw(r.getType() == Schema.Type.STRING);
         }
+        if (w.equals(reader)) {
+            if (direct == null) {
+                direct = new Direct(AvroDirect.compile(reader, type));
+            }
+            return direct;
+        }
         return new State(w, new GenericDatumReader<>(w, reader));
     }
 
@@ -92,6 +105,23 @@ final class AvroPart extends PartDecoder {
             v.appendByteArray(b, off, len);
             return;
         }
+        if (state instanceof Direct d) {
+            AvroDirect.Cursor c = cursor;
+            c.b = b;
+            c.p = off;
+            c.end = off + len;
+            try {
+                d.node().check(c);
+            } catch (ValueException e) {
+                throw e.at(c.p).shifted(-off);
+            }
+            if (c.p != off + len) {
+                throw new ValueException(8, "bytes left after the value").at("", c.p - off);
+            }
+            c.p = off;
+            d.node().write(c, v);
+            return;
+        }
         State s = (State) state;
         int used = AvroGuard.check(s.writer(), b, off, len);
         if (used != len) {
@@ -100,7 +130,8 @@ final class AvroPart extends PartDecoder {
         Object datum;
         try {
             decoder = DecoderFactory.get().binaryDecoder(b, off, len, decoder);
-            datum = s.datums().read(null, decoder);
+            datum = s.datums().read(reuse, decoder);
+            reuse = datum; // (written into the columns before the next read; nothing keeps it)
         } catch (EOFException e) {
             throw new ValueException(1, "the payload ends inside a value (truncated)");
         } catch (AvroTypeException e) {
