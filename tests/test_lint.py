@@ -64,7 +64,7 @@ LAYERS = [
     ("data directories", {"kvlog.mirror", "kvlog.manager", "kvlog.topic_configs"}),
     ("tiered view", {"kvlog.tiered"}),
     ("over the partition log", {"kvlog.internal_topics", "kvlog.cleaner", "kvlog.timestamps", "kvlog.verify",
-                                "kvlog.repair"}),
+                                "kvlog.repair", "kvlog.cluster"}),
     ("the partition log", {"kvlog.log"}),
     ("segments", {"kvlog.segment", "kvlog.damage"}),
     ("audits", {"kvlog.batch_audit", "kvlog.epoch_audit"}),

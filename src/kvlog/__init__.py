@@ -18,6 +18,7 @@ from kvlog.log import (
 )
 from kvlog.txn_index import AbortedTxn
 from kvlog.manager import LogManager
+from kvlog.cluster import Cluster
 from kvlog.tiered import view as _tiered_view  # noqa: F401  (registers with Log.open(remote_storage=...))
 from kvlog.scanning import Scan, ScanStats, scan
 from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
@@ -31,6 +32,7 @@ from kvlog.errors import (
     DecompressionLimitError,
     DeserializationError,
     DirectoryNotFoundError,
+    DivergentReplicasError,
     InconsistentTopicIdError,
     InvalidOffsetError,
     InvalidProducerEpochError,
@@ -79,6 +81,7 @@ __all__ = [
     "LogConfig",
     "Log",
     "LogManager",
+    "Cluster",
     "Scan",
     "ScanStats",
     "scan",
@@ -116,6 +119,7 @@ __all__ = [
     "SchemaNotFoundError",
     "SchemaRegistryError",
     "DeserializationError",
+    "DivergentReplicasError",
     "InvalidTimestampError",
     "LogLockedError",
     "LogIOError",

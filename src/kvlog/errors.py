@@ -391,3 +391,16 @@ class DeserializationError(KvlogError, ValueError):
         if schema_id is not None:
             where.append(f"schema id {schema_id}")
         super().__init__(f"{part}: {message} ({', '.join(where)})" if where else f"{part}: {message}")
+
+
+class DivergentReplicasError(KvlogError, ValueError):
+    """Replicas of one partition whose histories part (an unclean leader election, a replica restored from an
+    older copy): they hold different records at the same offsets, so no one answer is the partition's.
+    ``topic``, ``partition`` and ``replicas`` (their partition directories, the one a read would choose
+    first) say which; the message says from which offset each parts."""
+
+    def __init__(self, message: str, *, topic: str, partition: int, replicas: list[str]) -> None:
+        self.topic = topic
+        self.partition = partition
+        self.replicas = replicas
+        super().__init__(message)

@@ -49,6 +49,7 @@ from kvlog.scan_predicates import Or as Or, Predicate as Predicate, timestamp_ns
 from kvlog.scan_predicates import columns_of, evaluate, ms_bound, partition_excluded
 
 if TYPE_CHECKING:
+    from kvlog.cluster import Cluster
     from kvlog.log import Log
     from kvlog.schemas.formats import FormatLike
     from kvlog.schemas.typed_columns import TypedColumns
@@ -349,9 +350,13 @@ def narrow(log: Log, start: int, end: int, ts_lo: int | None) -> int:
     return end if found is None else max(start, min(found.offset, end))
 
 
-def plan_range(log: Log, topic: str, partition: int, bounds: Bounds, read_committed: bool) -> PartitionRange:
-    """The offsets of ``log`` a scan with ``bounds`` reads, found through its indexes (nothing decoded)."""
+def plan_range(log: Log, topic: str, partition: int, bounds: Bounds, read_committed: bool,
+               end_cap: int | None = None) -> PartitionRange:
+    """The offsets of ``log`` a scan with ``bounds`` reads, found through its indexes (nothing decoded);
+    ``end_cap``: where a replica of a cluster stops (what the cluster committed, :mod:`kvlog.cluster`)."""
     end = log.last_stable_offset if read_committed else log.log_end_offset
+    if end_cap is not None:
+        end = min(end, end_cap)
     start = log.log_start_offset
     if bounds.offset_lo is not None:
         start = max(start, bounds.offset_lo)
@@ -361,7 +366,7 @@ def plan_range(log: Log, topic: str, partition: int, bounds: Bounds, read_commit
     return PartitionRange(topic, partition, start, max(start, end))
 
 
-Source = Union[str, "os.PathLike[str]", "Log", "LogManager"]
+Source = Union[str, "os.PathLike[str]", "Log", "LogManager", "Cluster", Sequence[Union[str, "os.PathLike[str]"]]]
 
 
 class _Opened:
@@ -372,11 +377,22 @@ class _Opened:
         from kvlog.log import Log
         from kvlog.manager import LogManager
 
+        from kvlog.cluster import Cluster
+
         self.log: Log | None = None
         self.manager: LogManager | None = None
+        self.cluster: Cluster | None = None
         self._owned = False
         self._open_logs: list[Log] = []
-        if isinstance(source, Log):
+        if isinstance(source, Cluster):
+            self.cluster = source
+        elif isinstance(source, (list, tuple)):
+            if backup_run is not None or remote_storage is not None or remote_log_metadata is not None:
+                raise ConfigError("several data directories are read as one cluster: backup_run and "
+                                  "remote_storage apply to one directory")
+            self._owned = True
+            self.cluster = Cluster(source)
+        elif isinstance(source, Log):
             self.log = source
         elif isinstance(source, LogManager):
             self.manager = source
@@ -390,10 +406,15 @@ class _Opened:
                 self.manager = LogManager(source, read_only=True, backup_run=backup_run,
                                           remote_storage=remote_storage, remote_log_metadata=remote_log_metadata)
         else:
-            raise TypeError(f"a scan reads a data directory, a partition directory (a path or a URI), a LogManager "
-                            f"or a Log, not {type(source).__name__}")
+            raise TypeError(f"a scan reads a data directory, a partition directory (a path or a URI), several "
+                            f"brokers' data directories (a list), a LogManager, a Cluster or a Log, not "
+                            f"{type(source).__name__}")
 
     def partitions(self, topics: tuple[str, ...] | None) -> list[tuple[str, int]]:
+        if self.cluster is not None:
+            names = ([t for t in self.cluster.topics() if not t.startswith("__")] if topics is None
+                     else list(dict.fromkeys(topics)))
+            return [(t, p) for t in names for p in self.cluster.partitions(t)]
         if self.log is not None:
             if topics is not None and self.log.topic not in topics:
                 raise UnknownTopicOrPartitionError(f"no topic {topics[0]!r} in {self.log.dir} (it holds "
@@ -407,14 +428,22 @@ class _Opened:
         return [(t, p) for t in names for p in self.manager.partitions(t)]
 
     def open(self, topic: str, partition: int) -> Log:
+        if self.cluster is not None:
+            return self.cluster.log(topic, partition)
         log = self.log if self.log is not None else cast("LogManager", self.manager).log(topic, partition)
         if not self._owned and log.read_only:
             log.refresh()  # a log the caller keeps open: what its writer appended since is read too
         return log
 
+    def end_cap(self, topic: str, partition: int) -> int | None:
+        """Where a cluster's partition stops (None: a single directory's log is read to its end)."""
+        return None if self.cluster is None else self.cluster.end_offset(topic, partition)
+
     def close(self) -> None:
         if not self._owned:
             return
+        if self.cluster is not None:
+            self.cluster.close()
         if self.log is not None:
             self.log.close()
         if self.manager is not None:
@@ -616,9 +645,14 @@ class Scan:
 
     def __repr__(self) -> str:
         o = self._opts
-        src = getattr(self._source, "dir", None) or getattr(self._source, "root", None) or os.fspath(
-            cast(Any, self._source))
-        shown = storage.canonical(src) if storage.is_remote(src) else src
+        if isinstance(self._source, (list, tuple)) or hasattr(self._source, "directories"):
+            roots = ([d.root for d in self._source.directories] if hasattr(self._source, "directories")
+                     else [os.fspath(r) for r in self._source])
+            shown: Any = [storage.canonical(r) if storage.is_remote(r) else r for r in roots]
+        else:
+            src = getattr(self._source, "dir", None) or getattr(self._source, "root", None) or os.fspath(
+                cast(Any, self._source))
+            shown = storage.canonical(src) if storage.is_remote(src) else src
         return (f"kvlog.Scan({shown!r}, topics={list(o.topics) if o.topics else 'all'}, columns={list(o.columns)}, "
                 f"pushed: {o.bounds.describe()}{', read_committed' if o.read_committed else ''})")
 
@@ -631,7 +665,7 @@ class Scan:
             for topic, partition in opened.partitions(self._opts.topics):
                 if self._opts.bounds.admits_partition(topic, partition):
                     out.append(plan_range(opened.open(topic, partition), topic, partition, self._opts.bounds,
-                                          self._opts.read_committed))
+                                          self._opts.read_committed, opened.end_cap(topic, partition)))
             return out
         finally:
             opened.close()
@@ -682,7 +716,7 @@ class Scan:
         o = self._opts
         for topic, partition in work:
             log = opened.open(topic, partition)
-            r = plan_range(log, topic, partition, o.bounds, o.read_committed)
+            r = plan_range(log, topic, partition, o.bounds, o.read_committed, opened.end_cap(topic, partition))
             self.stats.partitions += 1
             for batch in self._read(log, r, self.stats):
                 self.stats.rows += batch.num_rows
@@ -717,7 +751,7 @@ class Scan:
                         if tp is None:
                             break
                         log = opened.open(*tp)
-                    r = plan_range(log, tp[0], tp[1], o.bounds, o.read_committed)
+                    r = plan_range(log, tp[0], tp[1], o.bounds, o.read_committed, opened.end_cap(*tp))
                     stats.partitions += 1
                     for batch in self._read(log, r, stats):
                         stats.rows += batch.num_rows

@@ -96,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "directory: batch framing and CRCs, offset order, offset/time index "
                                    "entries, leftover files, checkpoint files. Nothing is written. Exit "
                                    "status 1 when anything is wrong.")
-    v.add_argument("path", help="a partition directory or a data directory")
+    v.add_argument("path", nargs="+", help="a partition directory or a data directory; the data directories of "
+                                           "a cluster's brokers: each checked, and their replicas checked "
+                                           "against each other")
     v.add_argument("--json", action="store_true", help="print a JSON report")
     add_remote_storage_options(v)
     v.set_defaults(func=cmd_verify)
@@ -118,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Print the earliest offset whose timestamp is >= T - MARGIN, and "
                                    "its timestamp (-1 -1 when no record is that recent). For a data "
                                    "directory one line per partition: topic partition offset timestamp.")
-    o.add_argument("path", help="a partition directory or a data directory")
+    o.add_argument("path", nargs="+", help="a partition directory or a data directory; the data directories of "
+                                           "a cluster's brokers, read as one cluster")
     o.add_argument("--timestamp", metavar="T", type=_timestamp_arg,
                    help="epoch milliseconds, ISO-8601 (2024-05-01T12:00:00Z), earliest, latest or max")
     o.add_argument("--margin", type=_non_negative, default=0, metavar="MS",

@@ -95,8 +95,9 @@ def add_groups_parser(sub: Any) -> None:
                                    "offset and lag where the data directory holds the partition. With "
                                    "--share, replay __share_group_state the way the share coordinator loads "
                                    "it and print each share group's start offset per partition instead.")
-    g.add_argument("root", help="a broker's data directory (or one __consumer_offsets-N or, with --share, "
-                                "__share_group_state-N directory)")
+    g.add_argument("root", nargs="+", help="a broker's data directory (or one __consumer_offsets-N or, with "
+                                           "--share, __share_group_state-N directory); the data directories of "
+                                           "a cluster's brokers, read as one cluster")
     g.add_argument("--group", metavar="G", help="only this group")
     g.add_argument("--as-of", metavar="TIME", type=_time_arg,
                    help="the state at this time (epoch ms or ISO-8601) instead of the latest")
@@ -106,7 +107,22 @@ def add_groups_parser(sub: Any) -> None:
     g.set_defaults(func=cmd_groups)
 
 
-def _end_offsets(root: str, as_of: int | None, wanted: set[tuple[str, int]]) -> dict[tuple[str, int], int]:
+def _end_offsets(root: Any, as_of: int | None, wanted: set[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    if isinstance(root, list):  # a cluster: each partition's committed end, from the replica read
+        from kvlog.cluster import Cluster
+
+        cluster_out: dict[tuple[str, int], int] = {}
+        with Cluster(root) as cluster:
+            for topic, n in sorted(wanted):
+                try:
+                    log, end = cluster.log(topic, n), cluster.end_offset(topic, n)
+                except KvlogError:
+                    continue
+                if as_of is not None:
+                    hit = log.offset_for_timestamp(as_of + 1)
+                    end = min(end, hit.offset) if hit is not None else end
+                cluster_out[(topic, n)] = end
+        return cluster_out
     out = {}
     for topic in sorted({t for t, _ in wanted}):
         for path, n in partition_dirs(root, topic):
@@ -122,7 +138,11 @@ def _end_offsets(root: str, as_of: int | None, wanted: set[tuple[str, int]]) -> 
 
 
 def cmd_groups(args: argparse.Namespace) -> int:
+    args.root = args.root[0] if len(args.root) == 1 else args.root
     if args.share:
+        if isinstance(args.root, list):
+            raise UsageError("--share reads one data directory: give one broker's (every broker's copy of "
+                             "__share_group_state is the same state)")
         return cmd_share_groups(args)
     states = replay(args.root, as_of=args.as_of, group=args.group)
     problems = [p for s in states for p in s.problems]

@@ -16,6 +16,58 @@ __all__ = ["PartitionReport", "Problem", "cmd_verify", "verify_partition", "veri
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    if len(args.path) > 1:
+        return _verify_cluster(args)
+    args.path = args.path[0]
+    return _verify_one(args)
+
+
+def _verify_cluster(args: argparse.Namespace) -> int:
+    """Each directory as ``kvlog verify`` checks one, then every partition's replicas against each other
+    (kvlog.cluster): diverged replicas are errors, contradicting epoch histories warnings."""
+    import io
+    import sys
+    from contextlib import redirect_stdout
+
+    from kvlog.cluster import Cluster
+
+    paths = list(args.path)
+    outs, statuses = [], []
+    for path in paths:
+        args.path = path
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            statuses.append(_verify_one(args))
+        outs.append(buf.getvalue())
+    args.path = paths
+    diverged: list[str] = []
+    with Cluster(paths, divergent="newest") as cluster:
+        for topic in cluster.topics():
+            for n in cluster.partitions(topic):
+                part = cluster.partition(topic, n)
+                diverged += [f"{topic}-{n}: {r.directory.name} holds offsets {at}..{r.log_end} (leader epoch "
+                             f"{r.latest_epoch}) that {part.chosen.directory.name} (leader epoch "
+                             f"{part.chosen.latest_epoch}) does not" for r, at in part.diverged]
+        problems = list(cluster.problems)
+    ok = not any(statuses) and not diverged
+    if args.json:
+        _out(json.dumps({"ok": ok, "paths": [storage.normalize(p) for p in paths],
+                         "directories": [json.loads(o) for o in outs],
+                         "cluster": {"diverged": diverged, "warnings": problems}}, indent=1))
+        return 0 if ok else 1
+    for path, text in zip(paths, outs):
+        _out(f"== {path}")
+        sys.stdout.write(text)
+    _out("== the replicas against each other")
+    for d in diverged:
+        _out(f"  error: replicas diverged: {d}")
+    for p in problems:
+        _out(f"  warning: {p}")
+    _out(f"cross-checked the replicas: {len(diverged)} diverged, {len(problems)} warnings")
+    return 0 if ok else 1
+
+
+def _verify_one(args: argparse.Namespace) -> int:
     from kvlog.backup.check import is_backup, verify_backup
 
     reports, root_problems = verify_path(args.path)

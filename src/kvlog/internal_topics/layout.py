@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import cast
 
 from kvlog import _files, _io, storage
-from kvlog.errors import DirectoryNotFoundError
+from kvlog.errors import DirectoryNotFoundError, UnknownTopicOrPartitionError
 from kvlog.log import Log
 from kvlog.records import RecordBatch
 
@@ -22,11 +23,22 @@ __all__ = ["partition_batches", "partition_dirs", "read_batches"]
 READ_BYTES = 8 << 20
 
 
-def partition_dirs(root: str | os.PathLike[str], topic: str) -> list[tuple[str, int]]:
+def partition_dirs(root: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+                   topic: str) -> list[tuple[str, int]]:
     """``(directory, partition)`` of every ``<topic>-<N>`` directory in a data directory, by partition;
-    ``root`` may also be one partition directory of ``topic`` itself. A URI root gives URIs that keep its
-    query (the store's options), so they can be handed to Spark executors."""
-    text = os.fspath(root)
+    ``root`` may also be one partition directory of ``topic`` itself, or the data directories of a cluster's
+    brokers (a list: each partition's replica as :class:`kvlog.cluster.Cluster` chooses it). A URI root
+    gives URIs that keep its query (the store's options), so they can be handed to Spark executors."""
+    if isinstance(root, (list, tuple)):
+        from kvlog.cluster import Cluster
+
+        with Cluster(root) as cluster:
+            try:
+                numbers = cluster.partitions(topic)
+            except UnknownTopicOrPartitionError:
+                return []
+            return [(cluster.partition(topic, n).chosen.path, n) for n in numbers]
+    text = os.fspath(cast("str | os.PathLike[str]", root))
     path = storage.normalize(text)
     base = text if storage.is_remote(text) else path
     if not _io.fs.isdir(path):

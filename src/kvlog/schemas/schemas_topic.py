@@ -75,6 +75,23 @@ class SchemasTopic(SchemaSource):
         from kvlog.log import Log
         from kvlog.manager import LogManager
 
+        if isinstance(source, (list, tuple)) or hasattr(source, "directories"):  # a cluster's directories
+            from kvlog.cluster import Cluster
+
+            cluster = source if isinstance(source, Cluster) else Cluster(source)
+            try:
+                log = cluster.log(topic, 0)
+                table = log.to_arrow(end_offset=cluster.end_offset(topic, 0))
+            except UnknownTopicOrPartitionError:
+                raise SchemaNotFoundError(f"{cluster.describe()} holds no {topic} topic (a schema registry's own "
+                                          f"topic): give schemas= another source") from None
+            finally:
+                if cluster is not source:
+                    cluster.close()
+            out = cls(f"the {topic} topic of {cluster.describe()}")
+            out.apply_many(zip(table.column("key").to_pylist(), table.column("value").to_pylist(),
+                               table.column("offset").to_pylist()))
+            return out
         shown = getattr(source, "dir", None) or getattr(source, "root", None) or source
         try:
             shown = os.fspath(shown)

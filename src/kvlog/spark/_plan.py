@@ -307,9 +307,21 @@ def input_paths(options: Mapping[str, str]) -> list[str]:
     return paths
 
 
-def discover(paths: list[str]) -> dict[tuple[str, int], str]:
-    """Partition directories under each path; a path may itself be one ``topic-N`` directory."""
-    found: dict[tuple[str, int], str] = {}
+class Found(dict):  # type: ignore[type-arg]
+    """``{(topic, partition): path}``, and ``caps``: where a partition replicated in several of the paths (a
+    cluster's brokers) stops, as :class:`kvlog.cluster.Cluster` chose its replica and committed end."""
+
+    caps: dict[tuple[str, int], int]
+
+
+def discover(paths: list[str]) -> Found:
+    """Partition directories under each path; a path may itself be one ``topic-N`` directory. A partition in
+    several data directories (a cluster's brokers) is read from the replica :class:`kvlog.cluster.Cluster`
+    chooses, up to what the cluster committed."""
+    found = Found()
+    found.caps = {}
+    replicated: set[tuple[str, int]] = set()
+    data_dirs: list[str] = []
     for raw in paths:
         path = storage.normalize(raw)
         remote = storage.is_remote(path)
@@ -338,10 +350,27 @@ def discover(paths: list[str]) -> dict[tuple[str, int], str]:
                 tp = _files.parse_partition_dir(n)
                 assert tp is not None
                 candidates[tp] = full
+        is_data_dir = not (_is_partition_dir_name(os.path.basename(path)) and (own_segments or not children))
+        if is_data_dir:
+            data_dirs.append(raw)
         for tp, p in candidates.items():
             if tp in found and found[tp] != p:
-                raise ConfigError(f"partition {tp[0]}-{tp[1]} is in both {found[tp]} and {p}")
+                if not is_data_dir or found[tp] in paths:
+                    raise ConfigError(f"partition {tp[0]}-{tp[1]} is in both {found[tp]} and {p}: give the "
+                                      "data directories of a cluster's brokers to read its replicas as one")
+                replicated.add(tp)
+                continue
             found[tp] = p
+    if replicated:
+        from kvlog.cluster import Cluster
+
+        with Cluster(data_dirs) as cluster:
+            for tp in sorted(replicated):
+                part = cluster.partition(*tp)
+                chosen = part.chosen.path
+                found[tp] = next((storage.join(r, os.path.basename(chosen)) for r in data_dirs
+                                  if storage.normalize(r) == part.chosen.directory.root), chosen)
+                found.caps[tp] = part.end
     return found
 
 
@@ -433,15 +462,19 @@ def open_read_only(path: str, on_damage: str = "raise", backup_run: int | None =
 
 
 def read_bounds(path: str, read_committed: bool, remote: RemoteSpec | None = None,
-                cache: dict[str, Any] | None = None) -> LogBounds:
+                cache: dict[str, Any] | None = None, cap: int | None = None) -> LogBounds:
     with open_read_only(path, remote=remote, cache=cache) as log:
-        return bounds(log, read_committed)
+        return bounds(log, read_committed, cap)
 
 
-def bounds(log: Log, read_committed: bool) -> LogBounds:
+def bounds(log: Log, read_committed: bool, cap: int | None = None) -> LogBounds:
+    """``cap``: a cluster's committed end of the partition (:func:`discover`), past which a replica's records
+    are not read."""
     end = log.log_end_offset
     if read_committed:
         end = log.last_stable_offset
+    if cap is not None:
+        end = min(end, cap)
     return LogBounds(log.log_start_offset, end, log.log_end_offset, remote_pieces(log))
 
 
@@ -529,7 +562,8 @@ def plan_batch(options: Mapping[str, str]) -> tuple[ReadOptions, list[OffsetRang
     """Parse the options, find the partitions and resolve each one's offset range (driver side)."""
     opts = ReadOptions.parse(options)
     paths = input_paths(options)
-    chosen = select(discover(paths), opts, paths)
+    found = discover(paths)
+    chosen = select(found, opts, paths)
     tps = sorted(chosen)
     starts = _pick(opts.starting, opts.starting_by_timestamp, opts.starting_timestamp, tps, "starting")
     ends = _pick(opts.ending, opts.ending_by_timestamp, opts.ending_timestamp, tps, "ending")
@@ -537,7 +571,7 @@ def plan_batch(options: Mapping[str, str]) -> tuple[ReadOptions, list[OffsetRang
     cache: dict[str, Any] = {}  # __remote_log_metadata replayed once per plan
     for tp in tps:
         with open_read_only(chosen[tp], backup_run=opts.backup_run, remote=opts.remote, cache=cache) as log:
-            b = bounds(log, opts.read_committed)
+            b = bounds(log, opts.read_committed, found.caps.get(tp))
             start = resolve_start(log, b, starts[tp], opts, tp)
             end = resolve_end(log, b, ends[tp])
             start, end = check_range(tp, start, end, b, opts.fail_on_data_loss)

@@ -237,18 +237,22 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.include_headers = include_headers
         self.opts = ReadOptions.parse(self.options, streaming=True)
         self._target: dict[tuple[str, int], int] | None = None
+        self._caps: dict[tuple[str, int], int] = {}
         self._clock = time.monotonic
         self._last_trigger = self._clock()
 
     def _logs(self, strict: bool = False) -> dict[tuple[str, int], str]:
         """The partitions read; ``strict`` (where a query starts) makes a subscribed topic that does not
-        exist an error. Later triggers leave a topic that went away to ``failOnDataLoss``."""
+        exist an error. Later triggers leave a topic that went away to ``failOnDataLoss``. A cluster's
+        committed ends are kept in ``self._caps``."""
         paths = _plan.input_paths(self.options)
-        return _plan.select(_plan.discover(paths), self.opts, paths, strict=strict)
+        found = _plan.discover(paths)
+        self._caps = found.caps
+        return _plan.select(found, self.opts, paths, strict=strict)
 
     def _bounds(self) -> dict[tuple[str, int], _plan.LogBounds]:
         cache: dict[str, Any] = {}
-        return {tp: _plan.read_bounds(path, self.opts.read_committed, self.opts.remote, cache)
+        return {tp: _plan.read_bounds(path, self.opts.read_committed, self.opts.remote, cache, self._caps.get(tp))
                 for tp, path in self._logs().items()}
 
     def initialOffset(self) -> dict[str, dict[str, int]]:
@@ -260,7 +264,7 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         cache: dict[str, Any] = {}
         for tp in tps:
             with _plan.open_read_only(chosen[tp], remote=self.opts.remote, cache=cache) as log:
-                b = _plan.bounds(log, self.opts.read_committed)
+                b = _plan.bounds(log, self.opts.read_committed, self._caps.get(tp))
                 start = _plan.resolve_start(log, b, how[tp], self.opts, tp)
             offsets[tp] = _plan.check_range(tp, start, max(start, b.end), b, self.opts.fail_on_data_loss)[0]
         return _offsets_json(offsets)
