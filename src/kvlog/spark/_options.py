@@ -30,7 +30,7 @@ READ_OPTIONS: tuple[str, ...] = (
     "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay",
     "kafka.isolation.level", "includeInternalTopics", "kafka.exclude.internal.topics",
     "kvlog.chunkBytes", "kvlog.maxRowsPerBatch", "kvlog.verifyChecksums", "kvlog.aggregatePushdown",
-    "kvlog.completeAggregateBatches", "kvlog.backupRun",
+    "kvlog.completeAggregateBatches", "kvlog.backupRun", "kvlog.divergentReplicas",
     "kvlog.remoteStorage.layout", "kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath",
     "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs",
     # typed keys and values (kvlog.spark.typed)

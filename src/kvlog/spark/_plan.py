@@ -157,6 +157,7 @@ class ReadOptions:
     max_rows_per_batch: int = 10_000
     backup_run: int | None = None
     remote: RemoteSpec | None = None
+    divergent: str = "raise"  # kvlog.divergentReplicas: a cluster's diverged replicas (kvlog.cluster)
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool = False) -> "ReadOptions":
@@ -239,6 +240,9 @@ class ReadOptions:
         # The JVM source may serve offsets-only columns from batch headers unless this is true; this source
         # always reads batches whole (CRC checked), so the options are only validated here.
         _bool(opts, "kvlog.verifychecksums", False)
+        divergent = str(opts.get("kvlog.divergentreplicas", "raise")).strip().lower()
+        if divergent not in ("raise", "newest"):
+            raise ConfigError(f"option kvlog.divergentReplicas={divergent!r}: it is raise or newest")
         _bool(opts, "kvlog.aggregatepushdown", True)  # the JVM source's; Python sources take no aggregates
         if opts.get("kvlog.completeaggregatebatches") is not None and \
                 not str(opts["kvlog.completeaggregatebatches"]).strip().isdigit():
@@ -281,6 +285,7 @@ class ReadOptions:
             max_rows_per_batch=_positive(opts, "kvlog.maxrowsperbatch") or 10_000,
             backup_run=backup_run,
             remote=RemoteSpec.parse(opts),
+            divergent=divergent,
         )
 
 
@@ -314,7 +319,7 @@ class Found(dict):  # type: ignore[type-arg]
     caps: dict[tuple[str, int], int]
 
 
-def discover(paths: list[str]) -> Found:
+def discover(paths: list[str], divergent: str = "raise") -> Found:
     """Partition directories under each path; a path may itself be one ``topic-N`` directory. A partition in
     several data directories (a cluster's brokers) is read from the replica :class:`kvlog.cluster.Cluster`
     chooses, up to what the cluster committed."""
@@ -364,7 +369,7 @@ def discover(paths: list[str]) -> Found:
     if replicated:
         from kvlog.cluster import Cluster
 
-        with Cluster(data_dirs) as cluster:
+        with Cluster(data_dirs, divergent=divergent) as cluster:
             for tp in sorted(replicated):
                 part = cluster.partition(*tp)
                 chosen = part.chosen.path
@@ -562,7 +567,7 @@ def plan_batch(options: Mapping[str, str]) -> tuple[ReadOptions, list[OffsetRang
     """Parse the options, find the partitions and resolve each one's offset range (driver side)."""
     opts = ReadOptions.parse(options)
     paths = input_paths(options)
-    found = discover(paths)
+    found = discover(paths, opts.divergent)
     chosen = select(found, opts, paths)
     tps = sorted(chosen)
     starts = _pick(opts.starting, opts.starting_by_timestamp, opts.starting_timestamp, tps, "starting")

@@ -246,7 +246,7 @@ class KvlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         exist an error. Later triggers leave a topic that went away to ``failOnDataLoss``. A cluster's
         committed ends are kept in ``self._caps``."""
         paths = _plan.input_paths(self.options)
-        found = _plan.discover(paths)
+        found = _plan.discover(paths, self.opts.divergent)
         self._caps = found.caps
         return _plan.select(found, self.opts, paths, strict=strict)
 

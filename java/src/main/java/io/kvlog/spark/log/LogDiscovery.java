@@ -57,8 +57,27 @@ public final class LogDiscovery {
         return found;
     }
 
-    public static Map<TopicPartition, Path> discover(List<String> paths, Configuration conf) throws IOException {
-        Map<TopicPartition, Path> found = new TreeMap<>();
+    /**
+     * The partitions found, and {@code caps}: where a partition found in several data directories (a cluster's
+     * brokers' replicas) stops, the replica read chosen by {@link ClusterReplicas}.
+     */
+    public static final class Found extends TreeMap<TopicPartition, Path> {
+        private static final long serialVersionUID = 1L;
+        public final Map<TopicPartition, Long> caps = new TreeMap<>();
+    }
+
+    public static Found discover(List<String> paths, Configuration conf) throws IOException {
+        return discover(paths, conf, false);
+    }
+
+    /**
+     * Partition directories under each path. A partition in several data directories is a cluster's: read from the
+     * replica {@link ClusterReplicas} chooses ({@code newest}: diverged replicas read as the newest leader's).
+     */
+    public static Found discover(List<String> paths, Configuration conf, boolean newest) throws IOException {
+        Found found = new Found();
+        Map<TopicPartition, List<Path>> replicated = new TreeMap<>();
+        Map<Path, ClusterReplicas.Directory> dataDirs = new java.util.LinkedHashMap<>();
         for (String raw : paths) {
             Path path = new Path(raw);
             FileSystem fs = LogFileSystems.of(path, conf);
@@ -85,9 +104,11 @@ public final class LogDiscovery {
             }
             TopicPartition self = parse(path.getName());
             Map<TopicPartition, Path> candidates = new TreeMap<>();
-            if (self != null && (ownSegments || children.isEmpty())) {
+            boolean dataDir = !(self != null && (ownSegments || children.isEmpty()));
+            if (!dataDir) {
                 candidates.put(self, path);
             } else {
+                dataDirs.put(path, ClusterReplicas.directory(fs, path));
                 for (Path c : children) {
                     refuseEscape(fs, path, c);
                     candidates.put(parse(c.getName()), c);
@@ -96,10 +117,24 @@ public final class LogDiscovery {
             for (Map.Entry<TopicPartition, Path> e : candidates.entrySet()) {
                 Path before = found.get(e.getKey());
                 if (before != null && !before.equals(e.getValue())) {
-                    throw new IllegalArgumentException("partition " + e.getKey() + " is in both " + before + " and "
-                        + e.getValue());
+                    if (!dataDir || !dataDirs.containsKey(before.getParent())) {
+                        throw new IllegalArgumentException("partition " + e.getKey() + " is in both " + before + " and "
+                            + e.getValue() + ": give the data directories of a cluster's brokers to read its replicas "
+                            + "as one");
+                    }
+                    replicated.computeIfAbsent(e.getKey(), k -> new ArrayList<>(List.of(before))).add(e.getValue());
+                    continue;
                 }
                 found.put(e.getKey(), e.getValue());
+            }
+        }
+        if (!replicated.isEmpty()) {
+            ClusterReplicas.sameCluster(new ArrayList<>(dataDirs.values()));
+            for (Map.Entry<TopicPartition, List<Path>> e : replicated.entrySet()) {
+                FileSystem fs = LogFileSystems.of(e.getValue().get(0), conf);
+                ClusterReplicas.Choice c = ClusterReplicas.choose(fs, e.getKey(), e.getValue(), dataDirs, newest);
+                found.put(e.getKey(), c.path());
+                found.caps.put(e.getKey(), c.end());
             }
         }
         return found;

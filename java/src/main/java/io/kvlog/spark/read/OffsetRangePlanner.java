@@ -45,7 +45,8 @@ final class OffsetRangePlanner {
      * exist an error, where later triggers of a stream leave a topic that went away to failOnDataLoss.
      */
     Map<TopicPartition, PartitionLog> openLogs(boolean strict) throws IOException {
-        Map<TopicPartition, Path> chosen = Subscription.select(LogDiscovery.discover(opts.paths, conf), opts, strict);
+        LogDiscovery.Found found = LogDiscovery.discover(opts.paths, conf, opts.newestReplicas);
+        Map<TopicPartition, Path> chosen = Subscription.select(found, opts, strict);
         Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> durable = new HashMap<>();
         Map<Path, Map<TopicPartition, Long>> cleaned = new HashMap<>();
@@ -67,11 +68,13 @@ final class OffsetRangePlanner {
             }
             CommittedOffsets governed = committed.get(dir.getParent());
             Map<TopicPartition, Long> cleanedHere = cleaned.get(dir.getParent());
-            out.put(en.getKey(), PartitionLog.open(fs, dir, en.getKey(), cp.getOrDefault(en.getKey(), 0L),
+            PartitionLog log = PartitionLog.open(fs, dir, en.getKey(), cp.getOrDefault(en.getKey(), 0L),
                 durable.get(dir.getParent()).getOrDefault(en.getKey(), -1L), !opts.failOnDataLoss,
                 cleanedHere != null && !cleanedHere.containsKey(en.getKey()), opts.chunkBytes,
                 opts.readCommitted,
-                !opts.verifyChecksums, governed.rangeFor(en.getKey(), dir), tieredSource(tiered, dir.getParent())));
+                !opts.verifyChecksums, governed.rangeFor(en.getKey(), dir), tieredSource(tiered, dir.getParent()));
+            Long cap = found.caps.get(en.getKey()); // (a cluster's partition: what the cluster committed)
+            out.put(en.getKey(), cap == null ? log : log.cappedAt(cap));
         }
         logs.putAll(out);
         return out;

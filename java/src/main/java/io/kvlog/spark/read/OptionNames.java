@@ -28,7 +28,7 @@ public final class OptionNames {
         "maxOffsetsPerTrigger", "minOffsetsPerTrigger", "maxTriggerDelay",
         "kafka.isolation.level", "includeInternalTopics", "kafka.exclude.internal.topics",
         "kvlog.chunkBytes", "kvlog.maxRowsPerBatch", "kvlog.verifyChecksums", "kvlog.aggregatePushdown",
-        "kvlog.completeAggregateBatches", "kvlog.backupRun",
+        "kvlog.completeAggregateBatches", "kvlog.backupRun", "kvlog.divergentReplicas",
         "kvlog.remoteStorage.layout", "kvlog.remoteStorage.path", "kvlog.remoteStorage.metadataPath",
         "kvlog.remoteStorage.keyPrefix", "kvlog.remoteStorage.keyPairs",
         "keyFormat", "valueFormat", "keySchema", "valueSchema", "keySubject", "valueSubject", "keyMessage",

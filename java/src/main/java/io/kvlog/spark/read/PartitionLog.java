@@ -64,6 +64,12 @@ final class PartitionLog {
         this.layout = layout;
     }
 
+    /** This log read no further than {@code end} (a cluster's committed end of the partition). */
+    PartitionLog cappedAt(long end) {
+        return new PartitionLog(fs, tp, segments, logStartOffset, logEndOffset, chunkBytes, headersOnly,
+            Math.min(readableEnd, Math.max(end, logStartOffset)), aborted, remote, layout);
+    }
+
     /**
      * The partition's local log ({@link LocalLog#open}, where the arguments are described), and for a tiered topic
      * when {@code tiered} is not null (KIP-405) the remote pieces its {@code __remote_log_metadata} and

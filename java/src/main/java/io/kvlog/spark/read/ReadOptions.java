@@ -49,6 +49,8 @@ public final class ReadOptions {
     int chunkBytes = 1 << 20;
     /** Read every batch whole and check its CRC, even where a query needs header fields only. */
     boolean verifyChecksums;
+    /** {@code kvlog.divergentReplicas=newest}: a cluster's diverged replicas read as the newest leader's history. */
+    boolean newestReplicas;
     int maxRowsPerBatch = 4096;
     /** {@code kvlog.backupRun}: read every partition as that run of a kvlog backup holds it (null: the newest). */
     Long backupRun;
@@ -231,6 +233,11 @@ public final class ReadOptions {
         Integer chunk = positive(o, "kvlog.chunkBytes");
         r.chunkBytes = chunk != null ? chunk : r.chunkBytes;
         r.verifyChecksums = bool(o, "kvlog.verifyChecksums", false);
+        String divergent = o.get("kvlog.divergentReplicas");
+        if (divergent != null && !divergent.equalsIgnoreCase("raise") && !divergent.equalsIgnoreCase("newest")) {
+            throw new IllegalArgumentException("option kvlog.divergentReplicas=" + divergent + ": it is raise or newest");
+        }
+        r.newestReplicas = divergent != null && divergent.equalsIgnoreCase("newest");
         aggregatePushdown(o); // validated here too, so a bad value fails every query, not only aggregates
         completeAggregateBatches(o);
         Integer rows = positive(o, "kvlog.maxRowsPerBatch");
