@@ -496,6 +496,80 @@ def test_verify_names_damaged_and_missing_backup_objects(tmp_path, capfd):
         restore(tmp_path / "bak", tmp_path / "o", topics=["codecs"], topic_ids={"codecs": TID})
 
 
+def _idempotent_source(root) -> str:
+    """``t-0`` and ``t-1``, each with an idempotent producer's batches over two segments (producer snapshots at
+    the roll and at the end)."""
+    with LogManager(str(root)) as m:
+        m.create_topic("t", 2, SMALL)
+        for p in (0, 1):
+            for i in range(50):
+                m.log("t", p).append([Record(b"k", b"v" * 50, 1_000 + i)], producer_id=5, producer_epoch=0,
+                                     base_sequence=i)
+    return str(root)
+
+
+def _damage_snapshot(directory) -> str:
+    """Flip a bit under the CRC of the newest producer snapshot of ``directory``; returns its name."""
+    name = sorted(n for n in os.listdir(directory) if n.endswith(".snapshot"))[-1]
+    path = os.path.join(directory, name)
+    data = bytearray(_read(path))
+    data[-1] ^= 1
+    with open(path, "wb") as f:
+        f.write(bytes(data))
+    return name
+
+
+def test_verify_warns_of_a_producer_snapshot_whose_crc_fails(tmp_path, capfd):
+    src = _idempotent_source(tmp_path / "src")
+    name = _damage_snapshot(os.path.join(src, "t-1"))
+    reports, _ = verify_path(src)
+    by = {r.partition: r for r in reports}
+    assert not by[0].problems and not by[1].errors
+    (w,) = by[1].warnings  # Kafka deletes such a snapshot when it loads the log and rebuilds the state
+    assert w.file == name and "CRC" in w.message and "deletes" in w.message
+    assert main(["verify", src]) == 0
+    out = capfd.readouterr().out.splitlines()
+    assert f"{os.path.join(src, 't-1')}: OK with 1 warning (" in "\n".join(out)
+    assert any(line.startswith(f"  warning: {name}: ") and "CRC" in line for line in out)
+    assert out[-1] == "verified 2 partitions: 0 with errors"
+
+
+def test_verify_of_a_backup_counts_a_damaged_file_in_its_partition(tmp_path, capfd):
+    import json
+
+    src = _idempotent_source(tmp_path / "src")
+    bak = tmp_path / "bak"
+    backup(src, bak)
+    assert main(["verify", str(bak)]) == 0
+    capfd.readouterr()
+    name = _damage_snapshot(bak / "t-1")
+    assert main(["verify", str(bak)]) == 1
+    out = capfd.readouterr().out.splitlines()
+    # the partition holding the damaged file is not OK, the summary counts it, each line names the file once
+    t0 = [line for line in out if line.startswith(f"{bak / 't-0'}: ")]
+    t1 = [line for line in out if line.startswith(f"{bak / 't-1'}: ")]
+    assert t0 and t0[0].startswith(f"{bak / 't-0'}: OK")
+    assert t1 and t1[0].startswith(f"{bak / 't-1'}: 1 error, 1 warning ("), out
+    hits = [line for line in out if name in line]
+    assert hits and all(line.count(name) == 1 for line in hits), hits
+    error = [line for line in hits if line.startswith(f"  error: {name}: ")]
+    assert len(error) == 1 and "backup run 1: " in error[0] and "CRC-32C" in error[0], hits
+    assert any(line.startswith(f"  warning: {name}: ") and "CRC is no longer valid" in line for line in hits)
+    assert not [line for line in out if line.startswith("backup: ")]  # nothing left outside the partitions
+    assert out[-1] == "verified 2 partitions: 1 with errors"
+    assert main(["verify", str(bak), "--json"]) == 1
+    report = json.loads(capfd.readouterr().out)
+    parts = {p["partition"]: p for p in report["partitions"]}
+    assert report["ok"] is False and parts[0]["ok"] and not parts[1]["ok"] and parts[1]["error_count"] == 1
+    # a problem of no partition (an unreadable manifest) stays a line of its own, counted in the summary
+    manifest = sorted((bak / ".kvlog-backup" / "manifests").iterdir())[-1]
+    manifest.write_bytes(manifest.read_bytes()[:-5])
+    assert main(["verify", str(bak)]) == 1
+    out = capfd.readouterr().out.splitlines()
+    assert any(line.startswith("backup: run 1: .kvlog-backup/manifests/") for line in out)
+    assert out[-1] == "verified 2 partitions: 0 with errors; 1 backup problem outside them", out[-1]
+
+
 # ----------------------------------------------------------------------------------- ids, targets, CLI
 def test_restore_needs_target_topic_ids_and_refuses_conflicts(tmp_path):
     src = tmp_path / "src"
@@ -503,8 +577,14 @@ def test_restore_needs_target_topic_ids_and_refuses_conflicts(tmp_path):
         m.create_topic("t", 2, SMALL)
         _fill(m.log("t", 0), 20)
     backup(src, tmp_path / "bak")
-    with pytest.raises(ConfigError, match="no target topic id for 't'"):
+    _formatted(tmp_path / "o")  # a broker's directory: the ids are the target cluster's, none given
+    with pytest.raises(ConfigError, match="no target topic id for 't'") as exc:
         restore(tmp_path / "bak", tmp_path / "o")
+    # the Python API's message names its keywords, not the command's flags
+    assert "topic_ids={TOPIC: ID}" in str(exc.value) and "metadata_dir=DIR" in str(exc.value)
+    assert "keep_topic_ids=True" in str(exc.value) and "--" not in str(exc.value)
+    with pytest.raises(ConfigError, match="no target topic id for 't'"):  # asked not to keep them: refused
+        restore(tmp_path / "bak", tmp_path / "o1", keep_topic_ids=False)
     (tmp_path / "o2" / "t-0").mkdir(parents=True)
     (tmp_path / "o2" / "t-0" / "partition.metadata").write_text(f"version: 0\ntopic_id: {TID}\n")
     with pytest.raises(ConfigError, match="already holds 't' with topic id"):
@@ -523,8 +603,78 @@ def test_cli_backup_and_restore(tmp_path, capfd):
                  f"txn={TID}", "--as-of", "5005"]) == 0
     out = capfd.readouterr().out
     assert "txn-0: offsets 0.." in out and TID in out
+    _formatted(tmp_path / "o4")
     assert main(["restore", str(tmp_path / "bak"), str(tmp_path / "o4")]) == 1
-    assert "no target topic id" in capfd.readouterr().err
+    err = capfd.readouterr().err
+    assert "no target topic id" in err  # the command's message names its flags, not the Python keywords
+    assert "--topic-id TOPIC=ID" in err and "--metadata-dir DIR" in err and "--keep-topic-ids" in err
+    assert "topic_ids=" not in err and "keep_topic_ids" not in err
+
+
+def _formatted(root) -> None:
+    """A formatted broker's log directory (``meta.properties``): a cluster's, whose topic ids a restore must use."""
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "meta.properties"), "w") as f:
+        f.write("version=1\ncluster.id=x\nnode.id=1\n")
+
+
+def _source_ids(root) -> dict[str, str]:
+    with LogManager(str(root), read_only=True) as m:
+        return {t: m.log(t, 0).topic_id for t in m.topics()}
+
+
+def test_restore_into_a_directory_without_cluster_metadata_keeps_the_backups_topic_ids(tmp_path, capfd):
+    src = tmp_path / "src"
+    with LogManager(str(src)) as m:
+        m.create_topic("t", 2, SMALL)
+        m.create_topic("u", 1, SMALL)
+        _fill(m.log("t", 0), 20)
+        _fill(m.log("u", 0), 10)
+    ids = _source_ids(src)
+    backup(src, tmp_path / "bak")
+    # no meta.properties, no __cluster_metadata-0, no metadata_dir: the backup's ids, and the result says so
+    res = restore(tmp_path / "bak", tmp_path / "o")
+    assert {k: p.topic_id for k, p in res.partitions.items()} == {"t-0": ids["t"], "t-1": ids["t"], "u-0": ids["u"]}
+    kept = [w for w in res.warnings if "kept the backup's topic ids" in w]
+    assert len(kept) == 1 and "'t', 'u'" in kept[0] and "topic_ids={TOPIC: ID}" in kept[0] and "--" not in kept[0]
+    assert_restored_equal(str(src), str(tmp_path / "o"), ranges(str(src)))
+    # a given id still wins, and the other topics keep theirs
+    res = restore(tmp_path / "bak", tmp_path / "o2", topic_ids={"t": TID})
+    assert res.partitions["t-0"].topic_id == TID and res.partitions["u-0"].topic_id == ids["u"]
+    assert any("kept the backup's topic ids of 'u' (" in w for w in res.warnings)
+    # the command: exit 0, the partitions with their ids, the summary, and the warning in the command's words
+    assert main(["restore", str(tmp_path / "bak"), str(tmp_path / "o3")]) == 0
+    out, err = capfd.readouterr()
+    assert f"t-1: offsets 0..-1, topic id {ids['t']}" in out and "restored 3 partitions of run 1" in out
+    assert "kvlog: warning:" in err and "kept the backup's topic ids of 't', 'u'" in err
+    assert "--topic-id TOPIC=ID" in err and "topic_ids=" not in err
+    # a directory with cluster metadata: as before, the ids come from that cluster or are refused
+    _formatted(tmp_path / "o4")
+    with pytest.raises(ConfigError, match="no target topic id for 't', 'u'"):
+        restore(tmp_path / "bak", tmp_path / "o4")
+    os.makedirs(tmp_path / "o5" / "__cluster_metadata-0")
+    with pytest.raises(ConfigError, match="no target topic id"):
+        restore(tmp_path / "bak", tmp_path / "o5")
+    res = restore(tmp_path / "bak", tmp_path / "o4", keep_topic_ids=True)
+    assert res.partitions["t-0"].topic_id == ids["t"] and not any("kept the backup" in w for w in res.warnings)
+
+
+def test_groups_csv_of_a_backup_without_group_offsets_warns_and_restores(tmp_path, capfd):
+    src = tmp_path / "src"
+    with LogManager(str(src)) as m:
+        m.create_topic("t", 1, SMALL)
+        _fill(m.log("t", 0), 20)
+    backup(src, tmp_path / "bak")
+    res = restore(tmp_path / "bak", tmp_path / "o", keep_topic_ids=True, groups_csv=tmp_path / "csv")
+    assert res.partitions["t-0"].end_offset == 20
+    assert res.groups["groups"] == res.groups["offsets"] == 0
+    assert any("holds no __consumer_offsets" in w for w in res.warnings)
+    assert os.listdir(tmp_path / "csv") == ["reset-offsets.sh"]  # what there is: no group, no reset file
+    assert main(["restore", str(tmp_path / "bak"), str(tmp_path / "o2"), "--keep-topic-ids", "--groups-csv",
+                 str(tmp_path / "csv2")]) == 0
+    out, err = capfd.readouterr()
+    assert "restored 1 partitions of run 1" in out and "consumer groups: 0 groups, 0 offsets" in out
+    assert "kvlog: warning:" in err and "holds no __consumer_offsets" in err
 
 
 def test_backup_to_an_object_store_and_restore_from_it(tmp_path, s3):

@@ -23,11 +23,13 @@ from kvlog.tiered import view as _tiered_view  # noqa: F401  (registers with Log
 from kvlog.scanning import Scan, ScanStats, scan
 from kvlog.offset_map import OffsetMap, OffsetMapError, OffsetMapFullError
 from kvlog.errors import (
+    BackupError,
     ConfigError,
     CorruptIndexError,
     CorruptInternalRecordError,
     CorruptPartitionMetadataError,
     CorruptRecordError,
+    CorruptRemoteObjectError,
     CorruptSnapshotError,
     DecompressionLimitError,
     DeserializationError,
@@ -42,22 +44,31 @@ from kvlog.errors import (
     KvlogError,
     LogIOError,
     LogLockedError,
+    ObjectNotFoundError,
     OffsetOutOfRangeError,
     SegmentReplacedError,
     OutOfOrderSequenceError,
     ProducerStateError,
+    ReadOnlyStorageError,
     RecordTooLargeError,
+    RemoteDecryptionError,
+    RemoteSegmentError,
     SchemaError,
     SchemaNotFoundError,
     SchemaRegistryError,
+    StorageAccessError,
+    StorageError,
+    StorageUnavailableError,
     TransactionCoordinatorFencedError,
     UnknownTopicOrPartitionError,
     UnsupportedCodecError,
     WrongDirectoryKindError,
 )
+from kvlog.damage import DataLossWarning
 from kvlog.internal_topics.cluster_metadata import ClusterMetadata, cluster_metadata
 from kvlog.internal_topics.consumer_offsets import consumer_offsets
 from kvlog.internal_topics.failover import ResumeOffset, failover_offsets
+from kvlog.internal_topics.quorum_state import CorruptQuorumStateError
 from kvlog.internal_topics.remote_log_metadata import remote_log_metadata
 from kvlog.internal_topics.share_group_state import share_group_state
 from kvlog.internal_topics.transaction_state import transaction_state
@@ -133,11 +144,22 @@ __all__ = [
     "TransactionCoordinatorFencedError",
     "CorruptSnapshotError",
     "CorruptInternalRecordError",
+    "CorruptQuorumStateError",
     "CorruptPartitionMetadataError",
     "InconsistentTopicIdError",
     "UnknownTopicOrPartitionError",
     "DirectoryNotFoundError",
     "WrongDirectoryKindError",
+    "BackupError",
+    "StorageError",
+    "StorageAccessError",
+    "StorageUnavailableError",
+    "ReadOnlyStorageError",
+    "ObjectNotFoundError",
+    "RemoteSegmentError",
+    "RemoteDecryptionError",
+    "CorruptRemoteObjectError",
+    "DataLossWarning",
     "consumer_offsets",
     "cluster_metadata",
     "ClusterMetadata",

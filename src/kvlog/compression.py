@@ -34,7 +34,8 @@ _LZ4_MAGIC = b"\x04\x22\x4d\x18"
 
 
 class Compression(enum.IntEnum):
-    """Codec ids as stored in the low three attribute bits of every batch."""
+    """Codec ids as stored in the low three attribute bits of every batch; a member compares equal to its id
+    and prints as Kafka names it (``lz4``; ``format(c, "d")`` and ``int(c)`` give the id)."""
 
     NONE = 0
     GZIP = 1
@@ -65,6 +66,9 @@ class Compression(enum.IntEnum):
     @property
     def kafka_name(self) -> str:
         return self.name.lower()
+
+    def __str__(self) -> str:
+        return self.kafka_name
 
 
 # ------------------------------------------------------------------------------------------- xxHash32

@@ -19,9 +19,10 @@ from kvlog import committed_offsets, _files, _io, checkpoint, storage
 from kvlog.batch_audit import REPAIRABLE, ProducerLast, audit_segment, dense_history, snapshot_producers
 from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, parse_partition_metadata
 from kvlog.epoch_audit import EpochTrace
-from kvlog.errors import CorruptPartitionMetadataError, KvlogError
+from kvlog.errors import CorruptPartitionMetadataError, CorruptSnapshotError, KvlogError
 from kvlog.index import kafka_index_end, read_offset_index, read_time_index
 from kvlog.mirror_checkpoint import CHECKPOINT_FILE, read_checkpoint
+from kvlog.producer_state import read_snapshot
 from kvlog.repair import REPAIRED
 from kvlog.root_files import checked_topics
 from kvlog.segment import LogSegment
@@ -170,6 +171,18 @@ def _check_partition_metadata(report: PartitionReport, path: str, name: str) -> 
         report.topic_id = parse_partition_metadata(data, name)
     except CorruptPartitionMetadataError as exc:
         report.error(name, str(exc).removeprefix(f"{name}: "))
+
+
+def _check_snapshot(report: PartitionReport, path: str, name: str) -> None:
+    """A producer snapshot Kafka's reader refuses (its CRC, its size, its version): a warning, since a broker that
+    loads the log deletes it and rebuilds the producer state from an older snapshot or from the log itself."""
+    try:
+        read_snapshot(_io.fs.read_file(path), name)
+    except OSError as exc:
+        report.error(name, f"cannot read: {exc}")
+    except CorruptSnapshotError as exc:
+        report.warn(name, f"{str(exc).removeprefix(f'{name}: ')}; a broker that loads the log deletes this "
+                          "snapshot and rebuilds the producer state from an older one or from the log")
 
 
 def _check_epochs_against_batches(report: PartitionReport, trace: EpochTrace, entries: list[tuple[int, int]] | None,
@@ -391,7 +404,10 @@ def verify_partition(path: str, topic: str | None = None, partition: int | None 
             report.warn(n, "unexpected directory in a partition directory")
         elif _files.is_offset_name(n):
             ext = "." + n.split(".", 1)[1]
-            if ext in (_files.LOG, _files.SNAPSHOT):
+            if ext == _files.SNAPSHOT:
+                _check_snapshot(report, full, n)
+                continue
+            if ext == _files.LOG:
                 continue
             if ext in (_files.INDEX, _files.TIME_INDEX, _files.TXN_INDEX):
                 if _files.offset_from_name(n) not in have:

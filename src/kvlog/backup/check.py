@@ -4,6 +4,8 @@ Each file a manifest lists must exist with its size and CRC-32C, at its own path
 under ``.kvlog-backup/objects``; a ``.log`` copied as a prefix may have grown since (a later run re-copied
 the active segment), and then its first bytes must still match. Derived files (rebuilt indexes, cut
 checkpoints) are checked in the newest run only: older runs' are built again by a restore.
+
+``kvlog verify`` counts a problem of a partition's file against that partition (:func:`attach_to_partitions`).
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from kvlog import _files
 from kvlog.backup.manifest import OBJECTS, BackupManifestError, FileEntry
 from kvlog.backup.run import list_runs, read_manifest
 from kvlog.backup.target import Target, open_target
 from kvlog.checksum import crc32c
 from kvlog.errors import KvlogError
+from kvlog.verify import PartitionReport
 
-__all__ = ["BackupProblem", "verify_backup", "is_backup"]
+__all__ = ["BackupProblem", "attach_to_partitions", "verify_backup", "is_backup"]
 
 
 @dataclass(frozen=True)
@@ -40,23 +44,25 @@ def is_backup(path: str | os.PathLike[str]) -> bool:
 
 
 def _check(target: Target, run: int, rel: str, entry: FileEntry, deep: bool, newest: bool) -> str | None:
-    where = [rel, f"{OBJECTS}/{rel}.{entry.crc32c:08x}"]
+    """What is wrong with ``rel`` (a problem's text names it already) and with its copy under ``objects``."""
+    copy = f"{OBJECTS}/{rel}.{entry.crc32c:08x}"
     grown_ok = entry.derived.startswith("prefix:")
     notes = []
-    for w in where:
+    for w in (rel, copy):
         size = target.size(w)
         if size is None:
-            notes.append(f"{w} missing")
+            notes.append("missing" if w == rel else f"no copy in {OBJECTS}")
             continue
+        it = "" if w == rel else f"its copy in {OBJECTS}: "
         if size != entry.size and not (grown_ok and size > entry.size):
-            notes.append(f"{w} is {size} bytes, the manifest says {entry.size}")
+            notes.append(f"{it}{size} bytes, the manifest says {entry.size}")
             continue
         if not deep:
             return None
         data = target.read(w) if size == entry.size else target.read_range(w, 0, entry.size)
         if data is not None and crc32c(data) == entry.crc32c:
             return None
-        notes.append(f"{w}: CRC-32C {crc32c(data or b''):08x}, the manifest says {entry.crc32c:08x}")
+        notes.append(f"{it}CRC-32C {crc32c(data or b''):08x}, the manifest says {entry.crc32c:08x}")
     if not newest and entry.derived and not grown_ok:
         return None  # an older run's derived file: a restore derives it again (and checks it then)
     return "; ".join(notes)
@@ -80,3 +86,26 @@ def verify_backup(path: str | os.PathLike[str], *, run: int | None = None, deep:
             if msg:
                 problems.append(BackupProblem(r, rel, msg))
     return problems
+
+
+def attach_to_partitions(problems: list[BackupProblem], reports: list[PartitionReport]) -> list[BackupProblem]:
+    """Each problem of a partition's file as an error of that partition's report (from :func:`kvlog.verify_path`
+    of the backup: a partition is not OK when a file of it is not the one its manifest names), the same finding
+    in several runs once; returns the other problems (manifests, root files, partitions no report covers)."""
+    by_tp: dict[tuple[str, int], PartitionReport] = {}
+    for r in reports:  # a partition's own directory: its first report (a tiered one may follow)
+        if r.topic is not None and r.partition is not None:
+            by_tp.setdefault((r.topic, r.partition), r)
+    found: dict[tuple[tuple[str, int], str, str], list[int]] = {}
+    rest = []
+    for p in problems:
+        label, _, name = p.file.partition("/")
+        tp = _files.parse_partition_dir(label) if name and "/" not in name else None
+        if tp is None or tp not in by_tp:
+            rest.append(p)
+            continue
+        found.setdefault((tp, name, p.message), []).append(p.run)
+    for (tp, name, message), runs in found.items():
+        which = f"run {runs[0]}" if len(runs) == 1 else f"runs {', '.join(map(str, runs))}"
+        by_tp[tp].error(name, f"backup {which}: {message}")
+    return rest

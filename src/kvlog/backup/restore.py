@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -39,10 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from kvlog import _files, broker_files, checkpoint
 from kvlog._core import records as _k
-from kvlog.backup.adopt import KAFKA_LOCK, batch_heads, broker_running, root_checkpoints, target_metadata, write_end_snapshot
+from kvlog.backup.adopt import (KAFKA_LOCK, META_PROPERTIES, batch_heads, broker_running, root_checkpoints,
+                                target_metadata, write_end_snapshot)
 from kvlog.backup.manifest import OBJECTS, FileEntry, Manifest, PartitionEntry
 from kvlog.backup.run import latest_manifest, read_manifest
 from kvlog.backup.source import epochs_below, read_topic_id
@@ -54,7 +57,7 @@ from kvlog.segment import LogSegment
 from kvlog.txn_index import ENTRY_DTYPE, parse_entries
 
 __all__ = ["RestoreResult", "PartitionRestore", "restore", "cut_offset", "open_transactions_cut",
-           "JOURNAL", "INTERNAL"]
+           "JOURNAL", "INTERNAL", "as_flags"]
 
 TMP_MARK = "6b766c6f67"  # "kvlog" in hex: the start of the id in a work directory's name
 JOURNAL = ".kvlog-restore-journal"
@@ -63,6 +66,21 @@ INTERNAL = ("__consumer_offsets", "__transaction_state", "__share_group_state", 
 _groups_topic = "__consumer_offsets"
 
 Progress = Callable[["RestoreResult"], None]
+
+#: How the errors and warnings of :func:`restore` name its arguments (its keywords), and the flags of ``kvlog
+#: restore`` for them: :func:`as_flags` turns one into the other, so each names what its caller typed.
+_FLAGS = ((re.compile(r"\btopic_ids=\{'([^']*)': ID\}"), r"--topic-id \1=ID"),
+          (re.compile(r"\btopic_ids=\{TOPIC: ID\}"), "--topic-id TOPIC=ID"),
+          (re.compile(r"\bmetadata_dir=DIR\b"), "--metadata-dir DIR"),
+          (re.compile(r"\bkeep_topic_ids=True\b"), "--keep-topic-ids"),
+          (re.compile(r"\bforce=True\b"), "--force"))
+
+
+def as_flags(message: str) -> str:
+    """An error or warning of :func:`restore` as ``kvlog restore`` says it: its flags named, not the keywords."""
+    for pattern, flag in _FLAGS:
+        message = pattern.sub(flag, message)
+    return message
 
 
 @dataclass
@@ -237,8 +255,16 @@ def _partition_metadata(topic_id: str) -> bytes:
 
 
 # ------------------------------------------------------------------------------------------- restore
+def _has_cluster_metadata(dst: str, metadata_dir: str | None) -> bool:
+    """Whether ``dst`` belongs to a cluster whose topic ids a restore must take: a formatted broker's directory
+    (``meta.properties``), a combined-mode one (``__cluster_metadata-0``), or one given its KRaft metadata."""
+    return (metadata_dir is not None or os.path.exists(os.path.join(dst, META_PROPERTIES))
+            or os.path.isdir(os.path.join(dst, f"{_files.CLUSTER_METADATA}-0")))
+
+
 def _topic_ids(manifest: Manifest, labels: list[str], dst: str, given: Mapping[str, str],
-               metadata_dir: str | None, keep: bool) -> dict[str, str]:
+               metadata_dir: str | None, keep: bool, kept: list[str] | None = None) -> dict[str, str]:
+    """Each restored topic's target id; ``kept`` (when given) gets the topics that keep the source's."""
     topics = sorted({manifest.partitions[k].topic for k in labels})
     known: dict[str, str] = {}
     if metadata_dir is not None:
@@ -261,8 +287,11 @@ def _topic_ids(manifest: Manifest, labels: list[str], dst: str, given: Mapping[s
             src = {tid for k in labels if manifest.partitions[k].topic == topic
                    for tid in [manifest.partitions[k].topic_id] if tid is not None}
             if len(src) != 1:
-                raise ConfigError(f"the backup holds no single topic id for {topic!r}; give --topic-id {topic}=ID")
+                raise ConfigError(f"the backup holds no single topic id for {topic!r}; give "
+                                  f"topic_ids={{{topic!r}: ID}}")
             out[topic] = next(iter(src))
+            if kept is not None:
+                kept.append(topic)
         else:
             lacking.append(topic)
         if topic in out and len(here) == 1 and out[topic] not in here:
@@ -271,7 +300,7 @@ def _topic_ids(manifest: Manifest, labels: list[str], dst: str, given: Mapping[s
     if lacking:
         raise ConfigError(f"no target topic id for {', '.join(map(repr, lacking))}: create the topics on the target "
                           "cluster first and restore into that broker's log directory (the ids are read from its "
-                          "partition.metadata), or give --topic-id TOPIC=ID, --metadata-dir, or --keep-topic-ids")
+                          "partition.metadata), or give topic_ids={TOPIC: ID}, metadata_dir=DIR, or keep_topic_ids=True")
     for topic, tid in out.items():
         try:
             out[topic] = broker_files.parse_topic_id(tid, f"the topic id of {topic!r}")
@@ -324,7 +353,7 @@ def _clear_work_dirs(dst: str) -> None:
 def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str], *, run: int | None = None,
             as_of: int | None = None, topics: list[str] | None = None,
             topic_ids: Mapping[str, str] | None = None, metadata_dir: str | os.PathLike[str] | None = None,
-            keep_topic_ids: bool = False, keep_leader_epochs: bool = False, force: bool = False,
+            keep_topic_ids: bool | None = None, keep_leader_epochs: bool = False, force: bool = False,
             groups_csv: str | os.PathLike[str] | None = None, groups_partitions: int | None = None,
             recover: bool = False, progress: Progress | None = None) -> RestoreResult:
     """Restore backup run ``run`` (default: the newest) of ``backup`` into the local directory ``destination``.
@@ -333,15 +362,20 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     cluster keeps itself; consumer group offsets go through :mod:`kvlog.backup.groups`). Topic ids, first
     found: ``topic_ids``; the target's KRaft metadata (``metadata_dir``); the destination's own
     ``partition.metadata`` (the topics as the target cluster created them); with ``keep_topic_ids`` the
-    source's. ``__cluster_metadata`` is never restored. A destination partition that holds records is refused
-    unless ``force``.
+    source's. By default (``keep_topic_ids=None``) a destination no cluster owns yet (no ``meta.properties``, no
+    ``__cluster_metadata-0``, no ``metadata_dir``) keeps the source's too, and a warning in the result says so;
+    a destination of a cluster, or ``keep_topic_ids=False``, refuses a topic without an id.
+    ``__cluster_metadata`` is never restored. A destination partition that holds records is refused unless
+    ``force``.
 
     Consumer groups (:mod:`kvlog.backup.groups`): their committed offsets as of the cut (``as_of``, else the
     run's start), clamped to the restored partitions, go to ``groups_csv`` as ``kafka-consumer-groups.sh
     --reset-offsets --from-file`` files (a running target cluster), and with ``groups_partitions`` (the target's
     ``offsets.topic.num.partitions``) into fresh ``__consumer_offsets`` partitions under ``destination``
     (brokers stopped; the target's ``__consumer_offsets`` topic id comes from ``topic_ids``, ``metadata_dir``, the
-    source's with ``keep_topic_ids``, or an existing ``__consumer_offsets-N/partition.metadata`` in ``destination``).
+    source's when topic ids are kept, or an existing ``__consumer_offsets-N/partition.metadata`` in ``destination``).
+    A run without ``__consumer_offsets`` restores its partitions all the same, with a warning (and reset files for
+    no group).
 
     The root (:func:`kvlog.backup.adopt.root_checkpoints`): log start offsets set, high watermarks at the restored
     ends, recovery points dropped, the source cleaner's progress clamped. The target broker's clean-shutdown marker
@@ -375,8 +409,11 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         missing = [t for t in topics if t not in have]
         if missing:
             raise ConfigError(f"backup run {manifest.run} holds no topic {missing[0]!r}")
-    ids = _topic_ids(manifest, labels, dst, topic_ids or {}, None if metadata_dir is None else os.fspath(metadata_dir),
-                     keep_topic_ids)
+    meta_dir = None if metadata_dir is None else os.fspath(metadata_dir)
+    by_default = keep_topic_ids is None and not _has_cluster_metadata(dst, meta_dir)
+    keep_ids = bool(keep_topic_ids) or by_default
+    kept: list[str] = []
+    ids = _topic_ids(manifest, labels, dst, topic_ids or {}, meta_dir, keep_ids, kept)
     params = {"backup": target.uri, "run": manifest.run, "as_of": as_of, "topics": labels, "ids": ids,
               "keep_leader_epochs": keep_leader_epochs}
     journal = _read_journal(dst)
@@ -405,9 +442,14 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         busy = [k for k in labels if k not in done and k not in checked and _has_records(os.path.join(dst, k))]
         if busy:
             raise BackupError(f"{os.path.join(dst, busy[0])} already holds records; restore into partition "
-                              "directories that are empty (as a new topic's are), or pass force")
+                              "directories that are empty (as a new topic's are), or pass force=True")
     result = RestoreResult(target.uri, dst, manifest.run, as_of)
     result.resumed = list(done)
+    if by_default and kept:
+        result.warnings.append(f"{dst} has no cluster metadata (no meta.properties, no {_files.CLUSTER_METADATA}-0, "
+                               f"no metadata_dir=DIR): kept the backup's topic ids of {', '.join(map(repr, kept))} "
+                               "(right for the cluster they came from; for another cluster give topic_ids={TOPIC: "
+                               "ID}, or create the topics there first and restore into that broker's log directory)")
     _clear_work_dirs(dst)
     finished: dict[str, Any] = dict((journal or {}).get("partitions", {}))
     _write_journal(dst, {"params": params, "done": done, "partitions": finished, "checked": labels})
@@ -466,8 +508,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     if groups_csv is not None or groups_partitions is not None:
         given = dict(topic_ids or {})
         if groups_partitions is not None and _groups_topic not in given:
-            found = _offsets_topic_id(manifest, dst, None if metadata_dir is None else os.fspath(metadata_dir),
-                                      keep_topic_ids)
+            found = _offsets_topic_id(manifest, dst, meta_dir, keep_ids)
             if found is not None:
                 given[_groups_topic] = found
         _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, given, dst, ids)
@@ -492,15 +533,21 @@ def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, a
                     dst: str, ids: Mapping[str, str]) -> None:
     from kvlog.backup import groups
 
-    if not any(e.topic == groups.TOPIC for e in manifest.partitions.values()):
-        raise BackupError(f"backup run {manifest.run} holds no {groups.TOPIC}: no consumer group offsets to restore")
-    if partitions is not None and groups.TOPIC not in given:
-        raise ConfigError(f"writing {groups.TOPIC} partitions needs the target cluster's topic id of {groups.TOPIC}: "
-                          f"--topic-id {groups.TOPIC}=ID (kafka-topics --describe), --metadata-dir, or an existing "
-                          f"{groups.TOPIC}-N directory in the destination")
     cut = as_of if as_of is not None else manifest.started_ms
-    ranges = {(p.topic, p.partition): (p.log_start_offset, p.end_offset) for p in result.partitions.values()}
-    table = groups.group_offsets_at_cut(target.uri, as_of=cut, log_ranges=ranges)
+    if not any(e.topic == groups.TOPIC for e in manifest.partitions.values()):
+        # what there is: no group (the source had none, or kept its group offsets elsewhere)
+        skipped = f"; no {groups.TOPIC} partition written" if partitions is not None else ""
+        result.warnings.append(f"backup run {manifest.run} holds no {groups.TOPIC}: no consumer group offsets to "
+                               f"restore{skipped}")
+        table = pa.Table.from_batches([], schema=groups.group_offsets_schema())
+        partitions = None
+    else:
+        if partitions is not None and groups.TOPIC not in given:
+            raise ConfigError(f"writing {groups.TOPIC} partitions needs the target cluster's topic id of "
+                              f"{groups.TOPIC}: topic_ids={{{groups.TOPIC!r}: ID}} (kafka-topics --describe), "
+                              f"metadata_dir=DIR, or an existing {groups.TOPIC}-N directory in the destination")
+        ranges = {(p.topic, p.partition): (p.log_start_offset, p.end_offset) for p in result.partitions.values()}
+        table = groups.group_offsets_at_cut(target.uri, as_of=cut, log_ranges=ranges)
     result.groups = {"groups": len(set(table.column("group").to_pylist())), "offsets": table.num_rows,
                      "clamped": sum(table.column("clamped").to_pylist()), "as_of": cut}
     if csv_dir is not None:

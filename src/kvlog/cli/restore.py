@@ -19,7 +19,9 @@ def add_restore_parser(sub: Any) -> None:
                                    "ids, leader-epoch checkpoints and root checkpoints consistent (the broker's "
                                    ".kafka_cleanshutdown is kept unless --recover). Topic ids "
                                    "come from --topic-id, --metadata-dir, the partition.metadata DST already "
-                                   "holds (topics created on the target cluster), or --keep-topic-ids. "
+                                   "holds (topics created on the target cluster), or --keep-topic-ids; into a "
+                                   "DST of no cluster yet (no meta.properties, no __cluster_metadata-0) the "
+                                   "backup's are kept, with a warning. "
                                    "__cluster_metadata is never restored. See docs/backup.md for the procedure.")
     r.add_argument("backup", help="the backup (a local path or an object-store URI)")
     r.add_argument("destination", help="the broker's log directory")
@@ -31,8 +33,9 @@ def add_restore_parser(sub: Any) -> None:
                    help="the target cluster's topic id of TOPIC")
     r.add_argument("--metadata-dir", metavar="DIR",
                    help="a KRaft metadata directory of the target cluster to read topic ids from")
-    r.add_argument("--keep-topic-ids", action="store_true",
-                   help="keep the source's topic ids (restoring into the same cluster)")
+    r.add_argument("--keep-topic-ids", action="store_true", default=None,
+                   help="keep the source's topic ids (restoring into the same cluster; the default for a DST "
+                        "without cluster metadata)")
     r.add_argument("--force", action="store_true", help="replace destination partitions that hold records")
     r.add_argument("--groups-csv", metavar="DIR",
                    help="write each consumer group's offsets as of the cut, clamped to the restored partitions, as "
@@ -51,13 +54,19 @@ def add_restore_parser(sub: Any) -> None:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from kvlog.backup.restore import restore
+    from kvlog.backup.restore import as_flags, restore
+    from kvlog.errors import BackupError, ConfigError
 
-    result = restore(args.backup, args.destination, run=args.run, as_of=args.as_of, topics=args.topics,
-                     topic_ids=dict(args.topic_id or []), metadata_dir=args.metadata_dir,
-                     keep_topic_ids=args.keep_topic_ids, force=args.force,
-                     keep_leader_epochs=args.keep_leader_epochs, groups_csv=args.groups_csv,
-                     groups_partitions=args.groups_partitions, recover=args.recover)
+    try:
+        result = restore(args.backup, args.destination, run=args.run, as_of=args.as_of, topics=args.topics,
+                         topic_ids=dict(args.topic_id or []), metadata_dir=args.metadata_dir,
+                         keep_topic_ids=args.keep_topic_ids, force=args.force,
+                         keep_leader_epochs=args.keep_leader_epochs, groups_csv=args.groups_csv,
+                         groups_partitions=args.groups_partitions, recover=args.recover)
+    except (BackupError, ConfigError) as exc:  # the Python API's message names its keywords: say the flags
+        exc.args = (as_flags(str(exc)),)
+        raise
+    result.warnings = [as_flags(w) for w in result.warnings]
     if args.json:
         _out(json.dumps(result.as_dict(), indent=1, sort_keys=True))
         return 0

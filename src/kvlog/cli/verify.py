@@ -68,7 +68,7 @@ def _verify_cluster(args: argparse.Namespace) -> int:
 
 
 def _verify_one(args: argparse.Namespace) -> int:
-    from kvlog.backup.check import is_backup, verify_backup
+    from kvlog.backup.check import attach_to_partitions, is_backup, verify_backup
 
     reports, root_problems = verify_path(args.path)
     remote = remote_storage_from(args)
@@ -84,15 +84,16 @@ def _verify_one(args: argparse.Namespace) -> int:
                 tiered.append(found)
         reports = reports + tiered
     backup = verify_backup(args.path) if is_backup(storage.normalize(args.path)) else []
+    elsewhere = attach_to_partitions(backup, reports)  # a partition's damaged file is an error of that partition
     bad = [r for r in reports if r.errors]
-    ok = not bad and not any(p.severity == "error" for p in root_problems) and not backup
+    ok = not bad and not any(p.severity == "error" for p in root_problems) and not elsewhere
     if args.json:
         _out(json.dumps({"ok": ok, "path": storage.normalize(args.path),
                          "partitions": [r.as_dict() for r in reports],
                          "problems": [p.as_dict() for p in root_problems],
                          "backup_problems": [vars(bp) for bp in backup]}, indent=1))
         return 0 if ok else 1
-    for bp in backup:
+    for bp in elsewhere:
         _out(f"backup: {bp.text()}")
     for p in root_problems:
         _out(p.text())
@@ -108,5 +109,6 @@ def _verify_one(args: argparse.Namespace) -> int:
         _out(f"{r.path}: {status} ({summary})")
         for p in r.problems:
             _out(f"  {p.text()}")
-    _out(f"verified {_count(len(reports), 'partition')}: {len(bad)} with errors")
+    outside = f"; {_count(len(elsewhere), 'backup problem')} outside them" if elsewhere else ""
+    _out(f"verified {_count(len(reports), 'partition')}: {len(bad)} with errors{outside}")
     return 0 if ok else 1

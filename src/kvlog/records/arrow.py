@@ -35,7 +35,9 @@ def record_schema(include_headers: bool = True) -> pa.Schema:
 
 
 _HEADER_STRUCT = pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())])
-_HEADERS_TYPE = pa.list_(_HEADER_STRUCT)
+#: the list item named ``element``, as Spark's ``to_arrow_schema`` names it: every Arrow producer of kvlog (records,
+#: logs, scans, the engines) gives the headers column this one type
+_HEADERS_TYPE = pa.list_(pa.field("element", _HEADER_STRUCT))
 _MAX_MS_FOR_US = (2**63 - 1) // 1000
 
 
