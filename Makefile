@@ -132,8 +132,11 @@ test-broker-wheel: wheel kafka-jars spark-jars
 	$(WHEEL_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
 	@scenarios=$$(tools/test_tmpdir.sh) && start=$$(date +%s) && \
 	KVLOG_KAFKA_JARS=$(CURDIR)/$(KAFKA_JARS) $(WHEEL_PY) -m tests.kafka_oracle.scenario "$$scenarios" $(BROKER_VERSIONS) -j 2 && \
-	echo "make test-broker: scenarios written in $$(( $$(date +%s) - start )) s" && \
-	KVLOG_BROKER_SCENARIOS="$$scenarios" KVLOG_REQUIRE_BROKER=1 KVLOG_KAFKA_JARS=$(CURDIR)/$(KAFKA_JARS) \
+	echo "make test-broker: scenarios written in $$(( $$(date +%s) - start )) s" && start=$$(date +%s) && \
+	KVLOG_KAFKA_JARS=$(CURDIR)/$(KAFKA_JARS) $(WHEEL_PY) -m tests.kafka_oracle.cluster_scenario "$$scenarios/cluster" && \
+	echo "make test-broker: cluster lives (3 brokers, 2 log dirs each) written in $$(( $$(date +%s) - start )) s" && \
+	KVLOG_BROKER_SCENARIOS="$$scenarios" KVLOG_CLUSTER_SCENARIOS="$$scenarios/cluster" KVLOG_REQUIRE_BROKER=1 \
+		KVLOG_KAFKA_JARS=$(CURDIR)/$(KAFKA_JARS) \
 		$(MAKE) --no-print-directory test-wheel-run PYTEST_ARGS="-m broker $(PYTEST_ARGS)" \
 		TESTS="$(wildcard tests/test_broker_*.py)"; \
 	status=$$?; rm -rf "$$scenarios"; exit $$status
@@ -201,7 +204,8 @@ FT_BINARY := --prefer-binary
 FT_DEPS := "numpy>=1.26" "pyarrow>=14" "lz4>=4.3" "zstandard>=0.22" "cramjam>=2.8,<2.12" \
 	"pytest>=8,<9.2" "pytest-xdist>=3.5" "hypothesis>=6.100" "aiokafka>=0.11" "kafka-python>=2.2" \
 	"python-snappy>=0.7" "crc32c>=2.4" "google-crc32c>=1.5" "mypy>=1.18" "typing_extensions>=4.15" \
-	"pyspark[sql]>=4.0" "pandas>=2.2,<3" "ruff>=0.15" "cython-lint>=0.16" "fsspec>=2024.6"
+	"pyspark[sql]>=4.0" "pandas>=2.2,<3" "ruff>=0.15" "cython-lint>=0.16" "fsspec>=2024.6" \
+	"protobuf>=5.26" "fastavro>=1.9" "types-protobuf>=5.26"
 
 freethreaded-python:
 	tools/freethreaded_python.sh $(FT_PREFIX)
