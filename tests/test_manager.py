@@ -94,3 +94,22 @@ def test_read_only_manager(tmp_path):
         ro.create_topic("new", 1)
     ro.close()
     assert (tmp_path / ".kafka_cleanshutdown").exists()  # a reader neither consumes nor writes the marker
+
+
+def test_root_checkpoints_parsed_once_and_rewrites_seen(tmp_path, monkeypatch):
+    """A broker's root checkpoints list every partition and each log's open reads them: parsed once while the file
+    stays the same, and a rewrite of the same size (a new file renamed over it, as Kafka and kvlog write them) is
+    seen at once."""
+    from kvlog import checkpoint
+
+    path = str(tmp_path / checkpoint.RECOVERY_POINT)
+    checkpoint.write_offsets(path, {("t", p): 5 for p in range(3)})
+    calls = []
+    real = checkpoint.read_offsets
+    monkeypatch.setattr(checkpoint, "read_offsets", lambda p: calls.append(p) or real(p))
+    assert checkpoint.read_offsets_cached(path) == {("t", p): 5 for p in range(3)}
+    assert checkpoint.read_offsets_cached(path)[("t", 2)] == 5 and len(calls) == 1
+    checkpoint.write_offsets(path, {("t", p): 6 for p in range(3)})
+    assert checkpoint.read_offsets_cached(path) == {("t", p): 6 for p in range(3)} and len(calls) == 2
+    os.unlink(path)
+    assert checkpoint.read_offsets_cached(path) == {}

@@ -8,11 +8,15 @@ so callers can fall back the way Kafka does (full recovery from offset 0).
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
 
 from kvlog import _io
+from kvlog.storage import is_remote
 from kvlog.errors import KvlogError, StorageError
 
-__all__ = ["CorruptCheckpointError", "read_offsets", "write_offsets", "update_offsets",
+__all__ = ["CorruptCheckpointError", "read_offsets", "read_offsets_cached", "write_offsets", "update_offsets",
            "RECOVERY_POINT", "LOG_START_OFFSET", "CLEANER_OFFSET", "REPLICATION_OFFSET"]
 
 RECOVERY_POINT = "recovery-point-offset-checkpoint"
@@ -66,6 +70,39 @@ def read_offsets(path: str) -> dict[tuple[str, int], int]:
         except ValueError:
             raise CorruptCheckpointError(f"checkpoint {path}: line {i + 3} has a non-integer field") from None
     return out
+
+
+_CACHE: OrderedDict[str, tuple[tuple[int, int, int, int], dict[tuple[str, int], int]]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 64
+
+
+def read_offsets_cached(path: str) -> dict[tuple[str, int], int]:
+    """:func:`read_offsets` of a local file, parsed once while its inode, size and times stay the same (a
+    broker's root checkpoints list every partition, and each of its logs opened reads them: without this a
+    directory of N partitions parses N² lines). The caller must not change the returned table. Object-store
+    paths are read each time."""
+    if is_remote(path):
+        return read_offsets(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return {}
+    except OSError:
+        return read_offsets(path)  # (raises the reader's error)
+    sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(path)
+        if hit is not None and hit[0] == sig:
+            _CACHE.move_to_end(path)
+            return hit[1]
+    table = read_offsets(path)
+    with _CACHE_LOCK:
+        _CACHE[path] = (sig, table)
+        _CACHE.move_to_end(path)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return table
 
 
 def write_offsets(path: str, offsets: dict[tuple[str, int], int]) -> None:

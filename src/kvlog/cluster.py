@@ -35,8 +35,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kvlog import _files, _io, checkpoint, storage
-from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT
+from kvlog import _files, _io, checkpoint, committed_offsets, storage
+from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT, read_leader_epochs
+from kvlog.config import LONG_MAX
 from kvlog.errors import (
     ConfigError,
     DirectoryNotFoundError,
@@ -45,6 +46,7 @@ from kvlog.errors import (
     UnknownTopicOrPartitionError,
 )
 from kvlog.log import Log
+from kvlog.segment import LogSegment
 
 __all__ = ["Cluster", "LogDirectory", "Replica", "Partition"]
 
@@ -76,17 +78,24 @@ class LogDirectory:
     broker: int | None
     cluster_id: str | None
     high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict, compare=False, repr=False)
+    #: the log start offsets its broker checkpointed (``log-start-offset-checkpoint``)
+    log_starts: dict[tuple[str, int], int] = field(default_factory=dict, compare=False, repr=False)
+    #: whether a kvlog sink's committed offsets govern it (a read stops at them: see kvlog.committed_offsets)
+    governed: bool = field(default=False, compare=False, repr=False)
 
     @classmethod
     def read(cls, root: str) -> LogDirectory:
         props = _properties(root)
         broker = next((int(props[k]) for k in ("node.id", "broker.id") if props.get(k, "").lstrip("-").isdigit()),
                       None)
-        try:
-            hws = checkpoint.read_offsets(storage.join(root, checkpoint.REPLICATION_OFFSET))
-        except (checkpoint.CorruptCheckpointError, OSError):
-            hws = {}
-        return cls(root, broker, props.get("cluster.id"), hws)
+        tables = []
+        for name in (checkpoint.REPLICATION_OFFSET, checkpoint.LOG_START_OFFSET):
+            try:
+                tables.append(checkpoint.read_offsets(storage.join(root, name)))
+            except (checkpoint.CorruptCheckpointError, OSError):
+                tables.append({})
+        governed = bool(committed_offsets.latest(root).partitions)
+        return cls(root, broker, props.get("cluster.id"), tables[0], tables[1], governed)
 
     @property
     def name(self) -> str:
@@ -151,6 +160,50 @@ def _cross_check(chosen: Replica, other: Replica) -> tuple[int | None, list[str]
     if other.log_end > end and other.log_end > other.log_start:
         return max(end, other.log_start), problems
     return None, problems
+
+
+def _probe(d: LogDirectory, path: str) -> Replica | None:
+    """A replica as its files tell it without a full open: its log start (the root's checkpoint, the first
+    segment), its end (the last segment's last batch, found from its last index entry, the batches from there
+    checksummed) and its leader epochs. None when the directory holds anything a read-only open would have to
+    resolve (a swap, a cleaned or set-aside segment, an unclean end, a sink's committed offsets, no segment): the
+    caller opens it then."""
+    if d.governed:
+        return None
+    try:
+        names = _io.fs.listdir(path)
+        bases = []
+        for n in names:
+            if n.endswith((_files.SWAP, _files.CLEANED, _files.DELETED, _files.QUARANTINED)):
+                return None
+            if n.endswith(_files.LOG) and _files.is_offset_name(n):
+                bases.append(_files.offset_from_name(n))
+        if not bases or LEADER_EPOCH_CHECKPOINT not in names:
+            return None
+        bases.sort()
+        seg = LogSegment(path, bases[-1], read_only=True)
+        try:
+            entry = seg.offset_index.lookup(LONG_MAX) if seg.offset_index.entries else None
+            start = entry.position if entry is not None and 0 < entry.position < seg.size_in_bytes else 0
+            last = None
+            for headers in seg.iter_headers(start, with_crc=True, stop_on_crc=True):
+                if len(headers):
+                    if last is None and entry is not None and start and not (
+                            headers["base_offset"][0] <= entry.offset <= headers["last_offset"][0]):
+                        return None  # the index is not this segment's: the open finds out why
+                    last = int(headers["last_offset"][-1])
+            if last is None and start:
+                return None
+        finally:
+            seg.close()
+        end = bases[-1] if last is None else last + 1
+        log_start = max(bases[0], d.log_starts.get(_files.parse_partition_dir(os.path.basename(path)) or ("", -1), 0))
+        epochs = read_leader_epochs(storage.join(path, LEADER_EPOCH_CHECKPOINT))
+    except (KvlogError, OSError):
+        return None
+    if log_start > end:
+        return None
+    return Replica(d, path, log_start, end, tuple(epochs))
 
 
 class Cluster:
@@ -230,6 +283,31 @@ class Cluster:
         if not places:
             raise UnknownTopicOrPartitionError(f"no partition {topic}-{partition} in {self.describe()}",
                                                topic=topic, partition=partition)
+        # every replica probed cheaply (its epochs, where its last segment ends, the batches past its last index
+        # entry checksummed), the chosen one opened and audited as any read-only open; when the audit disagrees
+        # with the probe, or a probe could not answer, every replica is opened and audited
+        probes = [_probe(d, path) for d, path in places]
+        keep: Log | None = None
+        if all(r is not None for r in probes):
+            result = self._choose(topic, partition, [r for r in probes if r is not None])
+            log = Log.open(result.chosen.path, read_only=True)
+            if (log.log_start_offset, log.log_end_offset) == (result.chosen.log_start, result.chosen.log_end):
+                keep = log
+            else:
+                log.close()
+        if keep is None:
+            result, keep = self._open_all(topic, partition, places)
+        with self._lock:
+            if key in self._partitions:  # (another thread got there first)
+                keep.close()
+                return self._partitions[key]
+            self._partitions[key] = result
+            self._logs[key] = keep
+            self.problems.extend(f"{topic}-{partition}: {p}" for p in result.problems)
+        return result
+
+    def _open_all(self, topic: str, partition: int, places: list[tuple[LogDirectory, str]]) -> tuple[Partition, Log]:
+        """Every replica opened read-only (audited), the partition chosen from what the opens found."""
         replicas = []
         opened: dict[str, Log] = {}
         try:
@@ -244,18 +322,10 @@ class Cluster:
                 replicas.append(Replica(d, path, log.log_start_offset, log.log_end_offset,
                                         tuple(epochs) if has else None))
             result = self._choose(topic, partition, replicas)
-            keep = opened.pop(result.chosen.path)
+            return result, opened.pop(result.chosen.path)
         finally:
             for log in opened.values():
                 log.close()
-        with self._lock:
-            if key in self._partitions:  # (another thread got there first)
-                keep.close()
-                return self._partitions[key]
-            self._partitions[key] = result
-            self._logs[key] = keep
-            self.problems.extend(f"{topic}-{partition}: {p}" for p in result.problems)
-        return result
 
     def _choose(self, topic: str, partition: int, replicas: list[Replica]) -> Partition:
         def hw(r: Replica) -> int:

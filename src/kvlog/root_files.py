@@ -31,7 +31,7 @@ class _RootCheckpoints:
                           (checkpoint.LOG_START_OFFSET, "log_start_offset"),
                           (checkpoint.REPLICATION_OFFSET, "high_watermark")):
             try:
-                table = checkpoint.read_offsets(os.path.join(self.root, name))
+                table = checkpoint.read_offsets_cached(os.path.join(self.root, name))
             except checkpoint.CorruptCheckpointError:
                 table = {}  # Kafka's fallback: full recovery
             if (topic, partition) in table:

@@ -134,6 +134,7 @@ class Broker:
     controller_port: int = 0
     zk_port: int = 0
     starts: int = 0
+    heap: str = "768m"  # the broker JVM's -Xmx (a cluster's brokers share the machine and take less)
 
     @property
     def data(self) -> Path:
@@ -273,7 +274,7 @@ class Broker:
         out = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             self.dist.java_cmd("kafka.Kafka", str(self.root / "server.properties"), log_level="info",
-                               log_file="System.out", extra_jvm=("-Xmx768m",),
+                               log_file="System.out", extra_jvm=(f"-Xmx{self.heap}",),
                                extra_classpath=self.classpath),
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         out.close()
