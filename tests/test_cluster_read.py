@@ -160,3 +160,30 @@ def test_the_schemas_topic_of_a_cluster(tmp_path):
         dirs.append(d)
     t = kvlog.scan(dirs, "t", value_format="registry").read_all()
     assert [v["a"] for v in t.column("value").to_pylist()] == list(range(5))
+
+
+@pytest.mark.parametrize("where", ["tail", "first batch"])
+def test_a_damaged_replica_is_passed_over_for_an_intact_copy(tmp_path, where):
+    """A replica whose bytes fail their checksum below what its broker called durable (a bit flipped on a disk, a
+    bad copy) is not read when another replica of the same history holds as much: the damage is reported in the
+    problems; one replica alone still raises, naming it."""
+    parts = {("t", 0): [(records(0, 0, 50), 0), (records(0, 50, 80), 3)]}
+    dirs = [broker(tmp_path, n, parts) for n in (1, 2, 3)]
+    (seg,) = (dirs[0] / "t-0").glob("*.log")
+    data = bytearray(seg.read_bytes())
+    data[len(data) - 3 if where == "tail" else 100] ^= 0xFF
+    seg.write_bytes(bytes(data))
+    want = rows(dirs[1])
+    assert rows(dirs) == want and len(want) == 80
+    with Cluster(dirs) as c:
+        part = c.partition("t", 0)
+        assert part.chosen.directory.broker in (2, 3) and part.end == 80
+        assert any("broker 1" in p and "damaged" in p and "CRC" in p for p in part.problems), part.problems
+    with pytest.raises(kvlog.CorruptRecordError):
+        rows(dirs[0])
+    # every replica damaged alike: the read raises, as one replica's would
+    for d in dirs[1:]:
+        (other,) = (d / "t-0").glob("*.log")
+        other.write_bytes(bytes(data))
+    with pytest.raises(kvlog.CorruptRecordError):
+        rows(dirs)

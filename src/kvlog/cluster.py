@@ -29,6 +29,7 @@ deletion or stray are not replicas: they are left out.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Sequence
@@ -297,6 +298,8 @@ class Cluster:
                 log.close()
         if keep is None:
             result, keep = self._open_all(topic, partition, places)
+        if keep.damage:
+            result, keep = self._undamaged(result, keep)
         with self._lock:
             if key in self._partitions:  # (another thread got there first)
                 keep.close()
@@ -305,6 +308,26 @@ class Cluster:
             self._logs[key] = keep
             self.problems.extend(f"{topic}-{partition}: {p}" for p in result.problems)
         return result
+
+    def _undamaged(self, result: Partition, keep: Log) -> tuple[Partition, Log]:
+        """The chosen replica's open found damage (a checksum that fails below what its broker called durable):
+        another replica of the same history holding as much is read instead, and the damage reported; when every
+        such replica is damaged, the chosen one stays (its read raises, naming the damage)."""
+        chosen = result.chosen
+        left_out = {id(r) for r, _ in result.diverged}
+        for r in result.replicas:
+            if r is chosen or id(r) in left_out or r.latest_epoch != chosen.latest_epoch or r.log_end < result.end:
+                continue
+            log = Log.open(r.path, read_only=True)
+            if log.damage or log.log_end_offset < result.end:
+                log.close()
+                continue
+            keep.close()
+            found = keep.damage[0]
+            note = (f"{chosen.directory.name}'s replica is damaged ({os.path.basename(found.path)} at byte "
+                    f"{found.position}: {found.reason}): read from {r.directory.name}")
+            return dataclasses.replace(result, chosen=r, problems=(*result.problems, note)), log
+        return result, keep
 
     def _open_all(self, topic: str, partition: int, places: list[tuple[LogDirectory, str]]) -> tuple[Partition, Log]:
         """Every replica opened read-only (audited), the partition chosen from what the opens found."""
