@@ -5,6 +5,8 @@ cluster's brokers lay them out: ``meta.properties`` with the broker's and the cl
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -30,15 +32,16 @@ def broker(root: Path, node: int, parts: dict[tuple[str, int], list[tuple[list[R
     d = root / f"broker-{node}"
     with LogManager(d) as m:
         for (t, p), runs in parts.items():
-            if t not in m.topics():
-                m.create_topic(t, [q for tt, q in parts if tt == t])
+            if t not in m.topics():  # one topic id a topic on every broker, as a cluster's replicas share it
+                tid = base64.urlsafe_b64encode(hashlib.md5(t.encode()).digest()).rstrip(b"=").decode()
+                m.create_topic(t, [q for tt, q in parts if tt == t], topic_id=tid)
             log = m.log(t, p)
             epochs: list[tuple[int, int]] = []
             for recs, epoch in runs:
                 if not epochs or epochs[-1][0] != epoch:
                     epochs.append((epoch, log.log_end_offset))
                 log.append(recs)
-            ends = {tp: m.log(*tp).log_end_offset for tp in parts}
+            ends = {tp: m.log(*tp).log_end_offset for tp in parts if tp[0] in m.topics()}
             epoch_file = d / f"{t}-{p}" / "leader-epoch-checkpoint"
             pending = (epoch_file, epochs)
             m.log(t, p).close()
@@ -152,14 +155,29 @@ def test_the_schemas_topic_of_a_cluster(tmp_path):
     dirs = []
     for n in (1, 2):
         d = tmp_path / f"broker-{n}"
-        with LogManager(d) as m, SchemasTopicWriter(m) as w:
-            ser = w.serializer("t-value", '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}')
-            m.create_topic("t", 1)
-            m.log("t", 0).append(ser.records([{"a": i} for i in range(5)]))
+        if n == 1:
+            with LogManager(d) as m, SchemasTopicWriter(m) as w:
+                ser = w.serializer("t-value", '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}')
+                m.create_topic("t", 1)
+                m.log("t", 0).append(ser.records([{"a": i} for i in range(5)]))
+        else:  # a follower: the same topics (ids) and bytes
+            shutil.copytree(dirs[0], d)
         (d / "meta.properties").write_text(f"version=1\nnode.id={n}\ncluster.id=c1\n")
         dirs.append(d)
     t = kvlog.scan(dirs, "t", value_format="registry").read_all()
     assert [v["a"] for v in t.column("value").to_pylist()] == list(range(5))
+
+
+def test_replicas_of_different_topics_of_one_name_are_refused(tmp_path):
+    """A topic deleted and created again while a broker was away: that broker's copy is the old topic's (another
+    topic id in partition.metadata), not a replica of the new one."""
+    parts = {("t", 0): [(records(0, 0, 10), 0)]}
+    dirs = [broker(tmp_path, n, parts) for n in (1, 2)]
+    stale = dirs[0] / "t-0" / "partition.metadata"
+    stale.write_text("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n")
+    with pytest.raises(kvlog.InconsistentTopicIdError, match=r"replicas of t-0 belong to different topics.*broker 1"):
+        rows(dirs)
+    assert len(rows(dirs[1:])) == 10
 
 
 @pytest.mark.parametrize("where", ["tail", "first batch"])

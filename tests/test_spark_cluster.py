@@ -52,3 +52,13 @@ def test_diverged_replicas_are_refused_alike_or_read_as_the_newest(jvm, cluster)
         assert len(got) == 25 and got[-1][2].endswith(b"-new"), fmt
     with pytest.raises(Exception, match="kvlog.divergentReplicas"):
         read(jvm, "kvlog", dirs, "d", **{"kvlog.divergentReplicas": "oldest"})
+
+
+def test_replicas_of_different_topics_are_refused_alike(jvm, tmp_path):
+    from tests.test_cluster_read import broker
+
+    dirs = [broker(tmp_path, n, {("s", 0): [(records(0, 0, 10), 0)]}) for n in (1, 2)]
+    (dirs[0] / "s-0" / "partition.metadata").write_text("version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ\n")
+    for fmt in ("kvlog", "kvlog_python"):
+        with pytest.raises(Exception, match=r"the replicas of s-0 belong to different topics"):
+            read(jvm, fmt, [str(d) for d in dirs], "s")

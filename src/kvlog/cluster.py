@@ -37,12 +37,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvlog import _files, _io, checkpoint, committed_offsets, storage
-from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT, read_leader_epochs
+from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, read_leader_epochs, read_partition_metadata
 from kvlog.config import LONG_MAX
 from kvlog.errors import (
     ConfigError,
     DirectoryNotFoundError,
     DivergentReplicasError,
+    InconsistentTopicIdError,
     KvlogError,
     UnknownTopicOrPartitionError,
 )
@@ -113,6 +114,7 @@ class Replica:
     log_start: int
     log_end: int
     epochs: tuple[tuple[int, int], ...] | None  # None: no leader-epoch-checkpoint
+    topic_id: str | None = None  # partition.metadata's (None: no such file)
 
     @property
     def latest_epoch(self) -> int:
@@ -200,11 +202,12 @@ def _probe(d: LogDirectory, path: str) -> Replica | None:
         end = bases[-1] if last is None else last + 1
         log_start = max(bases[0], d.log_starts.get(_files.parse_partition_dir(os.path.basename(path)) or ("", -1), 0))
         epochs = read_leader_epochs(storage.join(path, LEADER_EPOCH_CHECKPOINT))
+        topic_id = read_partition_metadata(path) if PARTITION_METADATA in names else None
     except (KvlogError, OSError):
         return None
     if log_start > end:
         return None
-    return Replica(d, path, log_start, end, tuple(epochs))
+    return Replica(d, path, log_start, end, tuple(epochs), topic_id)
 
 
 class Cluster:
@@ -342,8 +345,12 @@ class Cluster:
                     has = _io.fs.exists(storage.join(path, LEADER_EPOCH_CHECKPOINT))
                 except KvlogError:
                     epochs, has = [], False
+                try:
+                    topic_id = read_partition_metadata(path)
+                except (KvlogError, OSError):
+                    topic_id = None  # (the open's own checks report a damaged file)
                 replicas.append(Replica(d, path, log.log_start_offset, log.log_end_offset,
-                                        tuple(epochs) if has else None))
+                                        tuple(epochs) if has else None, topic_id))
             result = self._choose(topic, partition, replicas)
             return result, opened.pop(result.chosen.path)
         finally:
@@ -351,6 +358,13 @@ class Cluster:
                 log.close()
 
     def _choose(self, topic: str, partition: int, replicas: list[Replica]) -> Partition:
+        ids = sorted({r.topic_id for r in replicas if r.topic_id is not None})
+        if len(ids) > 1:
+            named = "; ".join(f"{r.directory.name}: {r.topic_id}" for r in replicas if r.topic_id is not None)
+            raise InconsistentTopicIdError(
+                f"the replicas of {topic}-{partition} belong to different topics (topic ids in partition.metadata: "
+                f"{named}): a topic deleted and created again under its name while a broker was away leaves that "
+                f"broker the old topic's copy. Leave the stale broker's directory out, or read each alone")
         def hw(r: Replica) -> int:
             return r.directory.high_watermarks.get((topic, partition), -1)
 

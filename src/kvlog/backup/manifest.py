@@ -61,13 +61,14 @@ class PartitionEntry:
     partition: int
     log_start_offset: int
     end_offset: int  # the backup holds [log_start_offset, end_offset)
-    cut: str  # why it ends there: "high_watermark", "recovery_point", "log_end", "damage", "unchanged"
+    cut: str  # why it ends there: "high_watermark", "cluster_committed", "log_end", "damage", "unchanged"
     high_watermark: int | None = None
     recovery_point: int | None = None
     topic_id: str | None = None
     index_interval_bytes: int = 4096  # the topic's, for indexes a restore rebuilds
     error: str = ""  # the partition could not be backed up in this run (the previous run's copy stands)
     warnings: list[str] = field(default_factory=list)
+    replica: str = ""  # a cluster's backup: the partition directory of the replica read (its broker's log dir)
 
 
 @dataclass

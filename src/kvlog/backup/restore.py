@@ -107,10 +107,12 @@ class RestoreResult:
     elapsed_s: float = 0.0
     warnings: list[str] = field(default_factory=list)
     groups: dict[str, Any] = field(default_factory=dict)
+    #: partitions of the backup the target's KRaft metadata assigns to other brokers only: not placed here
+    elsewhere: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ("backup", "destination", "run", "as_of", "resumed", "bytes",
-                                              "elapsed_s", "warnings", "groups")}
+                                              "elapsed_s", "warnings", "groups", "elsewhere")}
         out["partitions"] = {k: vars(v) for k, v in self.partitions.items()}
         return out
 
@@ -262,6 +264,27 @@ def _has_cluster_metadata(dst: str, metadata_dir: str | None) -> bool:
             or os.path.isdir(os.path.join(dst, f"{_files.CLUSTER_METADATA}-0")))
 
 
+def _assigned_here(manifest: Manifest, labels: list[str], dst: str, metadata_dir: str | None
+                   ) -> tuple[list[str], list[str]]:
+    """``labels`` split by the target's KRaft metadata (``metadata_dir``, or ``dst``'s own combined-mode
+    ``__cluster_metadata-0``): those whose replicas include this broker (its ``node.id`` in ``meta.properties``),
+    and those assigned to other brokers only. A restore into each broker of a cluster thus places every replica
+    where the controller expects it. Without metadata or a node id, or for a partition the metadata does not
+    list, everything stays (a broker sets aside what its metadata does not assign it, as a stray)."""
+    if metadata_dir is None and not os.path.isdir(os.path.join(dst, f"{_files.CLUSTER_METADATA}-0")):
+        return labels, []
+    meta = target_metadata(dst, metadata_dir)
+    if meta.node_id is None or not meta.partitions:
+        return labels, []
+    here: list[str] = []
+    elsewhere: list[str] = []
+    for label in labels:
+        e = manifest.partitions[label]
+        st = meta.partitions.get((e.topic, e.partition))
+        (elsewhere if st is not None and meta.node_id not in st["replicas"] else here).append(label)
+    return here, elsewhere
+
+
 def _topic_ids(manifest: Manifest, labels: list[str], dst: str, given: Mapping[str, str],
                metadata_dir: str | None, keep: bool, kept: list[str] | None = None) -> dict[str, str]:
     """Each restored topic's target id; ``kept`` (when given) gets the topics that keep the source's."""
@@ -410,6 +433,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
         if missing:
             raise ConfigError(f"backup run {manifest.run} holds no topic {missing[0]!r}")
     meta_dir = None if metadata_dir is None else os.fspath(metadata_dir)
+    labels, elsewhere = _assigned_here(manifest, labels, dst, meta_dir)
     by_default = keep_topic_ids is None and not _has_cluster_metadata(dst, meta_dir)
     keep_ids = bool(keep_topic_ids) or by_default
     kept: list[str] = []
@@ -445,6 +469,11 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
                               "directories that are empty (as a new topic's are), or pass force=True")
     result = RestoreResult(target.uri, dst, manifest.run, as_of)
     result.resumed = list(done)
+    result.elsewhere = elsewhere
+    if elsewhere:
+        result.warnings.append(f"{len(elsewhere)} of the backup's partitions are assigned to other brokers only by the "
+                               "target's KRaft metadata: not placed here (restore them into those brokers' log "
+                               "directories)")
     if by_default and kept:
         result.warnings.append(f"{dst} has no cluster metadata (no meta.properties, no {_files.CLUSTER_METADATA}-0, "
                                f"no metadata_dir=DIR): kept the backup's topic ids of {', '.join(map(repr, kept))} "

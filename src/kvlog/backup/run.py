@@ -19,7 +19,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -198,37 +198,61 @@ def _lock_local(target: LocalTarget) -> int:
                             "backup or restore)")
 
 
-def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], *,
+def backup(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], destination: str | os.PathLike[str], *,
            topics: list[str] | None = None, allow_damage: bool = False, progress: Progress | None = None,
-           workers: int = 4) -> BackupResult:
+           workers: int = 4, divergent: str = "raise") -> BackupResult:
     """Back up the data directory ``source`` (a live broker's ``log.dirs`` entry; only read) into
     ``destination`` (a local path or an object-store URI), copying only what the last run lacks.
+
+    ``source`` may be a list: the log directories of a cluster's brokers (:class:`kvlog.Cluster`). Each
+    partition is then backed up once, from the replica a cluster read chooses, cut at what the cluster committed;
+    a run finds the files it holds already by their bytes too, so a later run reading another broker's replica
+    of the same bytes copies nothing again. ``divergent``: as for :class:`kvlog.Cluster` (a diverged partition
+    is an error of the run by default: its previous backup stands).
 
     ``topics`` limits the run to those topics (the others keep their last backed-up state). Partitions that
     cannot be backed up (damage below the cut, a file replaced mid-copy twice) are named in
     ``result.errors``; their previous backup stands, and the rest of the run completes.
     """
     t0 = time.monotonic()
-    root = os.path.abspath(os.fspath(source))
-    if storage.is_remote(os.fspath(source)):
-        raise BackupError(f"kvlog backup reads a local data directory, not {storage.redact(os.fspath(source))}")
-    if not os.path.isdir(root):
-        raise DirectoryNotFoundError(f"no data directory at {root}")
-    found, _skipped = _files.partition_dirs(root)
+    given = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    if not given:
+        raise BackupError("kvlog backup needs a data directory to back up")
+    roots = []
+    for one in given:
+        if storage.is_remote(os.fspath(one)):
+            raise BackupError(f"kvlog backup reads a local data directory, not {storage.redact(os.fspath(one))}")
+        r = os.path.abspath(os.fspath(one))
+        if not os.path.isdir(r):
+            raise DirectoryNotFoundError(f"no data directory at {r}")
+        roots.append(r)
+    cluster_errors: dict[str, str] = {}
+    replicas: dict[tuple[str, int], tuple[str, int]] = {}
+    if len(roots) == 1:
+        root = roots[0]
+        found, _skipped = _files.partition_dirs(root)
+    else:
+        root = "; ".join(roots)
+        found, replicas, cluster_errors = _cluster_partitions(roots, divergent)
     if topics is not None:
-        missing = sorted(set(topics) - {t for t, _ in found})
+        missing = sorted(set(topics) - {t for t, _ in found} - {_files.parse_partition_dir(k)[0]  # type: ignore[index]
+                                                                for k in cluster_errors})
         if missing:
             raise BackupError(f"no topic {missing[0]!r} in {root}")
         found = {tp: p for tp, p in found.items() if tp[0] in set(topics)}
+        cluster_errors = {k: v for k, v in cluster_errors.items()
+                          if (_files.parse_partition_dir(k) or ("", 0))[0] in set(topics)}
     if not storage.is_remote(os.fspath(destination)):
         dst = os.path.realpath(os.fspath(destination))
-        real = os.path.realpath(root)
-        if dst == real or dst.startswith(real + os.sep):
-            # a .kvlog-backup directory inside a broker's log directory would stop the broker at its next start
-            raise BackupError(f"the backup destination {dst} is inside the data directory {real}: give a "
-                              "destination outside it")
+        for r in roots:
+            real = os.path.realpath(r)
+            if dst == real or dst.startswith(real + os.sep):
+                # a .kvlog-backup directory inside a broker's log directory would stop the broker at its next start
+                raise BackupError(f"the backup destination {dst} is inside the data directory {real}: give a "
+                                  "destination outside it")
     target = open_target(destination)
     result = BackupResult(source=root, destination=storage.redact(target.uri))
+    result.errors.update(cluster_errors)
     job = f"{JOB_PREFIX}-{uuid.uuid4().hex[:12]}"
     lock_fd = -1
     if isinstance(target, LocalTarget):
@@ -238,7 +262,7 @@ def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], 
         assert isinstance(target, RemoteTarget)
         _remote.take_lease(target.uri, target.store, job, None, None)
     try:
-        _run(root, found, target, result, job, topics, allow_damage, progress, workers, t0)
+        _run(root, found, target, result, job, topics, allow_damage, progress, workers, t0, replicas)
     finally:
         if isinstance(target, LocalTarget):
             _files.unlock_file(lock_fd)
@@ -251,8 +275,33 @@ def backup(source: str | os.PathLike[str], destination: str | os.PathLike[str], 
     return result
 
 
+def _cluster_partitions(roots: list[str], divergent: str) -> tuple[dict[tuple[str, int], str],
+                                                                   dict[tuple[str, int], tuple[str, int]], dict[str, str]]:
+    """Each partition of a cluster's log directories: the chosen replica's directory, (the replica's root, the
+    cluster's committed end), and the partitions that cannot be chosen (diverged replicas) with the reason."""
+    from kvlog.cluster import Cluster
+
+    found: dict[tuple[str, int], str] = {}
+    replicas: dict[tuple[str, int], tuple[str, int]] = {}
+    errors: dict[str, str] = {}
+    with Cluster(roots, divergent=divergent) as cluster:
+        for topic in cluster.topics():
+            for p in cluster.partitions(topic):
+                try:
+                    part = cluster.partition(topic, p)
+                except KvlogError as exc:
+                    errors[f"{topic}-{p}"] = str(exc)
+                    continue
+                found[(topic, p)] = part.chosen.path
+                replicas[(topic, p)] = (os.path.dirname(part.chosen.path), part.end)
+    return found, replicas, errors
+
+
 def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: BackupResult, job: str,
-         topics: list[str] | None, allow_damage: bool, progress: Progress | None, workers: int, t0: float) -> None:
+         topics: list[str] | None, allow_damage: bool, progress: Progress | None, workers: int, t0: float,
+         replicas: dict[tuple[str, int], tuple[str, int]] | None = None) -> None:
+    """One run. ``replicas``: for a cluster's directories (``root`` then names them all), each partition's
+    chosen replica's root and the cluster's committed end."""
     prev = latest_manifest(target)
     if prev is not None and not _published(target, prev.run):
         # a run killed between its manifest and its publish: everything it names is in place, so publish it
@@ -275,8 +324,10 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
     r.journal = Manifest(run, int(time.time() * 1000), 0, root)
     if isinstance(target, LocalTarget):
         target.clear_tmp()
-    state = src_mod.read_root_state(root, result.warnings)
-    configs = TopicConfigs.load(root)
+    roots = sorted({r for r, _ in replicas.values()}) if replicas else [root]
+    states = {r: src_mod.read_root_state(r, result.warnings) for r in roots}
+    state = states[roots[0]]
+    configs = TopicConfigs.load(roots[0])
     manifest = Manifest(run, r.journal.started_ms, 0, root)
     prev_files = prev.files if prev else {}
     changed = False
@@ -287,7 +338,12 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
         plan = None
         for attempt in range(2):
             try:
-                plan = src_mod.plan_partition(root, topic, part, state, interval, allow_damage=allow_damage)
+                if replicas:
+                    where, end = replicas[(topic, part)]
+                    plan = src_mod.plan_partition(where, topic, part, states[where], interval,
+                                                  allow_damage=allow_damage, cluster_end=end)
+                else:
+                    plan = src_mod.plan_partition(root, topic, part, state, interval, allow_damage=allow_damage)
                 break
             except BackupError as exc:
                 if attempt or "replaced while" not in str(exc):
@@ -306,10 +362,11 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
         result.warnings.extend(plan.warnings)
         for fj in plan.jobs:
             rel = f"{label}/{fj.name}"
-            have = _reusable(prev_files.get(rel), fj) or _reusable(journal.files.get(rel) if journal else None, fj)
+            from_prev = _reusable(prev_files.get(rel), fj)
+            have = from_prev or _reusable(journal.files.get(rel) if journal else None, fj)
             if have is not None:
                 manifest.files[rel] = have
-                if prev_files.get(rel) is have:
+                if from_prev is not None:
                     result.files_unchanged += 1
                 else:
                     result.files_resumed += 1
@@ -351,7 +408,8 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
             continue
         manifest.partitions[label] = PartitionEntry(
             plan.topic, plan.partition, plan.log_start_offset, plan.end_offset, plan.cut, plan.high_watermark,
-            plan.recovery_point, plan.topic_id, plan.index_interval_bytes, "", plan.warnings)
+            plan.recovery_point, plan.topic_id, plan.index_interval_bytes, "", plan.warnings,
+            plan.directory if replicas else "")
         was = prev.partitions.get(label) if prev else None
         if was is None or (was.log_start_offset, was.end_offset) != (plan.log_start_offset, plan.end_offset):
             changed = True
@@ -376,7 +434,10 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
         if journal is not None or journal_bytes is not None:
             target.delete(JOURNAL)
         return  # nothing new: no run
-    _root_files(root, state, target, manifest, result)
+    if replicas:
+        _cluster_root_files(states, replicas, target, manifest, result)
+    else:
+        _root_files(root, state, target, manifest, result)
     manifest.finished_ms = int(time.time() * 1000)
     manifest.warnings = list(result.warnings)
     if isinstance(target, LocalTarget):
@@ -404,6 +465,11 @@ def _reusable(entry: FileEntry | None, fj: src_mod.FileJob) -> FileEntry | None:
         # the active segment grew past a cut that did not move (the broker appends above its high watermark):
         # the same prefix of the same file, if its bytes still say so (read here, not uploaded again)
         return entry if _prefix_crc(fj.path, entry.size) == entry.crc32c else None
+    if fj.stat is not None and entry.size == (fj.size if fj.kind == "prefix" else fj.stat[0]):
+        # another file of the same size: another broker's replica of the same bytes (a cluster's backup reads the
+        # replica it chooses, which may change between runs), or the file rewritten alike. Read, not uploaded.
+        if _prefix_crc(fj.path, entry.size) == entry.crc32c:
+            return FileEntry(entry.size, entry.crc32c, fj.stat, entry.derived, entry.object)
     return None
 
 
@@ -447,6 +513,45 @@ def _root_files(root: str, state: src_mod.RootState, target: Target, manifest: M
         rel = f"{META_DIR}/runs/{manifest.run:020d}/root/{name}"
         target.put(rel, data)
         manifest.files[rel] = FileEntry(len(data), crc32c(data), None, "root")
+        if name in ("kvlog-topics.json", checkpoint.CLEANER_OFFSET):
+            target.put(name, data)
+
+
+def _cluster_root_files(states: dict[str, src_mod.RootState], replicas: dict[tuple[str, int], tuple[str, int]],
+                        target: Target, manifest: Manifest, result: BackupResult) -> None:
+    """A cluster's root files under the run: each checkpoint holds every partition's entry from the root of the
+    replica backed up; the other files (``meta.properties``, ``kvlog-topics.json``) from the first root holding
+    them. ``cleaner-offset-checkpoint`` and ``kvlog-topics.json`` at the backup's root too."""
+    run_root = f"{META_DIR}/runs/{manifest.run:020d}/root"
+    tables = (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET, checkpoint.REPLICATION_OFFSET,
+              checkpoint.CLEANER_OFFSET)
+    names = sorted({n for st in states.values() for n in st.files if committed_offsets.version_of(n) <= 0})
+    for name in names:
+        if name in tables:
+            merged: dict[tuple[str, int], int] = {}
+            for tp, (where, _end) in replicas.items():
+                try:
+                    table = checkpoint.read_offsets_cached(os.path.join(where, name))
+                except checkpoint.CorruptCheckpointError as exc:
+                    result.warnings.append(f"{exc}; not carried into the backup")
+                    table = {}
+                if tp in table:
+                    merged[tp] = table[tp]
+            lines = [str(checkpoint.VERSION), str(len(merged))]
+            lines += [f"{t} {p} {o}" for (t, p), o in sorted(merged.items())]
+            data = ("\n".join(lines) + "\n").encode()
+        else:
+            data = b""
+            for where in states:
+                if name in states[where].files:
+                    try:
+                        with open(os.path.join(where, name), "rb") as f:
+                            data = f.read()
+                        break
+                    except FileNotFoundError:
+                        continue
+        target.put(f"{run_root}/{name}", data)
+        manifest.files[f"{run_root}/{name}"] = FileEntry(len(data), crc32c(data), None, "root")
         if name in ("kvlog-topics.json", checkpoint.CLEANER_OFFSET):
             target.put(name, data)
 

@@ -221,8 +221,11 @@ def _txn_cut(path: str, end: int) -> bytes:
 
 
 def plan_partition(root: str, topic: str, partition: int, state: RootState, index_interval: int, *,
-                   allow_damage: bool = False) -> PartitionPlan:
-    """Decide what of ``<root>/<topic>-<partition>`` this run backs up (see the module docstring)."""
+                   allow_damage: bool = False, cluster_end: int | None = None) -> PartitionPlan:
+    """Decide what of ``<root>/<topic>-<partition>`` this run backs up (see the module docstring).
+
+    ``cluster_end``: the end a cluster of brokers committed (:class:`kvlog.Cluster`), the cut instead of this
+    broker's checkpointed high watermark (a cluster's backup reads each partition from one replica)."""
     d = os.path.join(root, f"{topic}-{partition}")
     names = sorted(os.listdir(d))
     tp = (topic, partition)
@@ -232,6 +235,8 @@ def plan_partition(root: str, topic: str, partition: int, state: RootState, inde
     bases = sorted(_files.offset_from_name(n) for n in names
                    if n.endswith(_files.LOG) and _files.is_offset_name(n))
     limit, cut = (hw, "high_watermark") if hw is not None else (None, "log_end")
+    if cluster_end is not None:
+        limit, cut = cluster_end, "cluster_committed"
     if governed is not None and (limit is None or governed[1] < limit):
         limit, cut = governed[1], "committed_offsets"
     kept = [b for b in bases if limit is None or b < limit] or bases[:1]

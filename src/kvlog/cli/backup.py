@@ -1,4 +1,5 @@
-"""``kvlog backup SRC DST``: an incremental backup run of a data directory (see :mod:`kvlog.backup.run`)."""
+"""``kvlog backup SRC [SRC ...] DST``: an incremental backup run of a data directory, or of a cluster's brokers' log
+directories (see :mod:`kvlog.backup.run`)."""
 
 from __future__ import annotations
 
@@ -22,12 +23,18 @@ def add_backup_parser(sub: Any) -> None:
                                    "the last run lacks, writes a manifest, and publishes the run: DST then "
                                    "reads as a point-in-time data directory. A killed run resumes. Exit status "
                                    "1 when a partition could not be backed up (its previous copy stands).")
-    b.add_argument("source", help="the data directory (a broker's log.dirs entry)")
+    b.add_argument("source", nargs="+", help="the data directory (a broker's log.dirs entry); several: the log "
+                                              "directories of a cluster's brokers, each partition backed up once, "
+                                              "from the replica a cluster read chooses, cut at what the cluster "
+                                              "committed (see docs/clusters.md)")
     b.add_argument("destination", help="a local directory or an object-store URI (s3://, gs://, abfs://, hdfs://)")
     b.add_argument("--topics", nargs="+", metavar="TOPIC", help="back up only these topics")
     b.add_argument("--allow-damage", action="store_true",
                    help="back up the valid prefix of an active segment damaged below the high watermark")
     b.add_argument("--workers", type=int, default=4, metavar="N", help="files copied at once (default 4)")
+    b.add_argument("--divergent-replicas", choices=("raise", "newest"), default="raise",
+                   help="several directories: a partition whose replicas diverged is not backed up (raise, the "
+                        "default: its previous backup stands) or is backed up as the newest leader's history")
     b.add_argument("--json", action="store_true", help="print the run's summary as JSON")
     b.set_defaults(func=cmd_backup)
 
@@ -56,8 +63,9 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
     progress = _Progress() if sys.stderr.isatty() and not args.json else None
     try:
-        result = backup(args.source, args.destination, topics=args.topics, allow_damage=args.allow_damage,
-                        progress=progress, workers=max(1, args.workers))
+        result = backup(args.source[0] if len(args.source) == 1 else args.source, args.destination,
+                        topics=args.topics, allow_damage=args.allow_damage, progress=progress,
+                        workers=max(1, args.workers), divergent=args.divergent_replicas)
     finally:
         if progress is not None:
             progress.finish()

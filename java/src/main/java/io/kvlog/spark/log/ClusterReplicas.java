@@ -109,6 +109,21 @@ public final class ClusterReplicas {
                 1 << 20, false, true, null);
             replicas.add(new Replica(d, p, log.logStartOffset, log.logEndOffset, BrokerFiles.readLeaderEpochs(fs, p)));
         }
+        Map<String, String> ids = new java.util.LinkedHashMap<>();
+        for (Replica r : replicas) {
+            String id = BrokerFiles.readTopicId(fs, r.path());
+            if (id != null) {
+                ids.put(r.dir().name(), id);
+            }
+        }
+        if (new HashSet<>(ids.values()).size() > 1) {
+            StringBuilder named = new StringBuilder();
+            ids.forEach((name, id) -> named.append(named.length() > 0 ? "; " : "").append(name).append(": ").append(id));
+            throw new IllegalArgumentException("the replicas of " + tp + " belong to different topics (topic ids in "
+                + "partition.metadata: " + named + "): a topic deleted and created again under its name while a "
+                + "broker was away leaves that broker the old topic's copy. Leave the stale broker's directory out, "
+                + "or read each alone");
+        }
         Comparator<Replica> rank = Comparator.comparingLong(Replica::latestEpoch)
             .thenComparingLong(Replica::logEnd)
             .thenComparingLong(r -> r.dir().highWatermarks().getOrDefault(tp, -1L));
