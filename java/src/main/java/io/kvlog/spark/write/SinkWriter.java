@@ -144,7 +144,10 @@ final class SinkWriter implements DataWriter<InternalRow> {
         Path dir = plan.dir(tp);
         if (fs.exists(new Path(dir, SegmentWriter.fileName(start, ".log")))) {
             TaskContext ctx = TaskContext.get();
-            if (ctx == null || ctx.attemptNumber() == 0) {
+            // the first attempt of the first stage attempt: no earlier attempt of this task wrote them. A stage
+            // Spark resubmits (a fetch failure after an executor was lost) numbers its task attempts from 0 again,
+            // while a killed attempt of the earlier stage attempt left its files here
+            if (ctx == null || (ctx.attemptNumber() == 0 && ctx.stageAttemptNumber() == 0)) {
                 throw new IllegalStateException("partition " + tp + " already has a segment at offset " + start
                     + ", past what is committed: another job is writing it (" + dir + ")");
             }
