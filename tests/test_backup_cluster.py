@@ -67,3 +67,48 @@ def test_other_clusters_directories_are_refused(tmp_path):
     dirs = [broker(tmp_path, 1, parts), broker(tmp_path, 2, parts, cluster_id="other")]
     with pytest.raises(kvlog.ConfigError, match="different clusters"):
         backup(dirs, tmp_path / "bak")
+
+
+def test_a_backup_shared_by_the_brokers_each_backing_itself_up(tmp_path):
+    """Each broker runs its own backup into one destination (``shared=True``): a partition is taken from the
+    broker whose replica supersedes the stored one (a newer leader epoch, or as new and longer), partitions a
+    broker does not hold keep their stored state, and the result reads as the cluster does."""
+    e1 = [(records(0, 0, 40), 1), (records(0, 40, 70), 2)]
+    b1 = broker(tmp_path, 1, {("t", 0): e1, ("t", 1): [(records(1, 0, 50), 3)]})
+    b2 = broker(tmp_path, 2, {("t", 0): e1, ("t", 2): [(records(2, 0, 30), 0)]})
+    b3 = broker(tmp_path, 3, {("t", 1): [(records(1, 0, 50), 3), (records(1, 50, 60), 3)],
+                              ("t", 2): [(records(2, 0, 30), 0)]})
+    bak = tmp_path / "bak"
+    r1 = backup(b1, bak, shared=True)
+    assert r1.run == 1 and r1.partitions == 2
+    r2 = backup(b2, bak, shared=True)
+    assert r2.run == 2 and r2.partitions == 3 and not r2.errors
+    assert {k: e.end_offset for k, e in manifest(bak).partitions.items()} == {"t-0": 70, "t-1": 50, "t-2": 30}
+    r3 = backup(b3, bak, shared=True)
+    assert r3.run == 3 and not r3.errors
+    m = manifest(bak)
+    assert {k: e.end_offset for k, e in m.partitions.items()} == {"t-0": 70, "t-1": 60, "t-2": 30}
+    assert m.partitions["t-1"].replica == "" and m.partitions["t-0"].cut == "high_watermark"
+    assert rows(str(bak)) == rows([b1, b2, b3])
+    # broker 1 again (nothing new of its own, its t-1 now behind the stored copy): no run
+    assert backup(b1, bak, shared=True).run is None
+    # the root checkpoints of the run: each partition's entries from the broker it was taken from
+    from kvlog import checkpoint
+
+    root = bak / ".kvlog-backup" / "runs" / f"{3:020d}" / "root"
+    assert checkpoint.read_offsets(str(root / "replication-offset-checkpoint")) == \
+        {("t", 0): 70, ("t", 1): 60, ("t", 2): 30}
+
+
+def test_a_shared_backup_refuses_a_diverged_replica_unless_asked(tmp_path):
+    old = [(records(0, 0, 20), 1), (records(0, 20, 30, b"-lost"), 1)]
+    new = [(records(0, 0, 20), 1), (records(0, 20, 25, b"-new"), 2)]
+    b1 = broker(tmp_path, 1, {("d", 0): new})
+    b2 = broker(tmp_path, 2, {("d", 0): old})
+    bak = tmp_path / "bak"
+    backup(b1, bak, shared=True)
+    r = backup(b2, bak, shared=True)
+    assert set(r.errors) == {"d-0"} and "diverged at offset 20" in r.errors["d-0"]
+    assert [x[3] for x in rows(str(bak))][-1].endswith(b"-new")
+    assert not backup(b2, bak, shared=True, divergent="newest").errors  # the stored copy is the newest: kept
+    assert len(rows(str(bak))) == 25

@@ -16,7 +16,7 @@ from kvlog import _io
 from kvlog.storage import is_remote
 from kvlog.errors import KvlogError, StorageError
 
-__all__ = ["CorruptCheckpointError", "read_offsets", "read_offsets_cached", "write_offsets", "update_offsets",
+__all__ = ["CorruptCheckpointError", "read_offsets", "read_offsets_cached", "parse_offsets", "write_offsets", "update_offsets",
            "RECOVERY_POINT", "LOG_START_OFFSET", "CLEANER_OFFSET", "REPLICATION_OFFSET"]
 
 RECOVERY_POINT = "recovery-point-offset-checkpoint"
@@ -45,6 +45,18 @@ def read_offsets(path: str) -> dict[tuple[str, int], int]:
         raise  # an object store's failure is not a damaged checkpoint
     except (OSError, UnicodeDecodeError) as exc:
         raise CorruptCheckpointError(f"cannot read checkpoint {path}: {exc}") from None
+    return _parse(text, path)
+
+
+def parse_offsets(data: bytes, path: str) -> dict[tuple[str, int], int]:
+    """:func:`read_offsets` of a checkpoint's bytes (``path`` names them in errors)."""
+    try:
+        return _parse(data.decode("utf-8"), path)
+    except UnicodeDecodeError as exc:
+        raise CorruptCheckpointError(f"cannot read checkpoint {path}: {exc}") from None
+
+
+def _parse(text: str, path: str) -> dict[tuple[str, int], int]:
     if not text:
         return {}
     lines = text.split("\n")

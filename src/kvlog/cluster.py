@@ -165,12 +165,26 @@ def _cross_check(chosen: Replica, other: Replica) -> tuple[int | None, list[str]
     return None, problems
 
 
-def _probe(d: LogDirectory, path: str) -> Replica | None:
-    """A replica as its files tell it without a full open: its log start (the root's checkpoint, the first
-    segment), its end (the last segment's last batch, found from its last index entry, the batches from there
-    checksummed) and its leader epochs. None when the directory holds anything a read-only open would have to
-    resolve (a swap, a cleaned or set-aside segment, an unclean end, a sink's committed offsets, no segment): the
-    caller opens it then."""
+@dataclass(frozen=True)
+class _Facts:
+    """What a replica's directory says of it without reading its segments."""
+
+    directory: LogDirectory
+    path: str
+    last_base: int
+    key: tuple[int, int, tuple[tuple[int, int], ...]]  # (last segment's base offset, its size, leader epochs)
+    log_start: int  # (before the end is known: the root's checkpoint, the first segment)
+    epochs: tuple[tuple[int, int], ...]
+    topic_id: str | None
+
+    def replica(self, end: int) -> Replica:
+        return Replica(self.directory, self.path, min(self.log_start, end), end, self.epochs, self.topic_id)
+
+
+def _facts(d: LogDirectory, path: str) -> _Facts | None:
+    """A replica's facts from its directory's names and small files, or None when the directory holds anything a
+    read-only open would have to resolve (a swap, a cleaned or set-aside segment, a sink's committed offsets, no
+    segment, no leader-epoch-checkpoint): the caller opens it then."""
     if d.governed:
         return None
     try:
@@ -184,30 +198,50 @@ def _probe(d: LogDirectory, path: str) -> Replica | None:
         if not bases or LEADER_EPOCH_CHECKPOINT not in names:
             return None
         bases.sort()
-        seg = LogSegment(path, bases[-1], read_only=True)
-        try:
-            entry = seg.offset_index.lookup(LONG_MAX) if seg.offset_index.entries else None
-            start = entry.position if entry is not None and 0 < entry.position < seg.size_in_bytes else 0
-            last = None
-            for headers in seg.iter_headers(start, with_crc=True, stop_on_crc=True):
-                if len(headers):
-                    if last is None and entry is not None and start and not (
-                            headers["base_offset"][0] <= entry.offset <= headers["last_offset"][0]):
-                        return None  # the index is not this segment's: the open finds out why
-                    last = int(headers["last_offset"][-1])
-            if last is None and start:
-                return None
-        finally:
-            seg.close()
-        end = bases[-1] if last is None else last + 1
+        epochs = tuple(read_leader_epochs(storage.join(path, LEADER_EPOCH_CHECKPOINT)))
+        size = _io.fs.getsize(_files.segment_path(path, bases[-1], _files.LOG))
         log_start = max(bases[0], d.log_starts.get(_files.parse_partition_dir(os.path.basename(path)) or ("", -1), 0))
-        epochs = read_leader_epochs(storage.join(path, LEADER_EPOCH_CHECKPOINT))
         topic_id = read_partition_metadata(path) if PARTITION_METADATA in names else None
     except (KvlogError, OSError):
         return None
-    if log_start > end:
-        return None
-    return Replica(d, path, log_start, end, tuple(epochs), topic_id)
+    return _Facts(d, path, bases[-1], (bases[-1], size, epochs), log_start, epochs, topic_id)
+
+
+def _probe(f: _Facts, seen: dict[tuple[int, int, tuple[tuple[int, int], ...]], int]) -> Replica | None:
+    """The replica with its end (its last segment walked from its last index entry, the batches from there
+    checksummed), or None when the walk cannot say. ``seen``: the ends of the replicas probed before, by their
+    facts' key: a follower's copy of the same bytes (the common case) ends where they do, and is not walked again."""
+    end = seen.get(f.key)
+    if end is None:
+        try:
+            end = _walk_end(f.path, f.last_base)
+        except (KvlogError, OSError):
+            return None
+        if end is None:
+            return None
+        seen[f.key] = end
+    return None if f.log_start > end else f.replica(end)
+
+
+def _walk_end(path: str, base: int) -> int | None:
+    """Where the segment ``base`` of ``path`` ends: the last batch's last offset + 1, walked from the offset
+    index's last entry with every batch from there checksummed; None when the index is not this segment's."""
+    seg = LogSegment(path, base, read_only=True)
+    try:
+        entry = seg.offset_index.lookup(LONG_MAX) if seg.offset_index.entries else None
+        start = entry.position if entry is not None and 0 < entry.position < seg.size_in_bytes else 0
+        last = None
+        for headers in seg.iter_headers(start, with_crc=True, stop_on_crc=True):
+            if len(headers):
+                if last is None and entry is not None and start and not (
+                        headers["base_offset"][0] <= entry.offset <= headers["last_offset"][0]):
+                    return None  # the index is not this segment's: the open finds out why
+                last = int(headers["last_offset"][-1])
+        if last is None and start:
+            return None
+        return base if last is None else last + 1
+    finally:
+        seg.close()
 
 
 class Cluster:
@@ -290,15 +324,31 @@ class Cluster:
         # every replica probed cheaply (its epochs, where its last segment ends, the batches past its last index
         # entry checksummed), the chosen one opened and audited as any read-only open; when the audit disagrees
         # with the probe, or a probe could not answer, every replica is opened and audited
-        probes = [_probe(d, path) for d, path in places]
+        facts = [_facts(d, path) for d, path in places]
         keep: Log | None = None
-        if all(r is not None for r in probes):
-            result = self._choose(topic, partition, [r for r in probes if r is not None])
-            log = Log.open(result.chosen.path, read_only=True)
-            if (log.log_start_offset, log.log_end_offset) == (result.chosen.log_start, result.chosen.log_end):
-                keep = log
+        if all(f is not None for f in facts):
+            known = [f for f in facts if f is not None]
+            opened: Log | None = None
+            if len({f.key for f in known}) == 1:
+                # every replica the same segments and epochs (a cluster in sync): the first one's open says where
+                # they all end, no walk needed
+                opened = Log.open(known[0].path, read_only=True)
+                probes: list[Replica | None] = [f.replica(opened.log_end_offset) for f in known]
             else:
-                log.close()
+                seen: dict[tuple[int, int, tuple[tuple[int, int], ...]], int] = {}
+                probes = [_probe(f, seen) for f in known]
+            if all(r is not None for r in probes):
+                result = self._choose(topic, partition, [r for r in probes if r is not None])
+                if opened is not None and opened.dir != storage.normalize(result.chosen.path):
+                    opened.close()
+                    opened = None
+                log = opened or Log.open(result.chosen.path, read_only=True)
+                if (log.log_start_offset, log.log_end_offset) == (result.chosen.log_start, result.chosen.log_end):
+                    keep = log
+                else:
+                    log.close()
+            elif opened is not None:
+                opened.close()
         if keep is None:
             result, keep = self._open_all(topic, partition, places)
         if keep.damage:

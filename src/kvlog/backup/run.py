@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from kvlog import _files, checkpoint, committed_offsets, storage
+from kvlog import _files, broker_files, checkpoint, committed_offsets, storage
 from kvlog._core import records as _k
 from kvlog.backup import source as src_mod
 from kvlog.backup.manifest import (
@@ -200,7 +200,7 @@ def _lock_local(target: LocalTarget) -> int:
 
 def backup(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], destination: str | os.PathLike[str], *,
            topics: list[str] | None = None, allow_damage: bool = False, progress: Progress | None = None,
-           workers: int = 4, divergent: str = "raise") -> BackupResult:
+           workers: int = 4, divergent: str = "raise", shared: bool = False) -> BackupResult:
     """Back up the data directory ``source`` (a live broker's ``log.dirs`` entry; only read) into
     ``destination`` (a local path or an object-store URI), copying only what the last run lacks.
 
@@ -209,6 +209,13 @@ def backup(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], de
     a run finds the files it holds already by their bytes too, so a later run reading another broker's replica
     of the same bytes copies nothing again. ``divergent``: as for :class:`kvlog.Cluster` (a diverged partition
     is an error of the run by default: its previous backup stands).
+
+    ``shared``: ``destination`` is shared by the brokers of one cluster, each running its own backup into it (one
+    run at a time: runs exclude each other). A run adds what this broker holds that the backup lacks: a partition
+    the backup holds already is taken from this broker only when this broker's replica supersedes the stored one
+    (a newer leader epoch, or as new and longer), diverged histories being an error of the run unless
+    ``divergent="newest"``; partitions this broker does not hold keep their last backed-up state (a topic deleted
+    from the cluster therefore stays in the newest view).
 
     ``topics`` limits the run to those topics (the others keep their last backed-up state). Partitions that
     cannot be backed up (damage below the cut, a file replaced mid-copy twice) are named in
@@ -262,7 +269,8 @@ def backup(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], de
         assert isinstance(target, RemoteTarget)
         _remote.take_lease(target.uri, target.store, job, None, None)
     try:
-        _run(root, found, target, result, job, topics, allow_damage, progress, workers, t0, replicas)
+        _run(root, found, target, result, job, topics, allow_damage, progress, workers, t0, replicas,
+             divergent if shared else None)
     finally:
         if isinstance(target, LocalTarget):
             _files.unlock_file(lock_fd)
@@ -299,9 +307,10 @@ def _cluster_partitions(roots: list[str], divergent: str) -> tuple[dict[tuple[st
 
 def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: BackupResult, job: str,
          topics: list[str] | None, allow_damage: bool, progress: Progress | None, workers: int, t0: float,
-         replicas: dict[tuple[str, int], tuple[str, int]] | None = None) -> None:
+         replicas: dict[tuple[str, int], tuple[str, int]] | None = None, shared: str | None = None) -> None:
     """One run. ``replicas``: for a cluster's directories (``root`` then names them all), each partition's
-    chosen replica's root and the cluster's committed end."""
+    chosen replica's root and the cluster's committed end. ``shared``: a backup the brokers of a cluster share
+    (the ``divergent`` policy of :func:`backup`), else None."""
     prev = latest_manifest(target)
     if prev is not None and not _published(target, prev.run):
         # a run killed between its manifest and its publish: everything it names is in place, so publish it
@@ -355,6 +364,18 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
             _keep_previous(prev, manifest, label)
             continue
         plans.append(plan)
+    if shared is not None and prev is not None:  # a backup of several brokers: keep what supersedes this one's
+        taken = []
+        for plan in plans:
+            label = f"{plan.topic}-{plan.partition}"
+            verdict = _supersedes(target, prev, plan, shared) if label in prev.partitions else "take"
+            if verdict == "take":
+                taken.append(plan)
+                continue
+            if verdict != "keep":
+                result.errors[label] = verdict
+            _keep_previous(prev, manifest, label)
+        plans = taken
     # copy: every job whose bytes the previous run (or the killed run before this one) does not hold
     todo: list[tuple[str, src_mod.FileJob, src_mod.PartitionPlan]] = []
     for plan in plans:
@@ -424,7 +445,8 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
     # partitions the source no longer has (deleted topics) leave the newest view; older runs keep them
     if prev is not None:
         for label, part_entry in prev.partitions.items():
-            if label not in manifest.partitions and topics is not None and part_entry.topic not in topics:
+            if label not in manifest.partitions and (shared is not None or topics is not None
+                                                    and part_entry.topic not in topics):
                 manifest.partitions[label] = part_entry  # not part of this run: carried over
                 manifest.files.update({k: v for k, v in prev.files.items() if k.startswith(label + "/")})
             elif label not in manifest.partitions:
@@ -438,6 +460,8 @@ def _run(root: str, found: dict[tuple[str, int], str], target: Target, result: B
         _cluster_root_files(states, replicas, target, manifest, result)
     else:
         _root_files(root, state, target, manifest, result)
+    if shared is not None and prev is not None:
+        _merge_root_checkpoints(target, prev, manifest, {f"{p.topic}-{p.partition}" for p in plans})
     manifest.finished_ms = int(time.time() * 1000)
     manifest.warnings = list(result.warnings)
     if isinstance(target, LocalTarget):
@@ -553,6 +577,66 @@ def _cluster_root_files(states: dict[str, src_mod.RootState], replicas: dict[tup
         target.put(f"{run_root}/{name}", data)
         manifest.files[f"{run_root}/{name}"] = FileEntry(len(data), crc32c(data), None, "root")
         if name in ("kvlog-topics.json", checkpoint.CLEANER_OFFSET):
+            target.put(name, data)
+
+
+def _epochs_of(data: bytes | None, where: str) -> tuple[tuple[int, int], ...] | None:
+    if data is None:
+        return None
+    try:
+        return tuple(broker_files.parse_leader_epochs(data, where))
+    except KvlogError:
+        return None
+
+
+def _supersedes(target: Target, prev: Manifest, plan: src_mod.PartitionPlan, divergent: str) -> str:
+    """A shared backup's choice between the partition's stored copy and this broker's replica, as a cluster read
+    chooses between replicas (:mod:`kvlog.cluster`): ``"take"`` this replica, ``"keep"`` the stored one, or why
+    neither can be trusted (diverged histories, ``divergent="raise"``)."""
+    from kvlog.cluster import LogDirectory, Replica, _cross_check
+
+    label = f"{plan.topic}-{plan.partition}"
+    was = prev.partitions[label]
+    rel = f"{label}/{broker_files.LEADER_EPOCH_CHECKPOINT}"
+    stored_entry = prev.files.get(rel)
+    stored_epochs = _epochs_of(target.read(stored_entry.object or rel) if stored_entry else None, rel)
+    mine = next((j.data for j in plan.jobs if j.name == broker_files.LEADER_EPOCH_CHECKPOINT), None)
+    here = Replica(LogDirectory(plan.directory, None, None), plan.directory, plan.log_start_offset, plan.end_offset,
+                   _epochs_of(mine, os.path.join(plan.directory, broker_files.LEADER_EPOCH_CHECKPOINT)))
+    stored = Replica(LogDirectory(f"the backup's run {prev.run}", None, None), label, was.log_start_offset,
+                     was.end_offset, stored_epochs)
+    newer = (here.latest_epoch, here.log_end) > (stored.latest_epoch, stored.log_end)
+    chosen, other = (here, stored) if newer else (stored, here)
+    at, _problems = _cross_check(chosen, other)
+    if at is not None and divergent != "newest":
+        return (f"{label}: this broker's replica ({plan.directory}, offsets {here.log_start}..{here.log_end}, leader "
+                f"epoch {here.latest_epoch}) and the backup's (run {prev.run}, offsets {stored.log_start}.."
+                f"{stored.log_end}, leader epoch {stored.latest_epoch}) have diverged at offset {at}; the stored copy "
+                "stands (back up with divergent='newest' to keep the newest leader's history)")
+    return "take" if newer else "keep"
+
+
+def _merge_root_checkpoints(target: Target, prev: Manifest, manifest: Manifest, taken: set[str]) -> None:
+    """A shared backup's run root: each checkpoint's entries of the partitions taken from this broker, and the
+    previous run's entries of the others."""
+    run_root = f"{META_DIR}/runs/{manifest.run:020d}/root"
+    prev_root = f"{META_DIR}/runs/{prev.run:020d}/root"
+    for name in (checkpoint.RECOVERY_POINT, checkpoint.LOG_START_OFFSET, checkpoint.REPLICATION_OFFSET,
+                 checkpoint.CLEANER_OFFSET):
+        mine, old = target.read(f"{run_root}/{name}"), target.read(f"{prev_root}/{name}")
+        if old is None:
+            continue
+        try:
+            tables = [checkpoint.parse_offsets(b or b"", name) for b in (mine, old)]
+        except checkpoint.CorruptCheckpointError:
+            continue
+        merged = {tp: o for tp, o in tables[1].items() if f"{tp[0]}-{tp[1]}" not in taken}
+        merged.update({tp: o for tp, o in tables[0].items() if f"{tp[0]}-{tp[1]}" in taken})
+        lines = [str(checkpoint.VERSION), str(len(merged))] + [f"{t} {p} {o}" for (t, p), o in sorted(merged.items())]
+        data = ("\n".join(lines) + "\n").encode()
+        target.put(f"{run_root}/{name}", data)
+        manifest.files[f"{run_root}/{name}"] = FileEntry(len(data), crc32c(data), None, "root")
+        if name == checkpoint.CLEANER_OFFSET:
             target.put(name, data)
 
 

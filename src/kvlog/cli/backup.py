@@ -32,9 +32,14 @@ def add_backup_parser(sub: Any) -> None:
     b.add_argument("--allow-damage", action="store_true",
                    help="back up the valid prefix of an active segment damaged below the high watermark")
     b.add_argument("--workers", type=int, default=4, metavar="N", help="files copied at once (default 4)")
+    b.add_argument("--shared", action="store_true",
+                   help="DST is shared by the brokers of one cluster, each backing itself up into it: a run adds "
+                        "what this broker holds that supersedes the stored copy, and keeps every partition it does "
+                        "not hold")
     b.add_argument("--divergent-replicas", choices=("raise", "newest"), default="raise",
-                   help="several directories: a partition whose replicas diverged is not backed up (raise, the "
-                        "default: its previous backup stands) or is backed up as the newest leader's history")
+                   help="several directories, or --shared: a partition whose replicas diverged is not backed up "
+                        "(raise, the default: its previous backup stands) or is backed up as the newest leader's "
+                        "history")
     b.add_argument("--json", action="store_true", help="print the run's summary as JSON")
     b.set_defaults(func=cmd_backup)
 
@@ -65,7 +70,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     try:
         result = backup(args.source[0] if len(args.source) == 1 else args.source, args.destination,
                         topics=args.topics, allow_damage=args.allow_damage, progress=progress,
-                        workers=max(1, args.workers), divergent=args.divergent_replicas)
+                        workers=max(1, args.workers), divergent=args.divergent_replicas, shared=args.shared)
     finally:
         if progress is not None:
             progress.finish()
