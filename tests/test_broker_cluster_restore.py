@@ -2,12 +2,14 @@
 
 The source is a real 3-broker cluster's copies (tests/kafka_oracle/cluster_scenario.py, every broker stopped,
 two log directories each). ``kvlog backup`` of all six directories stores each partition once (a second run
-reading the other brokers' replicas first copies nothing: the replicas are the same bytes). A fresh 3-broker
-cluster of the same version creates the topics (RF 3 and RF 2), stops, and ``kvlog restore`` runs once per broker with
-that broker's KRaft metadata directory: each places the partitions the controller assigned to it
+reading the other brokers' replicas first copies nothing: the replicas are the same bytes). It is restored into a
+fresh cluster of one broker (3 -> 1), whose directory is then backed up and restored into a fresh cluster of three
+at RF 3 and RF 2 (1 -> 3): each time the cluster creates the topics, stops, and ``kvlog restore`` runs once per
+broker with that broker's KRaft metadata directory, placing the partitions the controller assigned to it
 (tests/kafka_oracle/cluster_restore.py, in a child process). The restarted cluster must serve every record at its
-original offset in both isolation levels, with no truncation, stray or re-replication of what was restored, and
-still after one broker is killed."""
+original offset in both isolation levels, with no truncation, stray or re-replication of what was restored, the
+consumer groups back at their committed offsets through ``kafka-consumer-groups`` and the restore's files, and,
+with three brokers, still after one broker is killed."""
 
 from __future__ import annotations
 
@@ -54,27 +56,34 @@ def test_a_clusters_backup_restored_into_a_fresh_cluster_serves_every_record_at_
     r = subprocess.run([sys.executable, "-m", "tests.kafka_oracle.cluster_restore", str(bak), str(work), VERSION,
                         json.dumps(topics)], cwd=REPO, capture_output=True, text=True, timeout=900, check=False)
     assert r.returncode == 0, r.stderr[-6000:]
-    got = json.loads((work / "result.json").read_text())
-    # every replica placed where the controller assigned it, nothing else
-    placed: dict[str, list[int]] = {}
-    for broker, labels in got["placed"].items():
-        for label in labels:
-            placed.setdefault(label, []).append(int(broker))
-    assert {k: sorted(v) for k, v in placed.items()} == {k: sorted(v) for k, v in got["replicas"].items()}
-    for broker, labels in got["elsewhere"].items():
-        assert not set(labels) & set(got["placed"][broker])
-    assert sum(map(len, got["elsewhere"].values())) == sum(s["partitions"] for t, s in topics.items() if t != "rf3")
-    # served as the source cluster served it: every record at its offset, both isolation levels
-    for iso in CS.ISOLATIONS:
-        for tp in got["replicas"]:
-            want = truth["records"][iso][tp]
-            assert records_of(got["served"][iso][tp]) == records_of(want), (iso, tp)
-            assert got["served"][iso][tp]["end_offset"] == want["end_offset"], (iso, tp)
-    assert not got["renamed"]
-    assert {k: v for k, v in got["after"].items() if k in got["before"]} == got["before"]  # none truncated, refetched
-    for tp in got["replicas"]:
+    result = json.loads((work / "result.json").read_text())
+    assert not result["one"]["backup_errors"]
+    want_groups = {g: {tp: o["offset"] for tp, o in d["offsets"].items()} for g, d in truth["groups"].items()}
+    for shape, got in result.items():
+        # every replica placed where the controller assigned it, nothing else
+        placed: dict[str, list[int]] = {}
+        for broker, labels in got["placed"].items():
+            for label in labels:
+                placed.setdefault(label, []).append(int(broker))
+        assert {k: sorted(v) for k, v in placed.items()} == {k: sorted(v) for k, v in got["replicas"].items()}, shape
+        for broker, labels in got["elsewhere"].items():
+            assert not set(labels) & set(got["placed"][broker])
+        # served as the source cluster served it: every record at its offset, both isolation levels
+        for iso in CS.ISOLATIONS:
+            for tp in got["replicas"]:
+                want = truth["records"][iso][tp]
+                assert records_of(got["served"][iso][tp]) == records_of(want), (shape, iso, tp)
+                assert got["served"][iso][tp]["end_offset"] == want["end_offset"], (shape, iso, tp)
+        assert not got["renamed"], shape
+        assert {k: v for k, v in got["after"].items() if k in got["before"]} == got["before"], shape  # none refetched
+        # the groups, reset with kafka-consumer-groups from the restore's files, at their committed offsets
+        committed = {g: {tp: o["offset"] for tp, o in d["offsets"].items()} for g, d in (got["groups"] or {}).items()}
+        assert {g: committed.get(g) for g in want_groups} == want_groups, shape
+    assert sum(map(len, result["three"]["elsewhere"].values())) == \
+        sum(s["partitions"] for t, s in topics.items() if t != "rf3")
+    for tp in result["three"]["replicas"]:
         want = truth["records"]["read_committed"][tp]
-        assert records_of(got["served_without_broker_1"]["read_committed"][tp]) == records_of(want), tp
+        assert records_of(result["three"]["served_without_broker_1"]["read_committed"][tp]) == records_of(want), tp
 
 
 def test_a_clusters_backup_with_diverged_replicas(tmp_path):

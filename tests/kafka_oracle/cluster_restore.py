@@ -1,13 +1,15 @@
-"""A fresh cluster that takes a cluster's backup, run in a child process (``python -m
+"""Fresh clusters that take a cluster's backup, run in a child process (``python -m
 tests.kafka_oracle.cluster_restore BACKUP WORK VERSION TOPICS_JSON``), so that the admin client's network threads
 and their sockets die with it, as the scenarios' do.
 
-A cluster of three brokers (one log directory each) creates the topics of ``TOPICS_JSON`` (``{name: {"partitions",
-"replication_factor", "configs"}}``), stops, and ``kvlog.backup.restore`` runs once per broker with that broker's KRaft metadata
-directory; the cluster starts again, and what it serves is recorded, then once more with broker 1 killed.
-``WORK/result.json``: what each restore placed, the replicas the cluster's metadata lists, every restored
-``.log`` file's inode and size before and after the restart, directories the brokers renamed, and the records
-served (both isolation levels; read_committed again with broker 1 gone).
+Two shapes in turn (:func:`run`): the backup restored into a cluster of one broker (3 -> 1), then that broker's
+directory backed up and restored into a cluster of three (1 -> 3). Each time the cluster creates the topics of
+``TOPICS_JSON`` (``{name: {"partitions", "replication_factor", "configs"}}``), stops, ``kvlog.backup.restore``
+runs once per broker with that broker's KRaft metadata directory (the first writing the groups' reset files), the
+cluster starts, and the groups are reset with Kafka's ``kafka-consumer-groups``. ``WORK/result.json``, per shape:
+what each restore placed, the replicas the cluster's metadata lists, every restored ``.log`` file's inode and size
+before and after the restart, directories the brokers renamed, the records served (both isolation levels), the
+groups' committed offsets, and for three brokers read_committed again with broker 1 killed.
 """
 
 from __future__ import annotations
@@ -42,38 +44,89 @@ def _read(c: Cluster, topics: dict[str, Any], work: Path, isolations: tuple[str,
     return {iso: ans[iso] for iso in isolations}
 
 
+#: a cluster of one broker: its internal topics at RF 1
+ONE_BROKER = {"offsets.topic.replication.factor": "1", "default.replication.factor": "1", "min.insync.replicas": "1",
+              "transaction.state.log.replication.factor": "1", "transaction.state.log.min.isr": "1",
+              "share.coordinator.state.topic.replication.factor": "1", "share.coordinator.state.topic.min.isr": "1"}
+
+
+def _reset_groups(c: Cluster, csv_dir: Path, work: Path) -> list[str]:
+    """The restore's ``reset-offsets.sh --execute`` against ``c``, each ``kafka-consumer-groups`` command it runs
+    done by Kafka's ConsumerGroupCommand (4.4.0's tools); returns the commands' outputs."""
+    import subprocess
+
+    tools = KafkaDist.find("4.4.0")
+    assert tools is not None
+    calls, stand_in = work / "kafka-consumer-groups.calls", work / "kafka-consumer-groups"
+    stand_in.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                        f"with open({str(calls)!r}, 'a') as f:\n    f.write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    stand_in.chmod(0o755)
+    script = subprocess.run(["sh", str(csv_dir / "reset-offsets.sh"), "--execute"], capture_output=True, text=True,
+                            env={**os.environ, "BOOTSTRAP": c.bootstrap, "KAFKA_CONSUMER_GROUPS": str(stand_in)},
+                            timeout=60, check=True)
+    del script
+    outs = []
+    for line in calls.read_text().splitlines() if calls.exists() else []:
+        r = subprocess.run(tools.java_cmd("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                                          *json.loads(line)), capture_output=True, text=True, timeout=300, check=True)
+        outs.append(r.stdout)
+    return outs
+
+
+def _restore_into(c: Cluster, backup: Path, topics: dict[str, Any], rf: dict[str, int], work: Path,
+                  out: dict[str, Any]) -> None:
+    """Create the topics on ``c`` (RF ``rf``), stop its brokers, restore ``backup`` into each broker (the first
+    also writing the groups' reset files), start them, apply the groups, and record what is served."""
+    with c.admin() as a:
+        a.create_topics({t: {"num_partitions": spec["partitions"], "replication_factor": rf[t],
+                             "configs": spec["configs"]} for t, spec in topics.items()})
+    c.wait_in_sync(list(topics))
+    c.stop_all()
+    data = [c.data_dirs(i)[0] for i in c.broker_ids]
+    out.update(placed={}, elsewhere={}, warnings={})
+    for i in c.broker_ids:
+        csv = work / "groups" if i == c.broker_ids[0] else None
+        r = restore(backup, c.data_dirs(i)[0], metadata_dir=c.meta_dir(i), groups_csv=csv)
+        out["placed"][str(i)] = sorted(r.partitions)
+        out["elsewhere"][str(i)] = sorted(r.elsewhere)
+        out["warnings"][str(i)] = r.warnings
+    out["before"] = _segments(data)
+    c.start()
+    c.wait_in_sync(list(topics))
+    out["replicas"] = {f"{t}-{p}": d["replicas"] for (t, p), d in c.partitions(list(topics)).items()}
+    out["served"] = _read(c, topics, work / "read", ISOLATIONS)
+    out["reset"] = _reset_groups(c, work / "groups", work)
+    out["groups"] = client.run(c.bootstrap, [{"op": "groups"}], work / "groups-read").get("groups")
+    out["after"] = _segments(data)
+    out["renamed"] = sorted(p.name for d in data for p in d.iterdir()
+                            if p.name.endswith(("-stray", "-delete", "-future")))
+
+
 def run(backup: Path, work: Path, version: str, topics: dict[str, Any]) -> dict[str, Any]:
+    """3 -> 1: the cluster's backup restored into a cluster of one broker (RF 1); 1 -> 3: that broker, stopped, backed
+    up and restored into a cluster of three (RF 3 for rf3, RF 2 for the others), which loses broker 1 at the end."""
+    from kvlog.backup.run import backup as back_up
+
     dist = KafkaDist.find(version)
     if dist is None:
         raise FileNotFoundError(f"Kafka {version}'s jars are not fetched")
-    c = Cluster(dist, work / "cluster", log_dirs=1, controllers="separate")
-    out: dict[str, Any] = {"placed": {}, "elsewhere": {}, "warnings": {}}
-    with c:
-        with c.admin() as a:
-            a.create_topics({t: {"num_partitions": spec["partitions"], "replication_factor": spec["replication_factor"],
-                                 "configs": spec["configs"]} for t, spec in topics.items()})
-        c.wait_in_sync(list(topics))
-        c.stop_all()
-        data = [c.data_dirs(i)[0] for i in c.broker_ids]
-        for i in c.broker_ids:
-            r = restore(backup, c.data_dirs(i)[0], metadata_dir=c.meta_dir(i))
-            out["placed"][str(i)] = sorted(r.partitions)
-            out["elsewhere"][str(i)] = sorted(r.elsewhere)
-            out["warnings"][str(i)] = r.warnings
-        out["before"] = _segments(data)
-        c.start()
-        c.wait_in_sync(list(topics))
-        out["replicas"] = {f"{t}-{p}": d["replicas"] for (t, p), d in c.partitions(list(topics)).items()}
-        out["served"] = _read(c, topics, work / "read", ISOLATIONS)
-        out["after"] = _segments(data)
-        out["renamed"] = sorted(p.name for d in data for p in d.iterdir()
-                                if p.name.endswith(("-stray", "-delete", "-future")))
-        c.stop_broker(1, kill=True)
-        c.wait_brokers([2, 3])
-        c.wait("leaders on brokers 2 and 3",
-               lambda: all(d["leader"] in (2, 3) for d in c.partitions(list(topics)).values()))
-        out["served_without_broker_1"] = _read(c, topics, work / "read2", ("read_committed",))
-    return out
+    result: dict[str, Any] = {"one": {}, "three": {}}
+    one = Cluster(dist, work / "one", size=1, log_dirs=1, controllers="separate", extra=dict(ONE_BROKER))
+    with one:
+        _restore_into(one, backup, topics, {t: 1 for t in topics}, work / "one-work", result["one"])
+        one.stop_all()
+        b = back_up(str(one.data_dirs(1)[0]), str(work / "backup-of-one"))
+        result["one"]["backup_errors"] = b.errors
+    three = Cluster(dist, work / "three", log_dirs=1, controllers="separate")
+    with three:
+        rf = {t: spec["replication_factor"] for t, spec in topics.items()}
+        _restore_into(three, work / "backup-of-one", topics, rf, work / "three-work", result["three"])
+        three.stop_broker(1, kill=True)
+        three.wait_brokers([2, 3])
+        three.wait("leaders on brokers 2 and 3",
+                   lambda: all(d["leader"] in (2, 3) for d in three.partitions(list(topics)).values()))
+        result["three"]["served_without_broker_1"] = _read(three, topics, work / "read2", ("read_committed",))
+    return result
 
 
 def main(argv: list[str]) -> int:
