@@ -334,6 +334,15 @@ def test_polars_projection_limit_and_streaming(data):
     committed = kvlog.polars.scan_kafka(data, "events", read_committed=True).select("offset").collect()
     assert committed.height == expected(data, ("events",), read_committed=True).num_rows
     assert "kvlog" in lf.explain()
+    # explain() shows what is pushed, and it is: one partition opened of a filter on it, two of eight columns read
+    st2 = ScanStats()
+    q = kvlog.polars.scan_kafka(data, "events", stats=st2).filter(pl.col("partition") == 1).select("offset")
+    plan = q.explain()
+    assert "PROJECT 2/8 COLUMNS" in plan and 'col("partition") == 1' in plan
+    assert "pushes the SELECTION's comparisons of partition, offset, timestamp and topic" in plan
+    t = expected(data, ("events",))
+    assert q.collect().height == t.filter(pc.equal(t["partition"], 1)).num_rows
+    assert st2.partitions == 1
 
 
 def test_polars_predicate_translation():

@@ -123,7 +123,11 @@ def scan_kafka(source: Source | Scan, topics: str | Sequence[str] | None = None,
             if df.height:
                 yield df
 
-    return register_io_source(io_source, schema=schema, explain_name="kvlog", explain_detail=repr(base))
+    # (what Polars pushes arrives at collect: its PROJECT and SELECTION lines above this one are what kvlog gets)
+    detail = (f"{base!r}; at collect kvlog reads only the columns of PROJECT and pushes the SELECTION's "
+              "comparisons of partition, offset, timestamp and topic with constants into its indexes (Polars "
+              "evaluates the whole SELECTION on what is read)")
+    return register_io_source(io_source, schema=schema, explain_name="kvlog", explain_detail=detail)
 
 
 # ---------------------------------------------------------------------------------- Polars predicates
