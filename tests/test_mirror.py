@@ -248,6 +248,16 @@ def test_mirror_cli(tmp_path, capfd):
                str(T0 + 20)])
     out, _ = capfd.readouterr()
     assert rc == 0 and out.startswith("a-0 -> b-0: 3 records")
+    # --topics chooses what is mirrored; without it every topic is, an unmapped one under its own name
+    with LogManager(root) as mgr:
+        mgr.create_topic("c", 1)
+        mgr.log("c", 0).append(make_records(2, ts=T0))
+    rc = main(["mirror", str(root), str(tmp_path / "only-a"), "--topics", "a", "--topic-map", "a=b"])
+    out, _ = capfd.readouterr()
+    assert rc == 0 and sorted(p for p in os.listdir(tmp_path / "only-a") if p.endswith("-0")) == ["b-0"]
+    rc = main(["mirror", str(root), str(tmp_path / "all"), "--topic-map", "a=b"])
+    out, _ = capfd.readouterr()
+    assert rc == 0 and sorted(p for p in os.listdir(tmp_path / "all") if p.endswith("-0")) == ["b-0", "c-0"]
     rc = main(["mirror", str(tmp_path / "src-0"), str(tmp_path / "x-0"), "--topic-map", "a=b"])
     _, err = capfd.readouterr()
     assert rc == 1 and err.startswith("kvlog: ")

@@ -177,8 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "copies only what is new.")
     m.add_argument("source", help="a partition directory or a data directory (opened read-only)")
     m.add_argument("target", help="the target partition directory or data directory")
+    m.add_argument("--topics", nargs="+", action="extend", metavar="TOPIC",
+                   help="mirror only these source topics (default: every topic but Kafka's internal ones)")
     m.add_argument("--topic-map", type=_pair, nargs="+", action="extend", metavar="SRC=DST",
-                   help="rename topics in the target")
+                   help="rename topics in the target (a topic not mapped keeps its name)")
     m.add_argument("--from-timestamp", metavar="T", type=_plain_timestamp_arg,
                    help="on the first run, start at this time (epoch ms or ISO-8601)")
     m.add_argument("--config", type=_pair, nargs="+", action="extend", metavar="KEY=VALUE",

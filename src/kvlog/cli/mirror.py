@@ -60,13 +60,14 @@ def cmd_mirror(args: argparse.Namespace) -> int:
         raise DirectoryNotFoundError(f"no such directory: {source}")
     try:
         if _files.is_partition_dir(source):
-            if topic_map:
-                raise ConfigError("--topic-map applies when mirroring data directories")
+            if topic_map or args.topics:
+                raise ConfigError("--topic-map and --topics apply when mirroring data directories")
             with Log.open(args.target, _topic_config(args.target, overrides)) as target:
                 results = {("", 0): mirror_log(source, target, from_timestamp=from_ts, progress=progress,
                                                batch_bytes=args.batch_bytes, compression=args.compression)}
         else:
-            results = mirror_directory(source, args.target, topic_map=topic_map, config=overrides or None,
+            results = mirror_directory(source, args.target, topic_map=topic_map, topics=args.topics,
+                                       config=overrides or None,
                                        from_timestamp=from_ts, progress=progress,
                                        batch_bytes=args.batch_bytes, compression=args.compression)
     finally:
