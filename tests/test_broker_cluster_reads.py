@@ -177,3 +177,38 @@ def test_both_spark_engines_read_the_cluster_as_kvlog_scan(jvm, version):
             got = sorted((f"{x.topic}-{x.partition}", x.offset, bytes(x.value) if x.value is not None else None)
                          for x in df.select("topic", "partition", "offset", "value").collect())
             assert got == rows, (fmt, state)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_polars_duckdb_and_the_cli_read_the_cluster_as_it_served(version, capfd):
+    """The other readers over the same copies (every broker's directories, shuffled): Polars' LazyFrame and
+    DuckDB's source (each partition's rows and their end), and ``kvlog groups`` (the committed offsets)."""
+    import duckdb
+    import polars as pl
+
+    import kvlog.duckdb
+    import kvlog.polars
+    from kvlog.cli import main as cli
+
+    want = served(version, "clean", "read_uncommitted")
+    topics = [t for t in topics_of(want) if not t.startswith("__")]
+    dirs = log_dirs(version, "clean", shuffle=13)
+    counts = {tp: len(rows) for tp, rows in want.items() if not tp.startswith("__")}
+    df = kvlog.polars.scan_kafka(dirs, topics).group_by("topic", "partition").agg(
+        pl.len().alias("n"), pl.col("offset").max().alias("last")).collect()
+    got = {f"{r['topic']}-{r['partition']}": r["n"] for r in df.to_dicts()}
+    assert {tp: got.get(tp, 0) for tp in counts} == counts
+    for r in df.to_dicts():
+        assert r["last"] == want[f"{r['topic']}-{r['partition']}"][-1][0]
+    con = duckdb.connect()
+    kvlog.duckdb.register(con, "c", dirs, topics)
+    rows = con.sql('select topic, "partition", count(*), max("offset") from c group by all').fetchall()
+    assert {f"{t}-{p}": n for t, p, n, _ in rows} == {tp: n for tp, n in counts.items() if n}
+    assert all(last == want[f"{t}-{p}"][-1][0] for t, p, _, last in rows)
+    assert cli(["groups", *dirs]) == 0
+    out = capfd.readouterr().out
+    for group, d in truth(version)["groups"].items():
+        for tp, o in d["offsets"].items():
+            topic, p = tp.rsplit("-", 1)
+            assert any(line.split()[:4] == [group, topic, p, str(o["offset"])] for line in out.splitlines()), \
+                (group, tp, out)
