@@ -112,3 +112,27 @@ def test_a_shared_backup_refuses_a_diverged_replica_unless_asked(tmp_path):
     assert [x[3] for x in rows(str(bak))][-1].endswith(b"-new")
     assert not backup(b2, bak, shared=True, divergent="newest").errors  # the stored copy is the newest: kept
     assert len(rows(str(bak))) == 25
+
+
+def test_a_broker_with_several_log_dirs_gets_each_partition_once(tmp_path):
+    """restore_broker (``kvlog restore BACKUP DIR DIR``): without metadata, a partition goes to the log dir already
+    holding its directory (as the broker created it), else to the least loaded one; never to two."""
+    from kvlog.backup.placement import place_partitions, restore_broker
+
+    parts = {("t", p): [(records(p, 0, 20 + p), 0)] for p in range(5)}
+    src = broker(tmp_path / "src", 1, parts)
+    backup(src, tmp_path / "bak")
+    d0, d1 = tmp_path / "t1" / "data0", tmp_path / "t1" / "data1"
+    for i, d in enumerate((d0, d1)):
+        d.mkdir(parents=True)
+        (d / "meta.properties").write_text(f"version=1\nnode.id=1\ncluster.id=c1\ndirectory.id=dir{i}AAAAAAAAAAAAAAAAAA\n")
+    (d1 / "t-3").mkdir()  # the broker put t-3 in data1
+    placement = place_partitions([f"t-{p}" for p in range(5)], [str(d0), str(d1)], None)
+    assert placement["t-3"] == str(d1)
+    assert sorted(placement.values()).count(str(d0)) == 3  # the others balanced: d1 holds t-3 already
+    r = restore_broker(tmp_path / "bak", [d0, d1], keep_topic_ids=True)
+    assert sorted(r.partitions) == [f"t-{p}" for p in range(5)]
+    on = {d: sorted(p.name for p in d.iterdir() if p.name.startswith("t-")) for d in (d0, d1)}
+    assert not set(on[d0]) & set(on[d1]) and sorted(on[d0] + on[d1]) == sorted(r.partitions)
+    assert "t-3" in on[d1]
+    assert rows([str(d0), str(d1)]) == rows(src)

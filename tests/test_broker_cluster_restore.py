@@ -4,7 +4,7 @@ The source is a real 3-broker cluster's copies (tests/kafka_oracle/cluster_scena
 two log directories each). ``kvlog backup`` of all six directories stores each partition once (a second run
 reading the other brokers' replicas first copies nothing: the replicas are the same bytes). It is restored into a
 fresh cluster of one broker (3 -> 1), whose directory is then backed up and restored into a fresh cluster of three
-at RF 3 and RF 2 (1 -> 3): each time the cluster creates the topics, stops, and ``kvlog restore`` runs once per
+brokers with two log directories each (JBOD) at RF 3 and RF 2 (1 -> 3): each time the cluster creates the topics, stops, and ``kvlog restore`` runs once per
 broker with that broker's KRaft metadata directory, placing the partitions the controller assigned to it
 (tests/kafka_oracle/cluster_restore.py, in a child process). The restarted cluster must serve every record at its
 original offset in both isolation levels, with no truncation, stray or re-replication of what was restored, the

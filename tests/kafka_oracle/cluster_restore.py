@@ -3,9 +3,10 @@ tests.kafka_oracle.cluster_restore BACKUP WORK VERSION TOPICS_JSON``), so that t
 and their sockets die with it, as the scenarios' do.
 
 Two shapes in turn (:func:`run`): the backup restored into a cluster of one broker (3 -> 1), then that broker's
-directory backed up and restored into a cluster of three (1 -> 3). Each time the cluster creates the topics of
+directory backed up and restored into a cluster of three with two log directories each (1 -> 3, JBOD). Each time the cluster creates the topics of
 ``TOPICS_JSON`` (``{name: {"partitions", "replication_factor", "configs"}}``), stops, ``kvlog.backup.restore``
-runs once per broker with that broker's KRaft metadata directory (the first writing the groups' reset files), the
+runs once per broker with all its log directories and its KRaft metadata directory (the first writing the groups'
+reset files), the
 cluster starts, and the groups are reset with Kafka's ``kafka-consumer-groups``. ``WORK/result.json``, per shape:
 what each restore placed, the replicas the cluster's metadata lists, every restored ``.log`` file's inode and size
 before and after the restart, directories the brokers renamed, the records served (both isolation levels), the
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kvlog.backup.restore import restore
+from kvlog.backup.placement import restore_broker
 from tests.kafka_oracle import client
 from tests.kafka_oracle.broker import KafkaDist
 from tests.kafka_oracle.cluster import Cluster
@@ -82,14 +83,17 @@ def _restore_into(c: Cluster, backup: Path, topics: dict[str, Any], rf: dict[str
                              "configs": spec["configs"]} for t, spec in topics.items()})
     c.wait_in_sync(list(topics))
     c.stop_all()
-    data = [c.data_dirs(i)[0] for i in c.broker_ids]
-    out.update(placed={}, elsewhere={}, warnings={})
+    data = [d for i in c.broker_ids for d in c.data_dirs(i)]
+    out.update(placed={}, elsewhere={}, warnings={}, dirs={})
     for i in c.broker_ids:
         csv = work / "groups" if i == c.broker_ids[0] else None
-        r = restore(backup, c.data_dirs(i)[0], metadata_dir=c.meta_dir(i), groups_csv=csv)
+        # a broker with several log dirs (JBOD): restore_broker places each partition in one of them
+        r = restore_broker(backup, [str(d) for d in c.data_dirs(i)], metadata_dir=c.meta_dir(i), groups_csv=csv)
         out["placed"][str(i)] = sorted(r.partitions)
         out["elsewhere"][str(i)] = sorted(r.elsewhere)
         out["warnings"][str(i)] = r.warnings
+        out["dirs"][str(i)] = {p.name: d.name for d in c.data_dirs(i) for p in d.iterdir()
+                               if p.is_dir() and (p / "leader-epoch-checkpoint").exists()}
     out["before"] = _segments(data)
     c.start()
     c.wait_in_sync(list(topics))
@@ -117,7 +121,7 @@ def run(backup: Path, work: Path, version: str, topics: dict[str, Any]) -> dict[
         one.stop_all()
         b = back_up(str(one.data_dirs(1)[0]), str(work / "backup-of-one"))
         result["one"]["backup_errors"] = b.errors
-    three = Cluster(dist, work / "three", log_dirs=1, controllers="separate")
+    three = Cluster(dist, work / "three", log_dirs=2, controllers="separate")
     with three:
         rf = {t: spec["replication_factor"] for t, spec in topics.items()}
         _restore_into(three, work / "backup-of-one", topics, rf, work / "three-work", result["three"])

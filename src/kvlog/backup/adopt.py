@@ -115,7 +115,9 @@ def target_metadata(log_dir: str, metadata_dir: str | None = None) -> TargetMeta
         name = state.topic_names.get(tid)
         if name is not None:
             out.partitions[(name, p)] = {"replicas": list(st.get("replicas") or []),
-                                         "leader_epoch": int(st.get("leaderEpoch") or 0)}
+                                         "leader_epoch": int(st.get("leaderEpoch") or 0),
+                                         # each replica's log directory id (JBOD, KRaft 3.7+), as replicas orders them
+                                         "directories": [topic_id_text(u) for u in st.get("directories") or []]}
     if out.node_id is None and metadata_dir is not None:
         out.node_id = _node_id(os.fspath(metadata_dir))
     return out

@@ -35,7 +35,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -378,7 +378,9 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             topic_ids: Mapping[str, str] | None = None, metadata_dir: str | os.PathLike[str] | None = None,
             keep_topic_ids: bool | None = None, keep_leader_epochs: bool = False, force: bool = False,
             groups_csv: str | os.PathLike[str] | None = None, groups_partitions: int | None = None,
-            recover: bool = False, progress: Progress | None = None) -> RestoreResult:
+            recover: bool = False, progress: Progress | None = None,
+            partitions: Collection[str] | None = None,
+            restored_elsewhere: Mapping[str, PartitionRestore] | None = None) -> RestoreResult:
     """Restore backup run ``run`` (default: the newest) of ``backup`` into the local directory ``destination``.
 
     ``topics``: the topics to restore (default: every topic but Kafka's internal ones, whose state the target
@@ -406,6 +408,10 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
     snapshot at its end, as a clean shutdown leaves one); ``recover`` removes it, so the broker recovers every log
     of the directory, and a 4.x controller then handles the broker as having shut down uncleanly (see
     ``docs/broker-files.md``). A broker running on ``destination`` is refused.
+
+    ``partitions``: only these (``topic-N`` labels) of the selected ones: a broker with several log directories is
+    restored through :func:`kvlog.backup.placement.restore_broker`, which gives each directory its share, and
+    ``restored_elsewhere`` (the other directories' partitions) for the groups' offsets to be clamped to them too.
     """
     t0 = time.monotonic()
     target = open_target(backup)
@@ -434,6 +440,8 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             raise ConfigError(f"backup run {manifest.run} holds no topic {missing[0]!r}")
     meta_dir = None if metadata_dir is None else os.fspath(metadata_dir)
     labels, elsewhere = _assigned_here(manifest, labels, dst, meta_dir)
+    if partitions is not None:  # (kvlog.backup.placement: a JBOD broker's share of this log directory)
+        labels = [k for k in labels if k in set(partitions)]
     by_default = keep_topic_ids is None and not _has_cluster_metadata(dst, meta_dir)
     keep_ids = bool(keep_topic_ids) or by_default
     kept: list[str] = []
@@ -540,7 +548,8 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
             found = _offsets_topic_id(manifest, dst, meta_dir, keep_ids)
             if found is not None:
                 given[_groups_topic] = found
-        _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, given, dst, ids)
+        _restore_groups(target, manifest, result, as_of, groups_csv, groups_partitions, given, dst, ids,
+                        restored_elsewhere or {})
     if not os.path.exists(os.path.join(dst, "meta.properties")):
         result.warnings.append(f"{dst} has no meta.properties: format it (kafka-storage format --ignore-formatted, "
                                "with the cluster's id) before starting the broker")
@@ -559,7 +568,7 @@ def restore(backup: str | os.PathLike[str], destination: str | os.PathLike[str],
 
 def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, as_of: int | None,
                     csv_dir: str | os.PathLike[str] | None, partitions: int | None, given: Mapping[str, str],
-                    dst: str, ids: Mapping[str, str]) -> None:
+                    dst: str, ids: Mapping[str, str], elsewhere: Mapping[str, PartitionRestore]) -> None:
     from kvlog.backup import groups
 
     cut = as_of if as_of is not None else manifest.started_ms
@@ -575,7 +584,8 @@ def _restore_groups(target: Target, manifest: Manifest, result: RestoreResult, a
             raise ConfigError(f"writing {groups.TOPIC} partitions needs the target cluster's topic id of "
                               f"{groups.TOPIC}: topic_ids={{{groups.TOPIC!r}: ID}} (kafka-topics --describe), "
                               f"metadata_dir=DIR, or an existing {groups.TOPIC}-N directory in the destination")
-        ranges = {(p.topic, p.partition): (p.log_start_offset, p.end_offset) for p in result.partitions.values()}
+        ranges = {(p.topic, p.partition): (p.log_start_offset, p.end_offset)
+                  for p in [*elsewhere.values(), *result.partitions.values()]}
         table = groups.group_offsets_at_cut(target.uri, as_of=cut, log_ranges=ranges)
     result.groups = {"groups": len(set(table.column("group").to_pylist())), "offsets": table.num_rows,
                      "clamped": sum(table.column("clamped").to_pylist()), "as_of": cut}

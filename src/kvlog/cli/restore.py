@@ -24,7 +24,10 @@ def add_restore_parser(sub: Any) -> None:
                                    "backup's are kept, with a warning. "
                                    "__cluster_metadata is never restored. See docs/backup.md for the procedure.")
     r.add_argument("backup", help="the backup (a local path or an object-store URI)")
-    r.add_argument("destination", help="the broker's log directory")
+    r.add_argument("destination", nargs="+", help="the broker's log directory; several: every log directory of one "
+                                                   "broker (JBOD), each partition placed in one of them: the one its "
+                                                   "KRaft metadata assigns, else the one holding it, else the least "
+                                                   "loaded")
     r.add_argument("--run", type=int, metavar="N", help="the backup run to restore (default: the newest)")
     r.add_argument("--as-of", type=_plain_timestamp_arg, metavar="TIME",
                    help="keep each partition up to this time (epoch ms or ISO-8601)")
@@ -54,15 +57,19 @@ def add_restore_parser(sub: Any) -> None:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
+    from kvlog.backup.placement import restore_broker
     from kvlog.backup.restore import as_flags, restore
     from kvlog.errors import BackupError, ConfigError
 
+    common = dict(run=args.run, as_of=args.as_of, topics=args.topics, topic_ids=dict(args.topic_id or []),
+                  metadata_dir=args.metadata_dir, keep_topic_ids=args.keep_topic_ids, force=args.force,
+                  keep_leader_epochs=args.keep_leader_epochs, groups_csv=args.groups_csv,
+                  groups_partitions=args.groups_partitions, recover=args.recover)
     try:
-        result = restore(args.backup, args.destination, run=args.run, as_of=args.as_of, topics=args.topics,
-                         topic_ids=dict(args.topic_id or []), metadata_dir=args.metadata_dir,
-                         keep_topic_ids=args.keep_topic_ids, force=args.force,
-                         keep_leader_epochs=args.keep_leader_epochs, groups_csv=args.groups_csv,
-                         groups_partitions=args.groups_partitions, recover=args.recover)
+        if len(args.destination) == 1:
+            result = restore(args.backup, args.destination[0], **common)
+        else:
+            result = restore_broker(args.backup, args.destination, **common)
     except (BackupError, ConfigError) as exc:  # the Python API's message names its keywords: say the flags
         exc.args = (as_flags(str(exc)),)
         raise

@@ -96,7 +96,7 @@ class ClusterMetadata:
             self.partition_state[(d["topicId"], d["partitionId"])] = {
                 k: d.get(k) for k in ("replicas", "isr", "removingReplicas", "addingReplicas", "leader",
                                       "leaderEpoch", "partitionEpoch", "leaderRecoveryState",
-                                      "eligibleLeaderReplicas", "lastKnownElr")}
+                                      "eligibleLeaderReplicas", "lastKnownElr", "directories")}
         elif t == "PARTITION_CHANGE_RECORD":
             self._change_partition(d)
         elif t == "CONFIG_RECORD":
@@ -189,7 +189,7 @@ class ClusterMetadata:
                                  f"-{d['partitionId']}")
             return
         for name in ("isr", "replicas", "removingReplicas", "addingReplicas", "eligibleLeaderReplicas",
-                     "lastKnownElr"):
+                     "lastKnownElr", "directories"):
             if d.get(name) is not None:
                 p[name] = d[name]
         if d.get("leaderRecoveryState", -1) != -1:
