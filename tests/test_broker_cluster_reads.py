@@ -11,10 +11,7 @@ at once, in any order; diverged replicas must be refused by name, or read as the
 
 from __future__ import annotations
 
-import functools
-import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,27 +20,14 @@ import kvlog
 from kvlog.cluster import Cluster
 from kvlog.errors import DivergentReplicasError
 from tests.kafka_oracle import cluster_scenario as CS
-from tests.kafka_oracle import fixtures as F
 from tests.kafka_oracle.client import unb64
+from tests.test_broker_cluster_harness import scenario, truth
 
 pytestmark = [pytest.mark.broker, pytest.mark.xdist_group("cluster-harness")]
 VERSIONS = [pytest.param(v, id=f"kafka-{v}") for v in CS.VERSIONS]
 #: (version, state) of every copy the cluster lives keep: ``running`` for the versions of CS.RUNNING_COPY only
 COPIES = [pytest.param(v, s, id=f"kafka-{v}-{s}") for v in CS.VERSIONS
           for s in ("lagging", "future", "clean", *(("running",) if v in CS.RUNNING_COPY else ()))]
-
-
-@functools.lru_cache(maxsize=None)
-def scenario(version: str) -> Path:
-    reason = F.unavailable(version)
-    if reason:
-        F._skip_or_fail(reason)
-    return CS.ensure(version)
-
-
-@functools.lru_cache(maxsize=None)
-def truth(version: str) -> dict[str, Any]:
-    return json.loads((scenario(version) / "truth.json").read_text())
 
 
 def log_dirs(version: str, state: str, shuffle: int | None = None) -> list[str]:

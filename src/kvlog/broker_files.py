@@ -86,6 +86,16 @@ def parse_topic_id(text: str, where: str = "topic id") -> str:
 
 
 # ------------------------------------------------------------------------------ partition.metadata
+def parse_properties(text: str) -> dict[str, str]:
+    """A Java properties file's ``key=value`` lines (``meta.properties``), comments left out."""
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and not line.lstrip().startswith(("#", "!")):
+            out[key.strip()] = value.strip()
+    return out
+
+
 def format_partition_metadata(topic_id: str) -> bytes:
     """The file's bytes as Kafka writes them (``PartitionMetadata.encode``: no line end after the id)."""
     return f"version: {_VERSION}\ntopic_id: {parse_topic_id(topic_id)}".encode("ascii")

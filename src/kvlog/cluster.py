@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvlog import _files, _io, checkpoint, committed_offsets, storage
-from kvlog.broker_files import LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, read_leader_epochs, read_partition_metadata
+from kvlog.broker_files import (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, parse_properties, read_leader_epochs,
+                                read_partition_metadata)
 from kvlog.config import LONG_MAX
 from kvlog.errors import (
     ConfigError,
@@ -63,12 +64,7 @@ def _properties(root: str) -> dict[str, str]:
         text = _io.fs.read_file(path).decode("utf-8", "replace")
     except OSError:
         return {}
-    out = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition("=")
-        if sep and not line.lstrip().startswith(("#", "!")):
-            out[key.strip()] = value.strip()
-    return out
+    return parse_properties(text)
 
 
 @dataclass(frozen=True)

@@ -88,12 +88,7 @@ def read_properties(path: str) -> dict[str, str] | None:
             text = f.read()
     except FileNotFoundError:
         return None
-    out = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition("=")
-        if sep and not line.lstrip().startswith(("#", "!")):
-            out[key.strip()] = value.strip()
-    return out
+    return broker_files.parse_properties(text)
 
 
 def target_metadata(log_dir: str, metadata_dir: str | None = None) -> TargetMetadata:

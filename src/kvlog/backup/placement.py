@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kvlog import _files
-from kvlog.backup.adopt import META_PROPERTIES, target_metadata
+from kvlog.backup.adopt import META_PROPERTIES, read_properties, target_metadata
 from kvlog.backup.restore import RestoreResult, restore
 from kvlog.backup.run import latest_manifest, read_manifest
 from kvlog.backup.target import open_target
@@ -37,14 +37,9 @@ UNPLACED_DIRECTORIES = frozenset({"AAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAA
 def _directory_id(log_dir: str) -> str | None:
     """``directory.id`` of a log directory's ``meta.properties``, or None."""
     try:
-        with open(os.path.join(log_dir, META_PROPERTIES), encoding="utf-8") as f:
-            for line in f:
-                key, sep, value = line.partition("=")
-                if sep and key.strip() == "directory.id":
-                    return value.strip()
+        return (read_properties(os.path.join(log_dir, META_PROPERTIES)) or {}).get("directory.id")
     except OSError:
         return None
-    return None
 
 
 def place_partitions(labels: Sequence[str], log_dirs: Sequence[str], metadata_dir: str | None) -> dict[str, str]:
