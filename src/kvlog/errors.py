@@ -45,6 +45,8 @@ __all__ = [
     "SchemaNotFoundError",
     "SchemaRegistryError",
     "DeserializationError",
+    "IcebergExportError",
+    "ExportGapError",
 ]
 
 
@@ -404,3 +406,26 @@ class DivergentReplicasError(KvlogError, ValueError):
         self.partition = partition
         self.replicas = replicas
         super().__init__(message)
+
+
+class IcebergExportError(KvlogError):
+    """An export of a topic into an Iceberg table that cannot go on: the table was written from another topic
+    or cluster, a schema change the table cannot follow, a commit lost to another exporter more times than it
+    retries. ``table`` names the table."""
+
+    def __init__(self, message: str, *, table: str | None = None) -> None:
+        self.reason = message
+        self.table = table
+        super().__init__(f"{table}: {message}" if table else message)
+
+
+class ExportGapError(IcebergExportError):
+    """Records of a partition that were never exported and can no longer be: retention moved the log start
+    past the table's offset, the cleaner compacted records the table had not reached, or the topic was
+    recreated (a new topic id). ``gaps`` lists ``(partition, from_offset, to_offset, why)``; an export with
+    ``gaps="accept"`` goes on past them and records them in the snapshot's summary."""
+
+    def __init__(self, message: str, *, table: str | None = None,
+                 gaps: list[tuple[int, int, int, str]] | None = None) -> None:
+        self.gaps = list(gaps or [])
+        super().__init__(message, table=table)

@@ -1,0 +1,82 @@
+"""Which Iceberg catalog an export commits through.
+
+The default is embedded: pyiceberg's SQL catalog on a SQLite file inside the warehouse folder
+(``<warehouse>/kvlog-catalog.db``), so one call makes a table with nothing else running, and the same folder
+opened again finds it. SQLite serialises the catalog's compare-and-swap of a table's metadata location, which
+is what makes two exporters racing on one table safe (the loser's commit fails and is retried or refused).
+Any other catalog pyiceberg knows (REST, Glue, Hive, a SQL database) is given as a ``Catalog`` object, a URI
+(``http(s)://`` for REST, a SQLAlchemy URL for SQL) or pyiceberg's property mapping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kvlog.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pyiceberg.catalog import Catalog
+
+__all__ = ["CATALOG_FILE", "catalog", "resolve"]
+
+CATALOG_FILE = "kvlog-catalog.db"
+_NAME = "kvlog"
+
+
+def _pyiceberg() -> Any:
+    try:
+        import pyiceberg  # noqa: F401
+        import sqlalchemy  # noqa: F401
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"kvlog.iceberg needs pyiceberg with its SQL catalog ({exc.name} is missing): "
+                          f"pip install 'kvlog[iceberg]'") from None
+
+
+def catalog(warehouse: str | os.PathLike[str]) -> Catalog:
+    """The embedded catalog of ``warehouse`` (a local folder, made if missing): pyiceberg's SQL catalog on
+    ``<warehouse>/kvlog-catalog.db``, its tables' files under the same folder."""
+    _pyiceberg()
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    text = os.fspath(warehouse)
+    if "://" in text and not text.startswith("file://"):
+        raise ConfigError(f"the embedded catalog keeps its SQLite file in the warehouse, which must be a local "
+                          f"folder, not {text!r}: give catalog= (a REST or SQL catalog URI, or a pyiceberg "
+                          f"Catalog) for a warehouse on an object store")
+    root = os.path.abspath(text.removeprefix("file://"))
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise ConfigError(f"warehouse {root!r} is a file, not a folder")
+    os.makedirs(root, exist_ok=True)
+    return SqlCatalog(_NAME, uri=f"sqlite:///{os.path.join(root, CATALOG_FILE)}", warehouse=f"file://{root}")
+
+
+def resolve(catalog_: Catalog | str | Mapping[str, str] | None, warehouse: str | os.PathLike[str] | None) -> Catalog:
+    """The catalog ``export``/``status`` use: ``catalog_`` as given (a pyiceberg ``Catalog``; a REST URL; a
+    SQLAlchemy URL; pyiceberg's properties), with ``warehouse`` as its warehouse; None: the embedded one."""
+    _pyiceberg()
+    from pyiceberg.catalog import Catalog, load_catalog
+
+    if catalog_ is None:
+        if warehouse is None:
+            raise ConfigError("give warehouse= (a folder for the embedded catalog) or catalog=")
+        return catalog(warehouse)
+    if isinstance(catalog_, Catalog):
+        return catalog_
+    if isinstance(catalog_, Mapping):
+        props = {str(k): str(v) for k, v in catalog_.items()}
+    elif isinstance(catalog_, str):
+        if catalog_.startswith(("http://", "https://")):
+            props = {"type": "rest", "uri": catalog_}
+        elif "://" in catalog_:
+            props = {"type": "sql", "uri": catalog_}
+        else:
+            raise ConfigError(f"catalog={catalog_!r}: give a REST catalog's http(s) URL, a SQLAlchemy URL "
+                              f"(sqlite:///…, postgresql://…), pyiceberg's properties or a Catalog")
+    else:
+        raise ConfigError(f"catalog= takes a pyiceberg Catalog, a URI or a mapping, not {type(catalog_).__name__}")
+    if warehouse is not None and "warehouse" not in props:
+        text = os.fspath(warehouse)
+        props["warehouse"] = text if "://" in text else f"file://{os.path.abspath(text)}"
+    return load_catalog(props.pop("name", _NAME), **props)

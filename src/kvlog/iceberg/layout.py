@@ -1,0 +1,152 @@
+"""The columns of a topic's Iceberg table, and how it is partitioned.
+
+A binary topic's table has ``key`` and ``value`` (bytes); a typed topic's has the value's top-level fields as
+columns of their own, ``key`` beside them (bytes, or typed by ``key_format``). Either way the Kafka metadata
+follows as top-level columns: ``partition``, ``offset``, ``timestamp`` (Iceberg ``timestamptz``),
+``timestampType``, ``headers`` and, with a registry's wire format, ``valueSchemaId``/``keySchemaId``. A value
+field whose name is one of those is refused, unless ``rename`` gives it another name. Types Iceberg does
+not have are written as the nearest it does (a dictionary as its values, ``time32`` and non-microsecond
+timestamps as microseconds, small unsigned integers widened); an unsigned 64-bit integer is refused.
+Default partitioning: ``hour(timestamp)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from kvlog.errors import ConfigError
+
+__all__ = ["DEFAULT_PARTITION_BY", "METADATA_COLUMNS", "TableLayout", "layout_for", "parse_partition_by"]
+
+METADATA_COLUMNS = ("partition", "offset", "timestamp", "timestampType", "headers")
+DEFAULT_PARTITION_BY = ("hour(timestamp)",)
+_TRANSFORM = re.compile(r"^\s*(identity|year|month|day|hour|bucket|truncate|void)\s*\(\s*(?:(\d+)\s*,\s*)?"
+                        r"([A-Za-z_][\w.]*)\s*\)\s*$")
+_BARE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*$")
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """What a scan reads (``scan_columns``) and what the table calls each (``table_names``, same order), with
+    the table's Arrow schema (``schema``: Iceberg-compatible types)."""
+
+    scan_columns: tuple[str, ...]
+    table_names: tuple[str, ...]
+    schema: pa.Schema
+    error_column: str | None = None  # the scan's valueError/keyError column: read, not written
+
+    def to_table(self, batch: pa.RecordBatch | pa.Table) -> pa.Table:
+        """A scan's batch as the table's rows (renamed, cast where Iceberg's types differ)."""
+        if isinstance(batch, pa.RecordBatch):
+            batch = pa.Table.from_batches([batch])
+        cols = [batch.column(c) for c in self.scan_columns]
+        out = pa.Table.from_arrays(cols, names=list(self.table_names))
+        if out.schema != self.schema:
+            out = out.cast(self.schema)
+        return out
+
+
+def iceberg_type(t: pa.DataType, where: str) -> pa.DataType:
+    """``t`` as a type Iceberg can hold (the same when it already is)."""
+    if pa.types.is_dictionary(t):
+        return iceberg_type(t.value_type, where)
+    if pa.types.is_time32(t) or (pa.types.is_time64(t) and t.unit != "us"):
+        return pa.time64("us")
+    if pa.types.is_timestamp(t):
+        return t if t.unit == "us" else pa.timestamp("us", tz=t.tz)
+    if pa.types.is_date64(t):
+        return pa.date32()
+    if t in (pa.uint8(), pa.uint16(), pa.int8(), pa.int16()):
+        return pa.int32()
+    if t == pa.uint32():
+        return pa.int64()
+    if t == pa.uint64():
+        raise ConfigError(f"column {where!r}: unsigned 64-bit integers have no Iceberg type")
+    if pa.types.is_float16(t):
+        return pa.float32()
+    if pa.types.is_null(t):
+        return pa.string()
+    if pa.types.is_string_view(t) or pa.types.is_large_string(t):
+        return pa.string()
+    if pa.types.is_binary_view(t) or pa.types.is_large_binary(t):
+        return pa.binary()
+    if pa.types.is_duration(t):
+        raise ConfigError(f"column {where!r}: durations have no Iceberg type")
+    if pa.types.is_decimal(t) and t.precision > 38:
+        raise ConfigError(f"column {where!r}: decimals of precision {t.precision} have no Iceberg type (38 at most)")
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, iceberg_type(f.type, f"{where}.{f.name}"), f.nullable)
+                          for f in (t.field(i) for i in range(t.num_fields))])
+    if pa.types.is_map(t):
+        return pa.map_(iceberg_type(t.key_type, f"{where}.key"),
+                       pa.field("value", iceberg_type(t.item_type, f"{where}.value"), t.item_field.nullable))
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t) or \
+            pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        return pa.list_(pa.field("element", iceberg_type(t.value_type, f"{where}[]"), t.value_field.nullable))
+    return t
+
+
+def layout_for(scan_schema: pa.Schema, *, value_typed: bool, rename: Mapping[str, str] | None = None,
+               error_column: str | None = None) -> TableLayout:
+    """The table layout of a scan whose schema is ``scan_schema`` (columns ``key``, ``value`` or
+    ``value.<field>``…, the metadata columns, schema ids, and ``error_column``)."""
+    rename = dict(rename or {})
+    reserved = set(METADATA_COLUMNS) | {"key", "keySchemaId", "valueSchemaId"}
+    scan_cols: list[str] = []
+    names: list[str] = []
+    fields: list[pa.Field] = []
+    used: dict[str, str] = {}
+    for f in scan_schema:
+        if f.name == error_column:
+            continue
+        name = f.name
+        if value_typed and name.startswith("value."):
+            field_name = name[len("value."):]
+            name = rename.pop(field_name, field_name)
+            if name in reserved:
+                raise ConfigError(
+                    f"the value field {field_name!r} would be a column named like Kafka's metadata column "
+                    f"{name!r}: give rename={{{field_name!r}: 'another_name'}} (--rename {field_name}=NAME)")
+        if name in used:
+            raise ConfigError(f"two columns would be named {name!r} (from {used[name]!r} and {f.name!r}): "
+                              f"rename one")
+        used[name] = f.name
+        scan_cols.append(f.name)
+        names.append(name)
+        fields.append(pa.field(name, iceberg_type(f.type, name), True))
+    if rename:
+        raise ConfigError(f"rename names value fields the topic does not have: {', '.join(sorted(rename))}")
+    return TableLayout(tuple(scan_cols), tuple(names), pa.schema(fields), error_column)
+
+
+def parse_partition_by(spec: Sequence[str] | str | None) -> list[tuple[str, str]]:
+    """``partition_by`` (``"hour(timestamp)"``, ``"bucket(16, key)"``, ``"partition"``...) as (column,
+    Iceberg transform) pairs; None or empty: unpartitioned."""
+    if spec is None:
+        return []
+    if isinstance(spec, str):
+        spec = [spec]
+    out = []
+    for item in spec:
+        m = _TRANSFORM.match(item)
+        if m is not None:
+            name, arg, column = m.groups()
+            if name in ("bucket", "truncate"):
+                if arg is None:
+                    raise ConfigError(f"partition_by {item!r}: {name} takes a number first, as in {name}(16, {column})")
+                out.append((column, f"{name}[{int(arg)}]"))
+            else:
+                if arg is not None:
+                    raise ConfigError(f"partition_by {item!r}: {name} takes one column")
+                out.append((column, name))
+            continue
+        m = _BARE.match(item)
+        if m is None:
+            raise ConfigError(f"partition_by {item!r}: give a column or a transform of one (hour(timestamp), "
+                              f"day(timestamp), bucket(16, key), truncate(4, name), identity(partition))")
+        out.append((m.group(1), "identity"))
+    return out
