@@ -71,6 +71,20 @@ class ExportResult:
     bytes: int = 0
 
 
+def _single_attempt(table: Any) -> Any:
+    """``table`` as a handle whose commits are tried once. pyiceberg retries a commit that lost a race by
+    re-applying its append on top of the winner's snapshot (``commit.retry.num-retries``, 4 by default): right
+    for appends that commute, but it would add records the winner already added. An export instead re-reads
+    the table's state and starts again from there. (The table's stored properties are left as they are: a
+    commit sends its changes, not this copy's properties.)"""
+    from pyiceberg.table import Table
+
+    props = dict(table.metadata.properties)
+    props["commit.retry.num-retries"] = "0"
+    meta = table.metadata.model_copy(update={"properties": props})
+    return Table(table.name(), meta, table.metadata_location, table.io, table.catalog)
+
+
 def _identifier(table: str) -> tuple[str, ...]:
     if not isinstance(table, str) or "." not in table.strip(".") or any(not p for p in table.split(".")):
         raise ConfigError(f"table must be 'namespace.name', got {table!r}")
@@ -129,7 +143,8 @@ class _Exporter:
         return scan, layout_for(scan.schema, value_typed=typed_value, rename=rename, error_column=error_column)
 
     def _load_or_create(self) -> Any:
-        from pyiceberg.exceptions import NamespaceAlreadyExistsError, NoSuchTableError, TableAlreadyExistsError
+        from pyiceberg.exceptions import (CommitFailedException, NamespaceAlreadyExistsError, NoSuchTableError,
+                                          TableAlreadyExistsError)
 
         try:
             return self.cat.load_table(self.ident)
@@ -149,7 +164,7 @@ class _Exporter:
                                               f"{', '.join(self.layout.table_names)})")
                         spec.add_field(column, transform, f"{column}_{transform.split('[')[0]}")
             tx.commit_transaction()
-        except TableAlreadyExistsError:
+        except (TableAlreadyExistsError, CommitFailedException):
             pass  # (another exporter made it first)
         return self.cat.load_table(self.ident)
 
@@ -244,9 +259,7 @@ class _Exporter:
                     offsets[p] = end  # (a new, empty partition: recorded so a later one's gaps are seen)
                 continue
             scan = self.base_scan.where(bounds=Bounds(partitions=frozenset((p,)), offset_lo=start, offset_hi=end))
-            for batch in scan.batches():
-                if batch.num_rows == 0:
-                    continue
+            for batch in self._pieces(scan.batches()):
                 last = batch.column("offset")[-1].as_py()
                 rows, bad = self._split(batch, p)
                 if rows.num_rows:
@@ -268,6 +281,20 @@ class _Exporter:
         if pending or dead or new_gaps or offsets != state.offsets or state.topic is None:
             self._commit(state, offsets, pending, dead, new_gaps, result)
         result.offsets = dict(offsets)
+
+    def _pieces(self, batches: Any) -> Any:
+        """The scan's batches, sliced so that no commit holds much more than ``commit_bytes``."""
+        for batch in batches:
+            n = batch.num_rows
+            if n == 0:
+                continue
+            size = batch.nbytes
+            if size <= self.commit_bytes:
+                yield batch
+                continue
+            step = max(1, n * self.commit_bytes // size)
+            for lo in range(0, n, step):
+                yield batch.slice(lo, step)
 
     def _split(self, batch: pa.RecordBatch, partition: int) -> tuple[pa.Table, pa.Table | None]:
         """The batch's rows for the table and, with ``on_error='dlq'``, those that did not decode."""
@@ -321,8 +348,9 @@ class _Exporter:
         reached = dict(have)
         for p, o in zip(rows.column("partition").to_pylist(), rows.column("offset").to_pylist()):
             reached[p] = max(reached.get(p, 0), o + 1)
-        self.dlq.append(rows, snapshot_properties=summary_of(replace(state, offsets=reached), [], self.export_id))
-        self.dlq = self.cat.load_table(self.dlq_ident)
+        tx = _single_attempt(self.dlq).transaction()
+        tx.append(rows, snapshot_properties=summary_of(replace(state, offsets=reached), [], self.export_id))
+        self.dlq = tx.commit_transaction()
         return rows.num_rows
 
     def _commit(self, state: ExportState, offsets: dict[int, int], pending: list[pa.Table], dead: list[pa.Table],
@@ -332,7 +360,7 @@ class _Exporter:
         if dead:
             result.dead_letters += self._commit_dead(dead, new_state)
         rows = pa.concat_tables(pending) if pending else self.layout.schema.empty_table()
-        tx = self.table.transaction()
+        tx = _single_attempt(self.table).transaction()
         if self._schema_change(self.table):
             try:
                 with tx.update_schema() as update:

@@ -1,0 +1,128 @@
+"""kvlog.iceberg's exactly-once claims under kills and races: an exporter SIGKILLed at any moment loses and
+duplicates nothing, and exporters racing on one table leave each record once (Iceberg's optimistic commit)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyiceberg")
+pytest.importorskip("pyiceberg_core")
+
+import kvlog.iceberg as ki
+from kvlog.errors import IcebergExportError
+from tests.iceberg_support import assert_exactly, write_topic
+
+T = "kafka.clicks"
+REPO = Path(__file__).resolve().parents[1]
+CHILD = """
+import sys, kvlog.iceberg as ki
+r = ki.export(sys.argv[1], "clicks", "kafka.clicks", warehouse=sys.argv[2], commit_bytes=int(sys.argv[3]),
+              progress=lambda d, t: None)
+print("done", r.rows, r.commits, r.retries, flush=True)
+"""
+
+
+def _child(root: Path, wh: Path, commit_bytes: int) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(root), str(wh), str(commit_bytes)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _commits(wh: Path) -> int:
+    try:
+        t = ki.catalog(wh).load_table(T)
+    except Exception:
+        return 0
+    return len(t.snapshots())
+
+
+def test_kill_sweep_loses_and_duplicates_nothing(tmp_path: Path):
+    """Exporters SIGKILLed after growing delays (each resuming where the table says, with more records
+    appended between runs), then one run to the end: every record exactly once."""
+    root, wh = tmp_path / "d", tmp_path / "wh"
+    expected = write_topic(root, partitions=3, n=1500)
+    killed_mid = 0
+    delay = 0.4
+    for i in range(7):
+        before = _commits(wh)
+        child = _child(root, wh, 12_000)
+        time.sleep(delay)
+        finished = child.poll() is not None
+        child.send_signal(signal.SIGKILL)
+        child.communicate()
+        after = _commits(wh)
+        if not finished and after > before:
+            killed_mid += 1
+        if i % 2 == 1:
+            expected.update(write_topic(root, partitions=3, n=200, start=1500 + 200 * i))
+        delay += 0.35
+        # whatever was committed so far is exactly a prefix of each partition
+        t = ki.catalog(wh).load_table(T) if after else None
+        if t is not None:
+            offsets = json.loads(t.current_snapshot().summary["kvlog.offsets"])
+            rows = t.scan().to_arrow()
+            have = sorted(zip(rows.column("partition").to_pylist(), rows.column("offset").to_pylist()))
+            assert have == sorted((int(p), o) for p, n in offsets.items() for o in range(n))
+    assert killed_mid >= 2, "the sweep never killed an exporter between its commits: make the topic bigger"
+    last = _child(root, wh, 12_000)
+    out, err = last.communicate(timeout=300)
+    assert last.returncode == 0, err
+    assert_exactly(ki.catalog(wh), T, expected)
+
+
+def test_a_commit_lost_to_another_exporter_is_retried_from_the_new_state(tmp_path: Path):
+    root, wh = tmp_path / "d", tmp_path / "wh"
+    expected = write_topic(root, partitions=2, n=200)
+    ki.export(root, "clicks", T, warehouse=wh, partition_by=None)  # the table exists, at the end
+    expected.update(write_topic(root, partitions=2, n=100, start=200))
+    other: list[ki.ExportResult] = []
+
+    def meanwhile(done: int, total: int) -> None:
+        if not other:  # while this exporter reads, another one exports everything and commits first
+            other.append(ki.export(root, "clicks", T, warehouse=wh))
+
+    r = ki.export(root, "clicks", T, warehouse=wh, progress=meanwhile)
+    assert other[0].rows == 200
+    assert (r.retries, r.rows, r.commits) == (1, 0, 0)
+    assert r.offsets == {0: 300, 1: 300}
+    assert_exactly(ki.catalog(wh), T, expected)
+
+
+def test_without_retries_the_loser_refuses_with_the_reason(tmp_path: Path):
+    root, wh = tmp_path / "d", tmp_path / "wh"
+    expected = write_topic(root, partitions=1, n=50)
+    ki.export(root, "clicks", T, warehouse=wh)
+    expected.update(write_topic(root, partitions=1, n=50, start=50))
+    done: list[int] = []
+
+    def meanwhile(d: int, t: int) -> None:
+        if not done:
+            done.append(ki.export(root, "clicks", T, warehouse=wh).rows)
+
+    with pytest.raises(IcebergExportError, match="another writer committed to the table first"):
+        ki.export(root, "clicks", T, warehouse=wh, retries=0, progress=meanwhile)
+    assert done == [50]
+    assert_exactly(ki.catalog(wh), T, expected)
+
+
+def test_racing_processes_leave_each_record_once(tmp_path: Path):
+    root, wh = tmp_path / "d", tmp_path / "wh"
+    expected = write_topic(root, partitions=3, n=800)
+    kids = [_child(root, wh, 20_000) for _ in range(3)]
+    outs = [k.communicate(timeout=300) for k in kids]
+    failed = [(k.returncode, e[-2000:]) for k, (o, e) in zip(kids, outs) if k.returncode != 0]
+    # a loser retries up to 3 times; one that lost more often refuses with the reason, never writes twice
+    for code, err in failed:
+        assert "another writer committed to the table first" in err, err
+    assert len(failed) < 3
+    assert_exactly(ki.catalog(wh), T, expected)
+    rows = sum(int(o.split()[1]) for k, (o, e) in zip(kids, outs) if k.returncode == 0)
+    assert rows <= len(expected)
