@@ -362,10 +362,12 @@ class _Exporter:
         rows = pa.concat_tables(pending) if pending else self.layout.schema.empty_table()
         tx = _single_attempt(self.table).transaction()
         if self._schema_change(self.table):
+            from pyiceberg.exceptions import ResolveError, ValidationError
+
             try:
                 with tx.update_schema() as update:
                     update.union_by_name(self.layout.schema)
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, ValidationError, ResolveError) as exc:
                 raise IcebergExportError(f"the topic's schema changed in a way the table cannot follow: {exc}",
                                          table=self.name) from None
         tx.append(rows, snapshot_properties=summary_of(new_state, gaps, self.export_id))
