@@ -1,5 +1,5 @@
 """The ``kvlog`` command line: ``dump | verify | repair | offsets | retention | compact | mirror | backup | restore |
-adopt | groups | demo``.
+adopt | groups | iceberg | demo``.
 
 ``kvlog dump`` prints what Kafka's ``kafka-dump-log.sh`` (``DumpLogSegments``, 4.0) prints, line for line,
 so its output can be diffed against the broker tool's; every other command is kvlog's own. Exit status:
@@ -21,6 +21,7 @@ import sys
 from kvlog.cli import groups
 from kvlog.cli.adopt import add_adopt_parser
 from kvlog.cli.backup import add_backup_parser
+from kvlog.cli.iceberg import add_iceberg_parser
 from kvlog.cli.restore import add_restore_parser
 from kvlog.cli._common import (
     DEFAULT_MAX_MESSAGE_SIZE,
@@ -195,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_restore_parser(sub)
     add_adopt_parser(sub)
     groups.add_groups_parser(sub)
+    add_iceberg_parser(sub)
 
     demo = sub.add_parser("demo", help="a tour of kvlog on generated data")
     demo.set_defaults(func=cmd_demo)

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from kvlog.errors import IcebergExportError
 from kvlog.iceberg import catalogs
 from kvlog.iceberg.source import TopicSource
 from kvlog.iceberg.state import ExportState, read_state
@@ -53,7 +54,12 @@ def status(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
 
     ident = _identifier(table)
     cat = catalogs.resolve(catalog, warehouse)
-    tbl = cat.load_table(ident)
+    from pyiceberg.exceptions import NoSuchTableError
+
+    try:
+        tbl = cat.load_table(ident)
+    except NoSuchTableError:
+        raise IcebergExportError("no such table in the catalog (nothing exported yet?)", table=table) from None
     state = read_state(tbl)
     src = TopicSource(source, topic, read_committed=read_committed, backup_run=backup_run,
                       remote_storage=remote_storage, remote_log_metadata=remote_log_metadata)
