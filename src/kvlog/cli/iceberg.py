@@ -47,7 +47,8 @@ def add_iceberg_parser(sub: Any) -> None:
                                     "--partition-by). Exit status 1 when records were lost before they were "
                                     "exported (retention, compaction, a recreated topic) unless --accept-gaps.")
     _common(e)
-    e.add_argument("--mode", choices=("append",), default="append", help="append every record (default)")
+    e.add_argument("--mode", choices=("append", "upsert"), default="append",
+                   help="append every record (default), or upsert: the latest record of each key, a tombstone deleting it")
     e.add_argument("--value-format", choices=FORMATS, metavar="FORMAT",
                    help=f"decode values as FORMAT ({', '.join(FORMATS)}): a record's fields become columns")
     e.add_argument("--key-format", choices=FORMATS, metavar="FORMAT", help="decode keys as FORMAT")

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kvlog.errors import ConfigError, ExportGapError, IcebergExportError
-from kvlog.iceberg import catalogs
+from kvlog.iceberg import catalogs, upsert
 from kvlog.iceberg.layout import DEFAULT_PARTITION_BY, TableLayout, layout_for, parse_partition_by
 from kvlog.iceberg.source import PartitionSpan, TopicSource
 from kvlog.iceberg.state import ExportState, read_state, summary_of
@@ -45,7 +45,8 @@ __all__ = ["ExportResult", "export", "DEFAULT_COMMIT_BYTES"]
 DEFAULT_COMMIT_BYTES = 256 << 20
 GAPS = ("raise", "accept")
 ON_ERROR = ("stop", "dlq")
-MODES = ("append",)
+MODES = ("append", "upsert")
+_TOMBSTONE = "__kvlog_tombstone"
 _KAFKA_COLUMNS = ["key", "value", "partition", "offset", "timestamp", "timestampType", "headers"]
 _DLQ_SCHEMA = pa.schema([pa.field("partition", pa.int32()), pa.field("offset", pa.int64()),
                          pa.field("timestamp", pa.timestamp("us", tz="UTC")), pa.field("key", pa.binary()),
@@ -54,13 +55,15 @@ _DLQ_SCHEMA = pa.schema([pa.field("partition", pa.int32()), pa.field("offset", p
 
 @dataclass
 class ExportResult:
-    """What an export did: ``rows`` added to ``table`` (``dead_letters`` to ``<table>_dlq``) in ``commits``
+    """What an export did: ``rows`` added to ``table`` (``dead_letters`` to ``<table>_dlq``; upsert mode: the
+    latest row of each key written, ``deleted`` keys a tombstone removed) in ``commits``
     snapshots, the last ``snapshot_id``; ``offsets`` every partition's next offset now, ``previous`` before;
     ``gaps`` accepted (partition, from, to, why); ``retries`` commits lost to another exporter."""
 
     table: str
     rows: int = 0
     dead_letters: int = 0
+    deleted: int = 0
     commits: int = 0
     snapshot_id: int | None = None
     offsets: dict[int, int] = field(default_factory=dict)
@@ -102,8 +105,9 @@ class _Exporter:
     def __init__(self, src: TopicSource, cat: Any, ident: tuple[str, ...], *, scan_options: dict[str, Any],
                  partition_by: Sequence[str] | str | None, rename: Mapping[str, str] | None, on_error: str,
                  gaps: str, commit_bytes: int, properties: Mapping[str, str] | None,
-                 progress: Callable[[int, int], None] | None) -> None:
+                 progress: Callable[[int, int], None] | None, mode: str = "append") -> None:
         self.src = src
+        self.mode = mode
         self.cat = cat
         self.ident = ident
         self.name = ".".join(ident)
@@ -115,6 +119,11 @@ class _Exporter:
         self.partition_by = parse_partition_by(partition_by)
         self.export_id = str(uuid.uuid4())
         self.base_scan, self.layout = self._plan(scan_options, rename)
+        if mode == "upsert":
+            kt = self.layout.schema.field("key").type
+            if pa.types.is_nested(kt):
+                raise ConfigError(f"mode='upsert' matches rows by their key: a {kt} key cannot be matched; export "
+                                  f"the key as bytes or text (key_format='binary' or 'string')")
         self.table = self._load_or_create()
         self.dlq: Any = None
 
@@ -128,16 +137,7 @@ class _Exporter:
             wanted += [c for c in typed.extra_columns() if c.endswith("SchemaId") or c.endswith("Error")]
         scan = scan.select(wanted)
         error_column = "valueError" if self.on_error == "dlq" and "valueError" in wanted else None
-        if typed_value:
-            vt = scan.schema.field("value").type
-            if pa.types.is_struct(vt):
-                cols = []
-                for c in wanted:
-                    cols += [f"value.{vt.field(i).name}" for i in range(vt.num_fields)] if c == "value" else [c]
-                # the value's fields first, then the key and Kafka's metadata
-                cols = [c for c in cols if c.startswith("value.")] + [c for c in cols if not c.startswith("value.")]
-                scan = scan.select(cols)
-        elif self.on_error == "dlq":
+        if not typed_value and self.on_error == "dlq":
             raise ConfigError("on_error='dlq' sends records whose value does not decode to <table>_dlq: give "
                               "value_format= (a binary export decodes nothing)")
         return scan, layout_for(scan.schema, value_typed=typed_value, rename=rename, error_column=error_column)
@@ -183,6 +183,8 @@ class _Exporter:
         if found.topic is not None and found.topic != self.src.topic:
             raise IcebergExportError(f"the table holds topic {found.topic!r}, not {self.src.topic!r} (one topic "
                                      f"a table)", table=self.name)
+        if found.mode is not None and found.mode != self.mode:
+            raise IcebergExportError(f"the table was exported in {found.mode} mode, not {self.mode}", table=self.name)
         if found.cluster_id and self.src.cluster_id and found.cluster_id != self.src.cluster_id:
             raise IcebergExportError(f"the table was exported from cluster {found.cluster_id}, the source is "
                                      f"cluster {self.src.cluster_id}", table=self.name)
@@ -299,14 +301,17 @@ class _Exporter:
     def _split(self, batch: pa.RecordBatch, partition: int) -> tuple[pa.Table, pa.Table | None]:
         """The batch's rows for the table and, with ``on_error='dlq'``, those that did not decode."""
         err = self.layout.error_column
-        if err is None:
-            return self.layout.to_table(batch), None
-        failed = pc.is_valid(batch.column(err))
-        if not pc.any(failed).as_py():
-            return self.layout.to_table(batch), None
-        good = self.layout.to_table(batch.filter(pc.invert(failed)))
-        bad = batch.filter(failed)
-        return good, self._dead_letters(partition, bad.column("offset"), bad.column("timestamp"), bad.column(err))
+        bad = None
+        if err is not None:
+            failed = pc.is_valid(batch.column(err))
+            if pc.any(failed).as_py():
+                bad = batch.filter(failed)
+                bad = self._dead_letters(partition, bad.column("offset"), bad.column("timestamp"), bad.column(err))
+                batch = batch.filter(pc.invert(failed))
+        rows = self.layout.to_table(batch)
+        if self.mode == "upsert":
+            rows = rows.append_column(_TOMBSTONE, pc.is_null(batch.column("value")))
+        return rows, bad
 
     def _dead_letters(self, partition: int, offsets: pa.Array, timestamps: pa.Array, reasons: pa.Array) -> pa.Table:
         """The raw key and value of the records that did not decode, read again as bytes."""
@@ -356,10 +361,12 @@ class _Exporter:
     def _commit(self, state: ExportState, offsets: dict[int, int], pending: list[pa.Table], dead: list[pa.Table],
                 gaps: list[tuple[int, int, int, str]], result: ExportResult) -> None:
         new_state = ExportState(self.src.topic, self.src.topic_id, self.src.cluster_id or state.cluster_id,
-                                "append", dict(offsets))
+                                self.mode, dict(offsets))
         if dead:
             result.dead_letters += self._commit_dead(dead, new_state)
         rows = pa.concat_tables(pending) if pending else self.layout.schema.empty_table()
+        if rows.num_rows and _TOMBSTONE in rows.column_names:
+            rows = rows.combine_chunks()
         tx = _single_attempt(self.table).transaction()
         if self._schema_change(self.table):
             from pyiceberg.exceptions import ResolveError, ValidationError
@@ -370,7 +377,18 @@ class _Exporter:
             except (ValueError, TypeError, ValidationError, ResolveError) as exc:
                 raise IcebergExportError(f"the topic's schema changed in a way the table cannot follow: {exc}",
                                          table=self.name) from None
-        tx.append(rows, snapshot_properties=summary_of(new_state, gaps, self.export_id))
+        props = summary_of(new_state, gaps, self.export_id)
+        if self.mode == "upsert" and rows.num_rows:
+            latest, dead_keys = upsert.latest_per_key(rows.drop_columns([_TOMBSTONE]), rows.column(_TOMBSTONE),
+                                                      self.name)
+            written, deleted = upsert.apply(tx, latest, dead_keys, props)
+            result.deleted += deleted
+            if not written and not deleted:
+                tx.append(self.layout.schema.empty_table(), snapshot_properties=props)
+            rows = latest.filter(pc.invert(dead_keys))
+        else:
+            tx.append(rows.drop_columns([_TOMBSTONE]) if _TOMBSTONE in rows.column_names else rows,
+                      snapshot_properties=props)
         self.table = tx.commit_transaction()
         snap = self.table.current_snapshot()
         result.snapshot_id = snap.snapshot_id if snap is not None else None
@@ -434,7 +452,7 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
             raise ConfigError("schemas= is for typed keys or values: give value_format= or key_format=")
         exporter = _Exporter(src, cat, ident, scan_options=scan_options, partition_by=partition_by, rename=rename,
                              on_error=on_error, gaps=gaps, commit_bytes=commit_bytes, properties=properties,
-                             progress=progress)
+                             progress=progress, mode=mode)
         result = ExportResult(".".join(ident))
         exporter.run(result, retries)
         if not result.offsets:

@@ -31,20 +31,31 @@ _BARE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*$")
 
 @dataclass(frozen=True)
 class TableLayout:
-    """What a scan reads (``scan_columns``) and what the table calls each (``table_names``, same order), with
-    the table's Arrow schema (``schema``: Iceberg-compatible types)."""
+    """What a scan reads (``scan_columns``) and how the table's columns come from it: ``sources[i]`` is
+    (scan column, field index of a struct value or -1) of the table's column ``schema[i]`` (Iceberg types)."""
 
     scan_columns: tuple[str, ...]
-    table_names: tuple[str, ...]
+    sources: tuple[tuple[str, int], ...]
     schema: pa.Schema
     error_column: str | None = None  # the scan's valueError/keyError column: read, not written
 
-    def to_table(self, batch: pa.RecordBatch | pa.Table) -> pa.Table:
-        """A scan's batch as the table's rows (renamed, cast where Iceberg's types differ)."""
-        if isinstance(batch, pa.RecordBatch):
-            batch = pa.Table.from_batches([batch])
-        cols = [batch.column(c) for c in self.scan_columns]
-        out = pa.Table.from_arrays(cols, names=list(self.table_names))
+    @property
+    def table_names(self) -> tuple[str, ...]:
+        return tuple(self.schema.names)
+
+    def to_table(self, batch: pa.RecordBatch) -> pa.Table:
+        """A scan's batch as the table's rows (a struct value's fields as columns, a null value's as nulls;
+        cast where Iceberg's types differ)."""
+        flat: dict[str, list[pa.Array]] = {}
+        cols = []
+        for name, index in self.sources:
+            if index < 0:
+                cols.append(batch.column(name))
+                continue
+            if name not in flat:
+                flat[name] = batch.column(name).flatten()  # (the struct's nulls pushed into its fields)
+            cols.append(flat[name][index])
+        out = pa.Table.from_arrays(cols, names=list(self.schema.names))
         if out.schema != self.schema:
             out = out.cast(self.schema)
         return out
@@ -92,35 +103,40 @@ def iceberg_type(t: pa.DataType, where: str) -> pa.DataType:
 
 def layout_for(scan_schema: pa.Schema, *, value_typed: bool, rename: Mapping[str, str] | None = None,
                error_column: str | None = None) -> TableLayout:
-    """The table layout of a scan whose schema is ``scan_schema`` (columns ``key``, ``value`` or
-    ``value.<field>``…, the metadata columns, schema ids, and ``error_column``)."""
+    """The table layout of a scan whose schema is ``scan_schema`` (``key``, ``value``, the metadata columns,
+    schema ids, and ``error_column``): a typed struct value's fields become columns of their own, first."""
     rename = dict(rename or {})
     reserved = set(METADATA_COLUMNS) | {"key", "keySchemaId", "valueSchemaId"}
-    scan_cols: list[str] = []
-    names: list[str] = []
+    sources: list[tuple[str, int]] = []
     fields: list[pa.Field] = []
     used: dict[str, str] = {}
-    for f in scan_schema:
-        if f.name == error_column:
-            continue
-        name = f.name
-        if value_typed and name.startswith("value."):
-            field_name = name[len("value."):]
+
+    def add(name: str, origin: str, source: tuple[str, int], t: pa.DataType) -> None:
+        if name in used:
+            raise ConfigError(f"two columns would be named {name!r} (from {used[name]!r} and {origin!r}): rename one")
+        used[name] = origin
+        sources.append(source)
+        fields.append(pa.field(name, iceberg_type(t, name), True))
+
+    vt = scan_schema.field("value").type if "value" in scan_schema.names else None
+    expand = value_typed and vt is not None and pa.types.is_struct(vt)
+    if expand:
+        assert vt is not None
+        for i in range(vt.num_fields):
+            field_name = vt.field(i).name
             name = rename.pop(field_name, field_name)
             if name in reserved:
                 raise ConfigError(
                     f"the value field {field_name!r} would be a column named like Kafka's metadata column "
                     f"{name!r}: give rename={{{field_name!r}: 'another_name'}} (--rename {field_name}=NAME)")
-        if name in used:
-            raise ConfigError(f"two columns would be named {name!r} (from {used[name]!r} and {f.name!r}): "
-                              f"rename one")
-        used[name] = f.name
-        scan_cols.append(f.name)
-        names.append(name)
-        fields.append(pa.field(name, iceberg_type(f.type, name), True))
+            add(name, f"value.{field_name}", ("value", i), vt.field(i).type)
+    for f in scan_schema:
+        if f.name == error_column or (expand and f.name == "value"):
+            continue
+        add(f.name, f.name, (f.name, -1), f.type)
     if rename:
         raise ConfigError(f"rename names value fields the topic does not have: {', '.join(sorted(rename))}")
-    return TableLayout(tuple(scan_cols), tuple(names), pa.schema(fields), error_column)
+    return TableLayout(tuple(scan_schema.names), tuple(sources), pa.schema(fields), error_column)
 
 
 def parse_partition_by(spec: Sequence[str] | str | None) -> list[tuple[str, str]]:
