@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvlog import _files, _io, checkpoint, committed_offsets, storage
-from kvlog.broker_files import (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, parse_properties, read_leader_epochs,
-                                read_partition_metadata)
+from kvlog.broker_files import (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, parse_leader_epochs,
+                                parse_partition_metadata, parse_properties, read_partition_metadata)
 from kvlog.config import LONG_MAX
 from kvlog.errors import (
     ConfigError,
@@ -177,6 +177,32 @@ class _Facts:
         return Replica(self.directory, self.path, min(self.log_start, end), end, self.epochs, self.topic_id)
 
 
+_EPOCHS, _TOPIC_ID = 0, 1
+_PARSED: dict[tuple[int, bytes], Any] = {}
+_PARSED_LOCK = threading.Lock()
+
+
+def _parsed(data: bytes, path: str, kind: int) -> Any:
+    """A replica's leader epochs or topic id from its file's bytes, parsed once per distinct bytes: a partition's
+    replicas (and a topic's partitions) mostly hold the same ones."""
+    key = (kind, data)
+    with _PARSED_LOCK:
+        found = _PARSED.get(key)
+    if found is not None:
+        return found
+    if kind == _EPOCHS:
+        value: Any = tuple(parse_leader_epochs(data, storage.join(path, LEADER_EPOCH_CHECKPOINT)))
+    else:
+        value = parse_partition_metadata(data, storage.join(path, PARTITION_METADATA)) if data.strip(b"\0") else None
+        if value is None:
+            return None
+    with _PARSED_LOCK:
+        if len(_PARSED) > 4096:
+            _PARSED.clear()
+        _PARSED[key] = value
+    return value
+
+
 def _facts(d: LogDirectory, path: str) -> _Facts | None:
     """A replica's facts from its directory's names and small files, or None when the directory holds anything a
     read-only open would have to resolve (a swap, a cleaned or set-aside segment, a sink's committed offsets, no
@@ -194,10 +220,11 @@ def _facts(d: LogDirectory, path: str) -> _Facts | None:
         if not bases or LEADER_EPOCH_CHECKPOINT not in names:
             return None
         bases.sort()
-        epochs = tuple(read_leader_epochs(storage.join(path, LEADER_EPOCH_CHECKPOINT)))
+        epochs = _parsed(_io.fs.read_file(storage.join(path, LEADER_EPOCH_CHECKPOINT)), path, _EPOCHS)
         size = _io.fs.getsize(_files.segment_path(path, bases[-1], _files.LOG))
         log_start = max(bases[0], d.log_starts.get(_files.parse_partition_dir(os.path.basename(path)) or ("", -1), 0))
-        topic_id = read_partition_metadata(path) if PARTITION_METADATA in names else None
+        topic_id = (_parsed(_io.fs.read_file(storage.join(path, PARTITION_METADATA)), path, _TOPIC_ID)
+                    if PARTITION_METADATA in names else None)
     except (KvlogError, OSError):
         return None
     return _Facts(d, path, bases[-1], (bases[-1], size, epochs), log_start, epochs, topic_id)
