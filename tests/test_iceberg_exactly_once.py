@@ -50,8 +50,12 @@ def test_kill_sweep_loses_and_duplicates_nothing(tmp_path: Path):
     root, wh = tmp_path / "d", tmp_path / "wh"
     expected = write_topic(root, partitions=3, n=1500)
     killed_mid = 0
-    delay = 0.4
-    for i in range(7):
+    t = time.monotonic()  # a whole run's time (into another warehouse): the kills land at fractions of it
+    out, err = _child(root, tmp_path / "timing", 12_000).communicate(timeout=300)
+    whole = time.monotonic() - t
+    assert out.startswith("done"), err
+    for i, fraction in enumerate((0.35, 0.5, 0.6, 0.7, 0.8, 0.9, 0.55)):
+        delay = whole * fraction
         before = _commits(wh)
         child = _child(root, wh, 12_000)
         time.sleep(delay)
@@ -63,7 +67,6 @@ def test_kill_sweep_loses_and_duplicates_nothing(tmp_path: Path):
             killed_mid += 1
         if i % 2 == 1:
             expected.update(write_topic(root, partitions=3, n=200, start=1500 + 200 * i))
-        delay += 0.35
         # whatever was committed so far is exactly a prefix of each partition
         t = ki.catalog(wh).load_table(T) if after else None
         if t is not None:

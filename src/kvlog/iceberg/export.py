@@ -23,9 +23,11 @@ A table ahead of its source (an older backup, a truncated log) is refused.
 from __future__ import annotations
 
 import os
+import queue
+import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,15 +36,16 @@ import pyarrow.compute as pc
 
 from kvlog.errors import ConfigError, ExportGapError, IcebergExportError
 from kvlog.iceberg import catalogs, upsert
+from kvlog.iceberg.files import DataFileWriter
 from kvlog.iceberg.layout import DEFAULT_PARTITION_BY, TableLayout, layout_for, parse_partition_by
 from kvlog.iceberg.source import PartitionSpan, TopicSource
 from kvlog.iceberg.state import ExportState, read_state, summary_of
 from kvlog.scan_predicates import Bounds
-from kvlog.scanning import Scan
+from kvlog.scanning import Scan, default_threads
 
 __all__ = ["ExportResult", "export", "DEFAULT_COMMIT_BYTES"]
 
-DEFAULT_COMMIT_BYTES = 256 << 20
+DEFAULT_COMMIT_BYTES = 1 << 30
 GAPS = ("raise", "accept")
 ON_ERROR = ("stop", "dlq")
 MODES = ("append", "upsert")
@@ -88,6 +91,91 @@ def _single_attempt(table: Any) -> Any:
     return Table(table.name(), meta, table.metadata_location, table.io, table.catalog)
 
 
+def _pieces(batches: Iterator[pa.RecordBatch], limit: int) -> Iterator[pa.RecordBatch]:
+    """``batches`` without empty ones, sliced so that none is much more than ``limit`` bytes (a commit's)."""
+    for batch in batches:
+        n = batch.num_rows
+        if n == 0:
+            continue
+        size = batch.nbytes
+        if size <= limit:
+            yield batch
+            continue
+        step = max(1, n * limit // size)
+        for lo in range(0, n, step):
+            yield batch.slice(lo, step)
+
+
+def _read(base: Scan, ranges: dict[int, tuple[int, int]], threads: int,
+          limit: int = DEFAULT_COMMIT_BYTES) -> Iterator[tuple[int, pa.RecordBatch | None]]:
+    """Each partition's ``[start, end)`` read with ``base``'s columns: ``(partition, batch)`` in offset order
+    within a partition, then ``(partition, None)`` at its end. With ``threads`` > 1 that many partitions are
+    read at once (the decoding kernels run without the GIL) and their batches interleave, a few at most held
+    ahead of the consumer."""
+
+    def one(p: int) -> Iterator[pa.RecordBatch]:
+        start, end = ranges[p]
+        scan = base.where(bounds=Bounds(partitions=frozenset((p,)), offset_lo=start, offset_hi=end))
+        return _pieces(scan.batches(), limit)
+
+    if threads <= 1 or len(ranges) <= 1:
+        for p in ranges:
+            for batch in one(p):
+                yield p, batch
+            yield p, None
+        return
+    out: queue.Queue[tuple[int, Any]] = queue.Queue(maxsize=2 * threads)
+    todo = list(ranges)
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            with lock:
+                if not todo:
+                    break
+                p = todo.pop(0)
+            try:
+                for batch in one(p):
+                    while not stop.is_set():
+                        try:
+                            out.put((p, batch), timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+                    if stop.is_set():
+                        return
+                out.put((p, None))
+            except BaseException as exc:  # (raised in the consumer)
+                out.put((-1, exc))
+                return
+        out.put((-2, None))
+
+    workers = [threading.Thread(target=work, name=f"kvlog-export-read-{i}", daemon=True)
+               for i in range(min(threads, len(ranges)))]
+    for w in workers:
+        w.start()
+    try:
+        running = len(workers)
+        while running:
+            p, item = out.get()
+            if p == -2:
+                running -= 1
+            elif p == -1:
+                raise item
+            else:
+                yield p, item
+    finally:
+        stop.set()
+        while any(w.is_alive() for w in workers):
+            try:
+                out.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        for w in workers:
+            w.join()
+
+
 def _identifier(table: str) -> tuple[str, ...]:
     if not isinstance(table, str) or "." not in table.strip(".") or any(not p for p in table.split(".")):
         raise ConfigError(f"table must be 'namespace.name', got {table!r}")
@@ -105,9 +193,10 @@ class _Exporter:
     def __init__(self, src: TopicSource, cat: Any, ident: tuple[str, ...], *, scan_options: dict[str, Any],
                  partition_by: Sequence[str] | str | None, rename: Mapping[str, str] | None, on_error: str,
                  gaps: str, commit_bytes: int, properties: Mapping[str, str] | None,
-                 progress: Callable[[int, int], None] | None, mode: str = "append") -> None:
+                 progress: Callable[[int, int], None] | None, mode: str = "append", threads: int = 1) -> None:
         self.src = src
         self.mode = mode
+        self.threads = threads
         self.cat = cat
         self.ident = ident
         self.name = ".".join(ident)
@@ -250,53 +339,52 @@ class _Exporter:
             result.previous = dict(state.offsets)
         ranges, offsets, gaps = self.plan(state, result)
         total = sum(b - a for a, b in ranges.values())
-        done = 0
-        pending: list[pa.Table] = []
-        dead: list[pa.Table] = []
-        pending_bytes = 0
-        new_gaps = list(gaps)
+        reached = {p: 0 for p in ranges}
         for p, (start, end) in ranges.items():
-            if start >= end:
-                if offsets.get(p) != end:
-                    offsets[p] = end  # (a new, empty partition: recorded so a later one's gaps are seen)
-                continue
-            scan = self.base_scan.where(bounds=Bounds(partitions=frozenset((p,)), offset_lo=start, offset_hi=end))
-            for batch in self._pieces(scan.batches()):
-                last = batch.column("offset")[-1].as_py()
-                rows, bad = self._split(batch, p)
-                if rows.num_rows:
-                    pending.append(rows)
-                    pending_bytes += rows.nbytes
-                if bad is not None:
-                    dead.append(bad)
-                offsets[p] = last + 1
+            if start >= end and offsets.get(p) != end:
+                offsets[p] = end  # (a new, empty partition: recorded so a later one's gaps are seen)
+        chunk = self._chunk(gaps)
+        try:
+            for p, batch in _read(self.base_scan, {p: r for p, r in ranges.items() if r[0] < r[1]}, self.threads,
+                                  self.commit_bytes):
+                start, end = ranges[p]
+                if batch is None:  # the partition read to its end
+                    offsets[p] = end
+                    reached[p] = end - start
+                else:
+                    last = batch.column("offset")[-1].as_py()
+                    rows, bad = self._split(batch, p)
+                    chunk.add(rows, bad)
+                    offsets[p] = last + 1
+                    reached[p] = last + 1 - start
                 if self.progress is not None:
-                    self.progress(done + last + 1 - start, total)
-                if pending_bytes >= self.commit_bytes:
-                    self._commit(state, offsets, pending, dead, new_gaps, result)
+                    self.progress(sum(reached.values()), total)
+                if chunk.bytes >= self.commit_bytes:
+                    self._commit(state, offsets, chunk, result)
                     state = replace(state, snapshot_id=result.snapshot_id)
-                    pending, dead, pending_bytes, new_gaps = [], [], 0, []
-            offsets[p] = end
-            done += end - start
-            if self.progress is not None:
-                self.progress(done, total)
-        if pending or dead or new_gaps or offsets != state.offsets or state.topic is None:
-            self._commit(state, offsets, pending, dead, new_gaps, result)
+                    chunk = self._chunk([])
+            if chunk.rows or chunk.dead or chunk.gaps or offsets != state.offsets or state.topic is None:
+                self._commit(state, offsets, chunk, result)
+                chunk = self._chunk([])
+        finally:
+            chunk.abandon()
         result.offsets = dict(offsets)
 
-    def _pieces(self, batches: Any) -> Any:
-        """The scan's batches, sliced so that no commit holds much more than ``commit_bytes``."""
-        for batch in batches:
-            n = batch.num_rows
-            if n == 0:
-                continue
-            size = batch.nbytes
-            if size <= self.commit_bytes:
-                yield batch
-                continue
-            step = max(1, n * self.commit_bytes // size)
-            for lo in range(0, n, step):
-                yield batch.slice(lo, step)
+    def _chunk(self, gaps: list[tuple[int, int, int, str]]) -> _Chunk:
+        """A new commit's transaction (the schema evolved first when the topic's changed) and its writer."""
+        tx = _single_attempt(self.table).transaction()
+        if self._schema_change(self.table):
+            from pyiceberg.exceptions import ResolveError, ValidationError
+
+            try:
+                with tx.update_schema() as update:
+                    update.union_by_name(self.layout.schema)
+            except (ValueError, TypeError, ValidationError, ResolveError) as exc:
+                raise IcebergExportError(f"the topic's schema changed in a way the table cannot follow: {exc}",
+                                         table=self.name) from None
+        writer = (None if self.mode == "upsert" else
+                  DataFileWriter(tx.table_metadata, self.table.io, self.layout.schema, self.commit_bytes))
+        return _Chunk(tx, writer, list(gaps))
 
     def _split(self, batch: pa.RecordBatch, partition: int) -> tuple[pa.Table, pa.Table | None]:
         """The batch's rows for the table and, with ``on_error='dlq'``, those that did not decode."""
@@ -358,44 +446,67 @@ class _Exporter:
         self.dlq = tx.commit_transaction()
         return rows.num_rows
 
-    def _commit(self, state: ExportState, offsets: dict[int, int], pending: list[pa.Table], dead: list[pa.Table],
-                gaps: list[tuple[int, int, int, str]], result: ExportResult) -> None:
+    def _commit(self, state: ExportState, offsets: dict[int, int], chunk: _Chunk, result: ExportResult) -> None:
         new_state = ExportState(self.src.topic, self.src.topic_id, self.src.cluster_id or state.cluster_id,
                                 self.mode, dict(offsets))
-        if dead:
-            result.dead_letters += self._commit_dead(dead, new_state)
-        rows = pa.concat_tables(pending) if pending else self.layout.schema.empty_table()
-        if rows.num_rows and _TOMBSTONE in rows.column_names:
-            rows = rows.combine_chunks()
-        tx = _single_attempt(self.table).transaction()
-        if self._schema_change(self.table):
-            from pyiceberg.exceptions import ResolveError, ValidationError
-
-            try:
-                with tx.update_schema() as update:
-                    update.union_by_name(self.layout.schema)
-            except (ValueError, TypeError, ValidationError, ResolveError) as exc:
-                raise IcebergExportError(f"the topic's schema changed in a way the table cannot follow: {exc}",
-                                         table=self.name) from None
-        props = summary_of(new_state, gaps, self.export_id)
-        if self.mode == "upsert" and rows.num_rows:
-            latest, dead_keys = upsert.latest_per_key(rows.drop_columns([_TOMBSTONE]), rows.column(_TOMBSTONE),
-                                                      self.name)
-            written, deleted = upsert.apply(tx, latest, dead_keys, props)
-            result.deleted += deleted
-            if not written and not deleted:
-                tx.append(self.layout.schema.empty_table(), snapshot_properties=props)
-            rows = latest.filter(pc.invert(dead_keys))
+        if chunk.dead:
+            result.dead_letters += self._commit_dead(chunk.dead, new_state)
+        props = summary_of(new_state, chunk.gaps, self.export_id)
+        tx = chunk.tx
+        if chunk.writer is not None:
+            files = chunk.writer.finish()
+            with tx.update_snapshot(snapshot_properties=props).fast_append() as append:
+                for f in files:
+                    append.append_data_file(f)
+            written, size = chunk.rows, chunk.bytes
         else:
-            tx.append(rows.drop_columns([_TOMBSTONE]) if _TOMBSTONE in rows.column_names else rows,
-                      snapshot_properties=props)
+            rows = pa.concat_tables(chunk.pending).combine_chunks() if chunk.pending else None
+            written = size = 0
+            if rows is not None and rows.num_rows:
+                latest, dead_keys = upsert.latest_per_key(rows.drop_columns([_TOMBSTONE]), rows.column(_TOMBSTONE),
+                                                          self.name)
+                written, deleted = upsert.apply(tx, latest, dead_keys, props)
+                result.deleted += deleted
+                size = latest.nbytes
+            if tx.table_metadata.current_snapshot_id == self.table.metadata.current_snapshot_id:
+                # (nothing staged a snapshot, as tombstones of keys the table never held: the offsets still move)
+                tx.append(self.layout.schema.empty_table(), snapshot_properties=props)
         self.table = tx.commit_transaction()
         snap = self.table.current_snapshot()
         result.snapshot_id = snap.snapshot_id if snap is not None else None
-        result.rows += rows.num_rows
-        result.bytes += rows.nbytes
+        result.rows += written
+        result.bytes += size
         result.commits += 1
-        result.gaps += gaps
+        result.gaps += chunk.gaps
+
+
+class _Chunk:
+    """What one commit gathers: its transaction, its data files being written (append mode) or its rows
+    (upsert mode), its dead letters and the gaps it went past."""
+
+    def __init__(self, tx: Any, writer: DataFileWriter | None, gaps: list[tuple[int, int, int, str]]) -> None:
+        self.tx = tx
+        self.writer = writer
+        self.gaps = gaps
+        self.pending: list[pa.Table] = []
+        self.dead: list[pa.Table] = []
+        self.rows = 0
+        self.bytes = 0
+
+    def add(self, rows: pa.Table, bad: pa.Table | None) -> None:
+        if rows.num_rows:
+            if self.writer is not None:
+                self.writer.add(rows)
+            else:
+                self.pending.append(rows)
+            self.rows += rows.num_rows
+            self.bytes += rows.nbytes
+        if bad is not None:
+            self.dead.append(bad)
+
+    def abandon(self) -> None:
+        if self.writer is not None:
+            self.writer.abandon()
 
 
 def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[str] | None = None,
@@ -406,7 +517,8 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
            on_error: str = "stop", gaps: str = "raise", read_committed: bool = True,
            commit_bytes: int = DEFAULT_COMMIT_BYTES, properties: Mapping[str, str] | None = None,
            backup_run: int | None = None, remote_storage: Any = None, remote_log_metadata: Any = None,
-           retries: int = 3, progress: Callable[[int, int], None] | None = None) -> ExportResult:
+           retries: int = 3, progress: Callable[[int, int], None] | None = None,
+           threads: int | None = None) -> ExportResult:
     """Export ``topic`` of ``source`` into the Iceberg table ``table`` (``"namespace.name"``), from where the
     table's last export stopped to what the source has committed; see the module's notes and
     ``docs/iceberg.md``.
@@ -423,6 +535,9 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
     notes). ``read_committed``: leave out aborted and open transactions' records (the default, as Kafka's
     read_committed consumers). ``commit_bytes``: rows (in Arrow bytes) per commit. ``properties``: the table's
     properties when it is created (``write.target-file-size-bytes``...). ``progress(done, total)``: offsets.
+    ``threads``: partitions read at once (default: as :func:`kvlog.scan`); the data files are written by
+    pyiceberg's own thread pool meanwhile. ``mode``: ``"append"`` (every record a row) or ``"upsert"`` (the
+    latest record of each key, a tombstone deleting it; :mod:`kvlog.iceberg.upsert`).
     """
     started = time.monotonic()
     ident = _identifier(table)
@@ -431,6 +546,8 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
     _check_choice("gaps", gaps, GAPS)
     if not isinstance(commit_bytes, int) or isinstance(commit_bytes, bool) or commit_bytes <= 0:
         raise ConfigError(f"commit_bytes must be a positive integer, got {commit_bytes!r}")
+    if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
+        raise ConfigError(f"threads must be a positive integer, got {threads!r}")
     if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
         raise ConfigError(f"retries must be a non-negative integer, got {retries!r}")
     cat = catalogs.resolve(catalog, warehouse)
@@ -452,7 +569,8 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
             raise ConfigError("schemas= is for typed keys or values: give value_format= or key_format=")
         exporter = _Exporter(src, cat, ident, scan_options=scan_options, partition_by=partition_by, rename=rename,
                              on_error=on_error, gaps=gaps, commit_bytes=commit_bytes, properties=properties,
-                             progress=progress, mode=mode)
+                             progress=progress, mode=mode,
+                             threads=default_threads() if threads is None else threads)
         result = ExportResult(".".join(ident))
         exporter.run(result, retries)
         if not result.offsets:
