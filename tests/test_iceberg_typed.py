@@ -160,3 +160,51 @@ def test_a_field_named_like_a_metadata_column_is_refused_or_renamed(tmp_path: Pa
     with pytest.raises(ConfigError, match="does not have: nope"):
         ki.export(tmp_path / "d", "orders", "kafka.other", warehouse=tmp_path / "wh", value_format="registry",
                   rename={"offset": "o2", "nope": "x"})
+
+
+ROW = {"type": "record", "name": "Value", "namespace": "db.public.users", "fields": [
+    {"name": "id", "type": "long"}, {"name": "email", "type": ["null", "string"], "default": None}]}
+ENVELOPE = {"type": "record", "name": "Envelope", "namespace": "db.public.users", "fields": [
+    {"name": "before", "type": ["null", ROW], "default": None},
+    {"name": "after", "type": ["null", "db.public.users.Value"], "default": None},
+    {"name": "op", "type": "string"},
+    {"name": "ts_ms", "type": ["null", "long"], "default": None}]}
+
+
+def test_debezium_change_events_unwrapped_into_an_upsert_table(tmp_path: Path):
+    """Debezium's envelope (before, after, op): the table holds each key's after state; op 'd' deletes the key
+    (and the tombstone Debezium writes after it deletes nothing more)."""
+    topic = Topic(tmp_path / "d")
+    ser = topic.register(ENVELOPE)
+
+    def ev(op: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> bytes:
+        return ser({"before": before, "after": after, "op": op, "ts_ms": 1}, CTX)
+
+    u1, u2, u3 = ({"id": i, "email": f"u{i}@x"} for i in (1, 2, 3))
+    keys = [b"1", b"2", b"3", b"1", b"2", b"2"]
+    topic.append(0, [ev("r", None, u1), ev("c", None, u2), ev("c", None, u3),
+                     ev("u", u1, {"id": 1, "email": "new@x"}), ev("d", u2, None), None], keys=keys)
+    r = ki.export(tmp_path / "d", "orders", T, warehouse=tmp_path / "wh", value_format="registry",
+                  mode="upsert", unwrap="debezium", partition_by=None)
+    got = {row["key"]: (row["id"], row["email"], row["offset"]) for row in rows(tmp_path / "wh")}
+    assert got == {b"1": (1, "new@x", 3), b"3": (3, "u3@x", 2)}
+    assert r.deleted == 1
+    t = ki.catalog(tmp_path / "wh").load_table(T)
+    assert [f.name for f in t.schema().fields][:2] == ["id", "email"]
+    topic.append(0, [ev("c", None, {"id": 2, "email": "back@x"}), ev("d", u3, None)], keys=[b"2", b"3"])
+    ki.export(tmp_path / "d", "orders", T, warehouse=tmp_path / "wh", value_format="registry", mode="upsert",
+              unwrap="debezium")
+    got = {row["key"]: (row["id"], row["email"]) for row in rows(tmp_path / "wh")}
+    assert got == {b"1": (1, "new@x"), b"2": (2, "back@x")}
+    with pytest.raises(ConfigError, match="give mode='upsert'"):
+        ki.export(tmp_path / "d", "orders", "kafka.x", warehouse=tmp_path / "wh", value_format="registry",
+                  unwrap="debezium")
+
+
+def test_unwrap_of_values_that_are_not_change_events_is_refused(tmp_path: Path):
+    topic = Topic(tmp_path / "d")
+    ser = topic.register(V1)
+    topic.append(0, [ser(order(1), CTX)])
+    with pytest.raises(ConfigError, match="not Debezium change events"):
+        ki.export(tmp_path / "d", "orders", T, warehouse=tmp_path / "wh", value_format="registry", mode="upsert",
+                  unwrap="debezium")

@@ -193,8 +193,10 @@ class _Exporter:
     def __init__(self, src: TopicSource, cat: Any, ident: tuple[str, ...], *, scan_options: dict[str, Any],
                  partition_by: Sequence[str] | str | None, rename: Mapping[str, str] | None, on_error: str,
                  gaps: str, commit_bytes: int, properties: Mapping[str, str] | None,
-                 progress: Callable[[int, int], None] | None, mode: str = "append", threads: int = 1) -> None:
+                 progress: Callable[[int, int], None] | None, mode: str = "append", threads: int = 1,
+                 unwrap: str | None = None) -> None:
         self.src = src
+        self.unwrap = unwrap
         self.mode = mode
         self.threads = threads
         self.cat = cat
@@ -229,7 +231,8 @@ class _Exporter:
         if not typed_value and self.on_error == "dlq":
             raise ConfigError("on_error='dlq' sends records whose value does not decode to <table>_dlq: give "
                               "value_format= (a binary export decodes nothing)")
-        return scan, layout_for(scan.schema, value_typed=typed_value, rename=rename, error_column=error_column)
+        return scan, layout_for(scan.schema, value_typed=typed_value, rename=rename, error_column=error_column,
+                                unwrap=self.unwrap)
 
     def _load_or_create(self) -> Any:
         from pyiceberg.exceptions import (CommitFailedException, NamespaceAlreadyExistsError, NoSuchTableError,
@@ -398,7 +401,13 @@ class _Exporter:
                 batch = batch.filter(pc.invert(failed))
         rows = self.layout.to_table(batch)
         if self.mode == "upsert":
-            rows = rows.append_column(_TOMBSTONE, pc.is_null(batch.column("value")))
+            value = batch.column("value")
+            gone = pc.is_null(value)
+            if self.unwrap is not None:  # (a Debezium delete: op "d", or no after state)
+                op = pc.struct_field(value, "op")
+                gone = pc.or_kleene(gone, pc.or_kleene(pc.equal(op, "d"), pc.is_null(pc.struct_field(value, "after"))))
+                gone = pc.fill_null(gone, True)
+            rows = rows.append_column(_TOMBSTONE, gone)
         return rows, bad
 
     def _dead_letters(self, partition: int, offsets: pa.Array, timestamps: pa.Array, reasons: pa.Array) -> pa.Table:
@@ -518,7 +527,7 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
            commit_bytes: int = DEFAULT_COMMIT_BYTES, properties: Mapping[str, str] | None = None,
            backup_run: int | None = None, remote_storage: Any = None, remote_log_metadata: Any = None,
            retries: int = 3, progress: Callable[[int, int], None] | None = None,
-           threads: int | None = None) -> ExportResult:
+           threads: int | None = None, unwrap: str | None = None) -> ExportResult:
     """Export ``topic`` of ``source`` into the Iceberg table ``table`` (``"namespace.name"``), from where the
     table's last export stopped to what the source has committed; see the module's notes and
     ``docs/iceberg.md``.
@@ -537,13 +546,19 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
     properties when it is created (``write.target-file-size-bytes``...). ``progress(done, total)``: offsets.
     ``threads``: partitions read at once (default: as :func:`kvlog.scan`); the data files are written by
     pyiceberg's own thread pool meanwhile. ``mode``: ``"append"`` (every record a row) or ``"upsert"`` (the
-    latest record of each key, a tombstone deleting it; :mod:`kvlog.iceberg.upsert`).
+    latest record of each key, a tombstone deleting it; :mod:`kvlog.iceberg.upsert`). ``unwrap="debezium"``
+    (upsert mode): values are Debezium change events; the table's columns are their ``after`` state's fields,
+    and an event with ``op`` ``"d"`` (or no ``after``) deletes its key.
     """
     started = time.monotonic()
     ident = _identifier(table)
     _check_choice("mode", mode, MODES)
     _check_choice("on_error", on_error, ON_ERROR)
     _check_choice("gaps", gaps, GAPS)
+    if unwrap is not None:
+        _check_choice("unwrap", unwrap, ("debezium",))
+        if mode != "upsert":
+            raise ConfigError("unwrap='debezium' applies change events: give mode='upsert'")
     if not isinstance(commit_bytes, int) or isinstance(commit_bytes, bool) or commit_bytes <= 0:
         raise ConfigError(f"commit_bytes must be a positive integer, got {commit_bytes!r}")
     if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
@@ -570,7 +585,7 @@ def export(source: Any, topic: str, table: str, *, warehouse: str | os.PathLike[
         exporter = _Exporter(src, cat, ident, scan_options=scan_options, partition_by=partition_by, rename=rename,
                              on_error=on_error, gaps=gaps, commit_bytes=commit_bytes, properties=properties,
                              progress=progress, mode=mode,
-                             threads=default_threads() if threads is None else threads)
+                             threads=default_threads() if threads is None else threads, unwrap=unwrap)
         result = ExportResult(".".join(ident))
         exporter.run(result, retries)
         if not result.offsets:

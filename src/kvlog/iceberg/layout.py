@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
@@ -32,10 +33,11 @@ _BARE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*$")
 @dataclass(frozen=True)
 class TableLayout:
     """What a scan reads (``scan_columns``) and how the table's columns come from it: ``sources[i]`` is
-    (scan column, field index of a struct value or -1) of the table's column ``schema[i]`` (Iceberg types)."""
+    (scan column, path of struct field indexes: empty for the column itself) of the table's column
+    ``schema[i]`` (Iceberg types)."""
 
     scan_columns: tuple[str, ...]
-    sources: tuple[tuple[str, int], ...]
+    sources: tuple[tuple[str, tuple[int, ...]], ...]
     schema: pa.Schema
     error_column: str | None = None  # the scan's valueError/keyError column: read, not written
 
@@ -46,15 +48,16 @@ class TableLayout:
     def to_table(self, batch: pa.RecordBatch) -> pa.Table:
         """A scan's batch as the table's rows (a struct value's fields as columns, a null value's as nulls;
         cast where Iceberg's types differ)."""
-        flat: dict[str, list[pa.Array]] = {}
+        flat: dict[tuple[Any, ...], list[pa.Array]] = {}
         cols = []
-        for name, index in self.sources:
-            if index < 0:
-                cols.append(batch.column(name))
-                continue
-            if name not in flat:
-                flat[name] = batch.column(name).flatten()  # (the struct's nulls pushed into its fields)
-            cols.append(flat[name][index])
+        for name, path in self.sources:
+            array = batch.column(name)
+            for depth, index in enumerate(path):
+                key = (name, *path[:depth])
+                if key not in flat:
+                    flat[key] = array.flatten()  # (the struct's nulls pushed into its fields)
+                array = flat[key][index]
+            cols.append(array)
         out = pa.Table.from_arrays(cols, names=list(self.schema.names))
         if out.schema != self.schema:
             out = out.cast(self.schema)
@@ -102,16 +105,17 @@ def iceberg_type(t: pa.DataType, where: str) -> pa.DataType:
 
 
 def layout_for(scan_schema: pa.Schema, *, value_typed: bool, rename: Mapping[str, str] | None = None,
-               error_column: str | None = None) -> TableLayout:
+               error_column: str | None = None, unwrap: str | None = None) -> TableLayout:
     """The table layout of a scan whose schema is ``scan_schema`` (``key``, ``value``, the metadata columns,
-    schema ids, and ``error_column``): a typed struct value's fields become columns of their own, first."""
+    schema ids, and ``error_column``): a typed struct value's fields become columns of their own, first (with
+    ``unwrap="debezium"``: the fields of its ``after`` state)."""
     rename = dict(rename or {})
     reserved = set(METADATA_COLUMNS) | {"key", "keySchemaId", "valueSchemaId"}
-    sources: list[tuple[str, int]] = []
+    sources: list[tuple[str, tuple[int, ...]]] = []
     fields: list[pa.Field] = []
     used: dict[str, str] = {}
 
-    def add(name: str, origin: str, source: tuple[str, int], t: pa.DataType) -> None:
+    def add(name: str, origin: str, source: tuple[str, tuple[int, ...]], t: pa.DataType) -> None:
         if name in used:
             raise ConfigError(f"two columns would be named {name!r} (from {used[name]!r} and {origin!r}): rename one")
         used[name] = origin
@@ -120,6 +124,14 @@ def layout_for(scan_schema: pa.Schema, *, value_typed: bool, rename: Mapping[str
 
     vt = scan_schema.field("value").type if "value" in scan_schema.names else None
     expand = value_typed and vt is not None and pa.types.is_struct(vt)
+    prefix: tuple[int, ...] = ()
+    if unwrap is not None:
+        if not expand or vt is None or vt.get_field_index("after") < 0 or vt.get_field_index("op") < 0 or \
+                not pa.types.is_struct(vt.field("after").type):
+            raise ConfigError(f"unwrap={unwrap!r}: the values are not Debezium change events (a record with an "
+                              f"'after' record and an 'op'){'' if vt is None else f': {vt}'}")
+        prefix = (vt.get_field_index("after"),)
+        vt = vt.field("after").type
     if expand:
         assert vt is not None
         for i in range(vt.num_fields):
@@ -129,11 +141,11 @@ def layout_for(scan_schema: pa.Schema, *, value_typed: bool, rename: Mapping[str
                 raise ConfigError(
                     f"the value field {field_name!r} would be a column named like Kafka's metadata column "
                     f"{name!r}: give rename={{{field_name!r}: 'another_name'}} (--rename {field_name}=NAME)")
-            add(name, f"value.{field_name}", ("value", i), vt.field(i).type)
+            add(name, f"value.{field_name}", ("value", (*prefix, i)), vt.field(i).type)
     for f in scan_schema:
         if f.name == error_column or (expand and f.name == "value"):
             continue
-        add(f.name, f.name, (f.name, -1), f.type)
+        add(f.name, f.name, (f.name, ()), f.type)
     if rename:
         raise ConfigError(f"rename names value fields the topic does not have: {', '.join(sorted(rename))}")
     return TableLayout(tuple(scan_schema.names), tuple(sources), pa.schema(fields), error_column)
