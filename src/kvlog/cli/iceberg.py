@@ -63,12 +63,17 @@ def add_iceberg_parser(sub: Any) -> None:
     e.add_argument("--unpartitioned", action="store_true", help="create the table unpartitioned")
     e.add_argument("--rename", type=_pair, nargs="+", action="extend", metavar="FIELD=COLUMN",
                    help="the column of a value field named like a metadata column (offset, timestamp, ...)")
+    e.add_argument("--unwrap", choices=("debezium",),
+                   help="with --mode upsert: values are Debezium change events; columns from their after state, "
+                        "op d deletes the key")
+    e.add_argument("--threads", type=_positive, metavar="N", help="partitions read at once (default: one a CPU, "
+                                                                  "at most 8)")
     e.add_argument("--dlq", action="store_true",
                    help="records whose value does not decode go to TABLE_dlq (raw bytes and the reason) instead "
                         "of stopping the export")
     e.add_argument("--accept-gaps", action="store_true",
                    help="go on past records lost before they were exported, recording the gaps in the snapshot")
-    e.add_argument("--commit-mb", type=_positive, default=256, metavar="MB",
+    e.add_argument("--commit-mb", type=_positive, default=1024, metavar="MB",
                    help="rows per commit, in MB of Arrow data (default %(default)s)")
     e.add_argument("--target-file-mb", type=_positive, metavar="MB",
                    help="a new table's write.target-file-size-bytes")
@@ -128,7 +133,7 @@ def cmd_iceberg_export(args: argparse.Namespace) -> int:
                    value_message=args.value_message, schemas=args.schemas, partition_by=partition_by,
                    rename=dict(args.rename) if args.rename else None, on_error="dlq" if args.dlq else "stop",
                    gaps="accept" if args.accept_gaps else "raise", commit_bytes=args.commit_mb << 20,
-                   properties=props, progress=progress, **_where(args))
+                   properties=props, progress=progress, unwrap=args.unwrap, threads=args.threads, **_where(args))
     finally:
         if progress is not None:
             progress.finish()
@@ -144,6 +149,8 @@ def cmd_iceberg_export(args: argparse.Namespace) -> int:
         rate = r.rows / r.seconds if r.seconds > 0 else 0.0
         _out(f"{r.table}: {r.rows:,} rows added from {args.topic} in {r.commits} commit"
              f"{'s' if r.commits != 1 else ''} ({r.seconds:.1f} s, {rate:,.0f} rows/s), snapshot {r.snapshot_id}")
+        if r.deleted:
+            _out(f"{r.table}: {r.deleted:,} keys deleted by tombstones")
         if r.dead_letters:
             _out(f"{r.table}_dlq: {r.dead_letters:,} records that did not decode")
     for p, a, b, why in r.gaps:
