@@ -208,3 +208,25 @@ def test_unwrap_of_values_that_are_not_change_events_is_refused(tmp_path: Path):
     with pytest.raises(ConfigError, match="not Debezium change events"):
         ki.export(tmp_path / "d", "orders", T, warehouse=tmp_path / "wh", value_format="registry", mode="upsert",
                   unwrap="debezium")
+
+
+def test_null_lists_of_records_stay_null_in_the_data_files(tmp_path: Path):
+    """A null array of records (and a tombstone's) is null in the Parquet files kvlog writes, not an empty list
+    (pyiceberg's own writer rebuilds such lists from their offsets, which loses the nulls; pyiceberg 0.12's
+    reader does the same on its way out, so the files are read here with Parquet's reader)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = {"type": "record", "name": "B", "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "lines", "type": ["null", {"type": "array", "items": {
+            "type": "record", "name": "Line", "fields": [{"name": "sku", "type": "string"}]}}], "default": None}]}
+    topic = Topic(tmp_path / "d")
+    ser = topic.register(schema)
+    topic.append(0, [ser({"id": 1, "lines": [{"sku": "a"}]}, CTX), ser({"id": 2, "lines": None}, CTX),
+                     ser({"id": 3, "lines": []}, CTX), None])
+    ki.export(tmp_path / "d", "orders", T, warehouse=tmp_path / "wh", value_format="registry")
+    scan = ki.catalog(tmp_path / "wh").load_table(T).scan()
+    files = pa.concat_tables([pq.read_table(t.file.file_path.removeprefix("file://")) for t in scan.plan_files()])
+    got = sorted((r["offset"], r["id"], r["lines"]) for r in files.to_pylist())
+    assert got == [(0, 1, [{"sku": "a"}]), (1, 2, None), (2, 3, []), (3, None, None)]

@@ -4,20 +4,29 @@
 table for each partition value) and only then encodes the Parquet files, so reading the log and encoding the
 files take turns. Here the rows go, as each scanned batch arrives, into one bucket per partition value (a
 batch of one Kafka partition nearly always falls in one hour: no copy), and a bucket that has gathered
-``flush_bytes`` is handed to pyiceberg's own file writer (``write_file``: its thread pool, its Parquet
-settings, its statistics), which encodes it while the next batches are read and decoded. At the commit the
-remaining buckets are written, every file awaited, and the files appended in one snapshot; files that were
-written but never committed (an export killed, a commit lost) are orphans no snapshot references.
+``flush_bytes`` is encoded into a Parquet file by a writer thread while the next batches are read and decoded.
+At the commit the remaining buckets are written, every file awaited, and the files appended in one snapshot;
+files that were written but never committed (an export killed, a commit lost) are orphans no snapshot
+references.
+
+The files are written here rather than by pyiceberg's ``write_file``, with pyiceberg's own pieces (the table's
+Parquet properties, location provider and column statistics): its writer rebuilds every list of records from
+the list's offsets (``ArrowProjectionVisitor.list``, 0.12), which turns a null list into an empty one, so a
+null array of records, and every such field of a tombstone's row, would read back as ``[]``. Here the rows go
+into the file as they are, their columns given the table's field ids.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 __all__ = ["DataFileWriter"]
 
@@ -25,11 +34,51 @@ _MIN_FLUSH = 16 << 20
 _FLUSH = 32 << 20
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The data-file writers' threads (Parquet encoding runs without the GIL): one a CPU."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="kvlog-iceberg")
+        return _POOL
+
+
+def _with_field_ids(arrow: pa.Schema, schema: Any) -> pa.Schema:
+    """``arrow`` (the rows' schema) with each field, nested ones too, carrying its Iceberg field id, as Iceberg's
+    Parquet files name their columns."""
+    from pyiceberg.io.pyarrow import PYARROW_PARQUET_FIELD_ID_KEY
+    from pyiceberg.types import ListType, MapType, StructType
+
+    def typed(t: pa.DataType, it: Any) -> pa.DataType:
+        if isinstance(it, StructType):
+            return pa.struct([field(t.field(i), it.field_by_name(t.field(i).name)) for i in range(t.num_fields)])
+        if isinstance(it, ListType):
+            return pa.list_(with_id(t.value_field, it.element_id, typed(t.value_type, it.element_type)))
+        if isinstance(it, MapType):
+            return pa.map_(with_id(t.key_field, it.key_id, typed(t.key_type, it.key_type)),
+                           with_id(t.item_field, it.value_id, typed(t.item_type, it.value_type)))
+        return t
+
+    def with_id(f: pa.Field, field_id: int, t: pa.DataType) -> pa.Field:
+        return pa.field(f.name, t, f.nullable, {PYARROW_PARQUET_FIELD_ID_KEY: str(field_id).encode()})
+
+    def field(f: pa.Field, nf: Any) -> pa.Field:
+        if nf is None:
+            raise ValueError(f"the table has no column {f.name!r}")
+        return with_id(f, nf.field_id, typed(f.type, nf.field_type))
+
+    return pa.schema([field(f, schema.find_field(f.name)) for f in arrow])
+
+
 class DataFileWriter:
     """The data files of one commit of ``layout_schema`` rows into the table whose metadata is ``metadata``."""
 
     def __init__(self, metadata: Any, io: Any, layout_schema: pa.Schema, commit_bytes: int) -> None:
-        from pyiceberg.io.pyarrow import pyarrow_to_schema
+        from pyiceberg.table.locations import load_location_provider
         from pyiceberg.table import TableProperties
         from pyiceberg.utils.properties import property_as_int
 
@@ -37,8 +86,6 @@ class DataFileWriter:
         self.io = io
         self.spec = metadata.spec()
         schema = metadata.schema()
-        self.task_schema = pyarrow_to_schema(layout_schema, name_mapping=schema.name_mapping,
-                                             format_version=metadata.format_version)
         target = property_as_int(metadata.properties, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
                                  TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT) or (512 << 20)
         self.flush_bytes = min(target, max(_MIN_FLUSH, min(commit_bytes // 8, _FLUSH)))
@@ -46,7 +93,9 @@ class DataFileWriter:
                        for f in self.spec.fields]
         self.buckets: dict[tuple[Any, ...], list[pa.Table]] = {}
         self.sizes: dict[tuple[Any, ...], int] = {}
-        self.pending: list[Iterator[Any]] = []
+        self.pending: list[Future[Any]] = []
+        self.file_schema = _with_field_ids(layout_schema, schema)
+        self.locations = load_location_provider(table_location=metadata.location, table_properties=metadata.properties)
         self.write_uuid = uuid.uuid4()
         self.task_id = 0
 
@@ -82,39 +131,62 @@ class DataFileWriter:
             self._flush(key)
 
     def _flush(self, key: tuple[Any, ...]) -> None:
-        from pyiceberg.io.pyarrow import write_file
         from pyiceberg.partitioning import PartitionFieldValue, PartitionKey
-        from pyiceberg.table import WriteTask
 
         parts = self.buckets.pop(key)
         self.sizes.pop(key)
-        batches = [b for t in parts for b in t.to_batches()]
         partition_key = None
         if self.fields:
             partition_key = PartitionKey(field_values=[PartitionFieldValue(field=f, value=v)
                                                        for (f, _, _), v in zip(self.fields, key)],
                                          partition_spec=self.spec, schema=self.metadata.schema())
-        task = WriteTask(write_uuid=self.write_uuid, task_id=self.task_id, record_batches=batches,
-                         partition_key=partition_key, schema=self.task_schema)
+        name = f"00000-{self.task_id}-{self.write_uuid}.parquet"
         self.task_id += 1
-        # (executor.map inside submits the task to pyiceberg's pool at once; the iterator waits for its file)
-        self.pending.append(write_file(self.io, self.metadata, iter([task])))
+        self.pending.append(_pool().submit(self._write, pa.concat_tables(parts), partition_key, name))
+
+    def _write(self, rows: pa.Table, partition_key: Any, name: str) -> Any:
+        """One Parquet data file of ``rows`` (the table's field ids on its columns) and its DataFile entry."""
+        from pyiceberg.io.pyarrow import (_get_parquet_writer_kwargs, compute_statistics_plan,
+                                          data_file_statistics_from_parquet_metadata, parquet_path_to_id_mapping)
+        from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+        from pyiceberg.table import TableProperties
+        from pyiceberg.typedef import Record
+        from pyiceberg.utils.properties import property_as_int
+
+        props = self.metadata.properties
+        schema = self.metadata.schema()
+        rows = rows.cast(self.file_schema)
+        path = self.locations.new_data_location(data_file_name=name, partition_key=partition_key)
+        output = self.io.new_output(path)
+        row_group = property_as_int(props, TableProperties.PARQUET_ROW_GROUP_LIMIT,
+                                    TableProperties.PARQUET_ROW_GROUP_LIMIT_DEFAULT)
+        with output.create(overwrite=True) as stream:
+            writer = pq.ParquetWriter(stream, schema=rows.schema, store_decimal_as_integer=True,
+                                      **_get_parquet_writer_kwargs(props))
+            with writer:
+                writer.write(rows, row_group_size=row_group)
+        stats = data_file_statistics_from_parquet_metadata(
+            parquet_metadata=writer.writer.metadata, stats_columns=compute_statistics_plan(schema, props),
+            parquet_column_mapping=parquet_path_to_id_mapping(schema))
+        return DataFile.from_args(
+            content=DataFileContent.DATA, file_path=path, file_format=FileFormat.PARQUET,
+            partition=partition_key.partition if partition_key is not None else Record(),
+            file_size_in_bytes=len(output), sort_order_id=None, spec_id=self.metadata.default_spec_id,
+            equality_ids=None, key_metadata=None, **stats.to_serialized_dict())
 
     def finish(self) -> list[Any]:
         """Every bucket written; the data files, once all are."""
         for key in list(self.buckets):
             self._flush(key)
-        out: list[Any] = []
-        for files in self.pending:
-            out += list(files)
+        out = [f.result() for f in self.pending]
         self.pending = []
         return out
 
     def abandon(self) -> None:
         """Wait for the files in flight (nothing will reference them)."""
-        for files in self.pending:
+        for f in self.pending:
             try:
-                list(files)
+                f.result()
             except Exception:  # (their error is not the one being raised)
                 pass
         self.pending = []
