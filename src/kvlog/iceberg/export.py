@@ -371,7 +371,7 @@ class _Exporter:
                 chunk = self._chunk([])
         finally:
             chunk.abandon()
-        result.offsets = dict(offsets)
+        result.offsets = dict(sorted(offsets.items()))
 
     def _chunk(self, gaps: list[tuple[int, int, int, str]]) -> _Chunk:
         """A new commit's transaction (the schema evolved first when the topic's changed) and its writer."""
