@@ -29,12 +29,16 @@ MODULES = {
     "test_broker_typed_topics.py": ("confluent_kafka",),
     # grpcio-tools (protoc, the .proto parser's oracle) has no cp313t build either
     "test_proto_text.py": ("grpc_tools",),
+    # pyiceberg's Rust transforms (pyiceberg-core) have no cp313t build
+    **{f"test_iceberg_{m}.py": ("pyiceberg", "pyiceberg_core")
+       for m in ("export", "exactly_once", "typed", "upsert", "cli", "sources")},
+    "test_broker_iceberg.py": ("pyiceberg", "pyiceberg_core"),
 }
 # fixtures → the package they need
 FIXTURES = {"s3": "moto"}
 # packages whose absence turns a test's ModuleNotFoundError into a skip (the test or its helper imports one
 # inside: the Aiven layout's writer imports cryptography)
-OPTIONAL = ("polars", "duckdb", "cryptography", "moto", "confluent_kafka", "grpc_tools")
+OPTIONAL = ("polars", "duckdb", "cryptography", "moto", "confluent_kafka", "grpc_tools", "pyiceberg", "pyiceberg_core")
 # tests that need every optional package although they import none (mypy checks kvlog's modules against them)
 WHOLE = ("test_mypy_strict_clean",)
 

@@ -539,7 +539,6 @@ def test_avro_topic_exported_to_iceberg_equals_confluents_deserializer(world, tm
     """The broker's directory (stopped), its Avro topic exported into an Iceberg table with the schemas replayed
     offline from _schemas: read back with pyiceberg, each consumed record's value fields are the table's columns,
     as Confluent's deserializer gives them (the tombstones' all null); the key beside them as bytes."""
-    pytest.importorskip("pyiceberg_core")
     import kvlog.iceberg as ki
 
     r = ki.export(world.data, "avro-orders", "kafka.avro_orders", warehouse=tmp_path / "wh",

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pyiceberg")
-pytest.importorskip("pyiceberg_core")
 
 import kvlog.iceberg as ki
 from kvlog.errors import IcebergExportError

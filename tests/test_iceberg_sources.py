@@ -7,10 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
-import pytest
 
-pytest.importorskip("pyiceberg")
-pytest.importorskip("pyiceberg_core")
 from tiered_support import tier_log, write_log  # noqa: E402
 
 import kvlog  # noqa: E402

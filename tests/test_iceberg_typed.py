@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("pyiceberg")
-pytest.importorskip("pyiceberg_core")
 from confluent_kafka.schema_registry import SchemaRegistryClient  # noqa: E402
 from confluent_kafka.schema_registry.avro import AvroSerializer  # noqa: E402
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pyiceberg")
-pytest.importorskip("pyiceberg_core")
 
 import kvlog
 import kvlog.iceberg as ki

@@ -56,7 +56,7 @@ def test_workflow_actions_are_pinned_by_commit():
 #: the layers below it, never from one above. A part is a subpackage of kvlog or a module at its top level.
 LAYERS = [
     ("entry points", {"kvlog.__main__", "kvlog.cli"}),
-    ("tools and jobs", {"kvlog.backup", "kvlog.demo"}),
+    ("tools and jobs", {"kvlog.backup", "kvlog.demo", "kvlog.iceberg"}),
     ("engines", {"kvlog.spark", "kvlog.polars", "kvlog.duckdb"}),
     ("the public package", {"kvlog"}),
     ("scans", {"kvlog.scanning", "kvlog.scan_predicates"}),

@@ -453,7 +453,7 @@ class _Exporter:
         tx = _single_attempt(self.dlq).transaction()
         tx.append(rows, snapshot_properties=summary_of(replace(state, offsets=reached), [], self.export_id))
         self.dlq = tx.commit_transaction()
-        return rows.num_rows
+        return int(rows.num_rows)
 
     def _commit(self, state: ExportState, offsets: dict[int, int], chunk: _Chunk, result: ExportResult) -> None:
         new_state = ExportState(self.src.topic, self.src.topic_id, self.src.cluster_id or state.cluster_id,

@@ -50,7 +50,8 @@ def apply(tx: Any, rows: pa.Table, tombstones: pa.Array, properties: dict[str, s
     for lo in range(0, len(dead), _KEYS_PER_FILTER):
         with warnings.catch_warnings():  # (a tombstone of a key the table never held deletes nothing: fine)
             warnings.filterwarnings("ignore", "Delete operation did not match any records")
-            tx.delete(In(KEY, set(dead[lo:lo + _KEYS_PER_FILTER])), snapshot_properties=properties)
+            tx.delete(In(KEY, set(dead[lo:lo + _KEYS_PER_FILTER])),  # type: ignore[call-arg, arg-type]
+                      snapshot_properties=properties)
     if live.num_rows:
         tx.upsert(live, join_cols=[KEY], snapshot_properties=properties)
     return live.num_rows, len(dead)
