@@ -11,8 +11,11 @@ WHEEL_VENV := .venv-wheel
 WHEEL_PY   := $(WHEEL_VENV)/bin/python
 WHEEL_BUILD := build-wheel
 WHEELHOUSE := wheelhouse
+# PySpark 4.1 beside the wheel, for Iceberg's Spark runtime (Maven Central serves it for Spark 4.1 at the newest)
+ICEBERG_SPARK_VENV := .venv-spark41
+ICEBERG_SPARK_PY := $(ICEBERG_SPARK_VENV)/bin/python
 
-.PHONY: all venv build jar wheel test test-wheel test-wheel-run test-broker test-broker-wheel kafka-jars spark-jars test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak \
+.PHONY: all venv build jar wheel test test-wheel test-wheel-run test-broker test-iceberg-spark test-broker-wheel kafka-jars spark-jars test-inplace test-slow test-debug test-aarch64 demo bench bench-smoke bench-history compare clean distclean fuzz soak \
 	freethreaded-python ft-wheel test-freethreaded tsan bench-threads
 
 all: build
@@ -102,6 +105,27 @@ test-wheel-run:
 		-p no:cacheprovider -n $(JOBS) --basetemp="$$scratch/pytest" -q $(PYTEST_ARGS) $(addprefix $(CURDIR)/,$(TESTS)); \
 	status=$$?; cd $(CURDIR); if [ $$status -ne 1 ] && [ $$status -ne 3 ]; then rm -rf "$$scratch"; \
 	else echo "make test: the run's files are kept in $$scratch (remove it when done)"; fi; exit $$status
+
+# kvlog.iceberg against Iceberg's own Spark runtime (marker iceberg_spark, tests/test_iceberg_spark.py): Spark
+# reads the tables kvlog exports, and kvlog.iceberg.spark exports through it. iceberg-spark-runtime exists for
+# Spark 4.1 only (none for 4.2/4.3, whose View API it does not fit), so these run on the installed wheel in a
+# virtualenv of their own with PySpark 4.1.4; the runtime and the SQLite JDBC driver come from Maven.
+$(ICEBERG_SPARK_VENV)/.installed: pyproject.toml
+	rm -rf $(ICEBERG_SPARK_VENV)
+	$(PYTHON) -m venv $(ICEBERG_SPARK_VENV)
+	$(ICEBERG_SPARK_PY) -m pip install -q --upgrade pip
+	$(ICEBERG_SPARK_PY) -m pip install -q "$$(ls $(WHEELHOUSE)/kvlog-*.whl)[test,iceberg]" "pyspark[sql]==4.1.4"
+	touch $@
+
+test-iceberg-spark: wheel
+	tools/spark-jars/fetch.sh $(SPARK_JARS) iceberg
+	$(MAKE) --no-print-directory $(ICEBERG_SPARK_VENV)/.installed
+	$(ICEBERG_SPARK_PY) -m pip install -q --force-reinstall --no-deps $(WHEELHOUSE)/kvlog-*.whl
+	@scratch=$$(tools/test_tmpdir.sh) && mkdir "$$scratch/tmp" && cd "$$scratch" && \
+	PYTHONPATH=$(CURDIR) TMPDIR="$$scratch/tmp" KVLOG_SPARK_JARS=$(CURDIR)/$(SPARK_JARS) \
+	$(CURDIR)/$(ICEBERG_SPARK_PY) -m pytest -c $(CURDIR)/pyproject.toml --rootdir $(CURDIR) -p no:cacheprovider \
+		--basetemp="$$scratch/pytest" -q -m iceberg_spark $(PYTEST_ARGS) $(CURDIR)/tests/test_iceberg_spark.py; \
+	status=$$?; cd $(CURDIR); rm -rf "$$scratch"; exit $$status
 
 # Kafka's own jars for the broker tests (2.8.2, 3.7.2, 4.1.2, 4.4.0: tools/kafka-oracle/*.pom.xml), from Maven
 # Central into build/kafka-oracle/<version>/; fetched once, again when a pom changes.

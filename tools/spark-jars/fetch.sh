@@ -2,7 +2,7 @@
 # Fetch the jars a Spark session needs beside pyspark's own for kvlog's side-by-side benchmarks and tests, from
 # Maven Central into <out>/<name>/ (default build/spark-jars): kafka/ (spark-sql-kafka-0-10 and its closure:
 # spark-kafka.pom.xml) and s3a/ (hadoop-aws and the AWS SDK modules: hadoop-aws.pom.xml). Each folder is a
-# list of jars for spark.jars. A folder whose .complete stamp is newer than its pom is not fetched again.
+# list of jars for spark.jars; iceberg/ (Iceberg's Spark runtime and the SQLite JDBC driver: iceberg-spark.pom.xml). A folder whose .complete stamp is newer than its pom is not fetched again.
 # Usage: tools/spark-jars/fetch.sh [out] [kafka|s3a ...]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -16,7 +16,8 @@ for name in "${names[@]}"; do
   case "$name" in
     kafka) pom="$here/spark-kafka.pom.xml" ;;
     s3a) pom="$here/hadoop-aws.pom.xml" ;;
-    *) echo "fetch.sh: unknown set $name (kafka, s3a)" >&2; exit 1 ;;
+    iceberg) pom="$here/iceberg-spark.pom.xml" ;;
+    *) echo "fetch.sh: unknown set $name (kafka, s3a, iceberg)" >&2; exit 1 ;;
   esac
   dest="$out/$name"
   if [ -f "$dest/.complete" ] && [ "$dest/.complete" -nt "$pom" ]; then continue; fi

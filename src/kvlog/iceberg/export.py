@@ -176,6 +176,43 @@ def _read(base: Scan, ranges: dict[int, tuple[int, int]], threads: int,
             w.join()
 
 
+def plan_ranges(src: TopicSource, state: ExportState, gaps_policy: str, name: str) -> tuple[
+        dict[int, tuple[int, int]], dict[int, int], list[tuple[int, int, int, str]]]:
+    """Each partition's ``[start, end)`` to export, the offsets state to start from, and the gaps found."""
+    gaps: list[tuple[int, int, int, str]] = []
+    offsets = dict(state.offsets)
+    topic_id = src.topic_id
+    if state.topic_id and topic_id and state.topic_id != topic_id:
+        gaps += [(p, o, 0, f"the topic was recreated (topic id {state.topic_id} is now {topic_id})")
+                 for p, o in sorted(offsets.items())]
+        offsets = {}
+    ranges: dict[int, tuple[int, int]] = {}
+    for p in src.partitions():
+        span: PartitionSpan = src.span(p)
+        nxt = offsets.get(p)
+        start = span.log_start if nxt is None else nxt
+        if nxt is not None and nxt > span.log_end:
+            raise IcebergExportError(
+                f"partition {p}: the table holds offsets up to {nxt}, but the source's log ends at {span.log_end} "
+                f"(an older copy, or a log truncated since): export from a source that reaches {nxt}",
+                table=name)
+        if nxt is not None and nxt < span.log_start:
+            gaps.append((p, nxt, span.log_start, f"retention moved the log start to {span.log_start}"))
+            start = span.log_start
+        elif nxt is not None and span.cleaned_to is not None and span.cleaned_to > nxt and nxt < span.end:
+            to = min(span.cleaned_to, span.end)
+            gaps.append((p, nxt, to, f"the cleaner compacted the log to {span.cleaned_to}: records in "
+                                      f"[{nxt}, {to}) may have been removed before they were exported"))
+        ranges[p] = (start, max(start, span.end))
+    if gaps and gaps_policy == "raise":
+        lines = "; ".join(f"partition {p} [{a}, {b}): {why}" if b else f"partition {p} from {a}: {why}"
+                          for p, a, b, why in gaps)
+        raise ExportGapError(f"records were never exported and cannot be any more: {lines}. Export into "
+                             f"another table, or pass gaps='accept' (--accept-gaps) to go on past them",
+                             table=name, gaps=gaps)
+    return ranges, offsets, gaps
+
+
 def _identifier(table: str) -> tuple[str, ...]:
     if not isinstance(table, str) or "." not in table.strip(".") or any(not p for p in table.split(".")):
         raise ConfigError(f"table must be 'namespace.name', got {table!r}")
@@ -284,39 +321,7 @@ class _Exporter:
 
     def plan(self, state: ExportState, result: ExportResult) -> tuple[dict[int, tuple[int, int]], dict[int, int],
                                                                     list[tuple[int, int, int, str]]]:
-        """Each partition's ``[start, end)`` to export, the offsets state to start from, and the gaps found."""
-        gaps: list[tuple[int, int, int, str]] = []
-        offsets = dict(state.offsets)
-        topic_id = self.src.topic_id
-        if state.topic_id and topic_id and state.topic_id != topic_id:
-            gaps += [(p, o, 0, f"the topic was recreated (topic id {state.topic_id} is now {topic_id})")
-                     for p, o in sorted(offsets.items())]
-            offsets = {}
-        ranges: dict[int, tuple[int, int]] = {}
-        for p in self.src.partitions():
-            span: PartitionSpan = self.src.span(p)
-            nxt = offsets.get(p)
-            start = span.log_start if nxt is None else nxt
-            if nxt is not None and nxt > span.log_end:
-                raise IcebergExportError(
-                    f"partition {p}: the table holds offsets up to {nxt}, but the source's log ends at {span.log_end} "
-                    f"(an older copy, or a log truncated since): export from a source that reaches {nxt}",
-                    table=self.name)
-            if nxt is not None and nxt < span.log_start:
-                gaps.append((p, nxt, span.log_start, f"retention moved the log start to {span.log_start}"))
-                start = span.log_start
-            elif nxt is not None and span.cleaned_to is not None and span.cleaned_to > nxt and nxt < span.end:
-                to = min(span.cleaned_to, span.end)
-                gaps.append((p, nxt, to, f"the cleaner compacted the log to {span.cleaned_to}: records in "
-                                          f"[{nxt}, {to}) may have been removed before they were exported"))
-            ranges[p] = (start, max(start, span.end))
-        if gaps and self.gaps_policy == "raise":
-            lines = "; ".join(f"partition {p} [{a}, {b}): {why}" if b else f"partition {p} from {a}: {why}"
-                              for p, a, b, why in gaps)
-            raise ExportGapError(f"records were never exported and cannot be any more: {lines}. Export into "
-                                 f"another table, or pass gaps='accept' (--accept-gaps) to go on past them",
-                                 table=self.name, gaps=gaps)
-        return ranges, offsets, gaps
+        return plan_ranges(self.src, state, self.gaps_policy, self.name)
 
     # ---------------------------------------------------------------------------------------- export
     def run(self, result: ExportResult, retries: int) -> None:

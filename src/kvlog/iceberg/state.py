@@ -19,7 +19,7 @@ from typing import Any
 
 from kvlog.errors import IcebergExportError
 
-__all__ = ["ExportState", "read_state", "summary_of"]
+__all__ = ["ExportState", "read_state", "state_from_summary", "summary_of"]
 
 TOPIC = "kvlog.topic"
 TOPIC_ID = "kvlog.topic-id"
@@ -56,19 +56,26 @@ def summary_of(state: ExportState, gaps: list[tuple[int, int, int, str]], export
 
 def _parse(table_name: str, snapshot: Any) -> ExportState | None:
     summary = snapshot.summary
-    raw = summary[OFFSETS] if summary is not None else None
+    return state_from_summary(table_name, (lambda k: summary[k]) if summary is not None else (lambda k: None),
+                              snapshot.snapshot_id, snapshot.timestamp_ms)
+
+
+def state_from_summary(table_name: str, get: Any, snapshot_id: int, timestamp_ms: int | None) -> ExportState | None:
+    """The export state a snapshot's summary records (``get(key)``: a property or None); None when it
+    records none (not a kvlog snapshot)."""
+    raw = get(OFFSETS)
     if raw is None:
         return None
     try:
         offsets = {int(p): int(o) for p, o in json.loads(raw).items()}
     except (ValueError, TypeError, AttributeError) as exc:
-        raise IcebergExportError(f"snapshot {snapshot.snapshot_id}'s {OFFSETS} is not kvlog's offset map "
+        raise IcebergExportError(f"snapshot {snapshot_id}'s {OFFSETS} is not kvlog's offset map "
                                  f"({exc}): {raw[:200]!r}", table=table_name) from None
     if any(o < 0 for o in offsets.values()) or any(p < 0 for p in offsets):
-        raise IcebergExportError(f"snapshot {snapshot.snapshot_id}'s {OFFSETS} holds a negative partition or "
+        raise IcebergExportError(f"snapshot {snapshot_id}'s {OFFSETS} holds a negative partition or "
                                  f"offset: {raw[:200]!r}", table=table_name)
-    return ExportState(summary[TOPIC] or None, summary[TOPIC_ID] or None, summary[CLUSTER_ID] or None,
-                       summary[MODE] or "append", offsets, snapshot.snapshot_id, snapshot.timestamp_ms)
+    return ExportState(get(TOPIC) or None, get(TOPIC_ID) or None, get(CLUSTER_ID) or None,
+                       get(MODE) or "append", offsets, snapshot_id, timestamp_ms)
 
 
 def read_state(table: Any) -> ExportState:

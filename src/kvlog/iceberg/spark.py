@@ -1,0 +1,225 @@
+"""``kvlog.iceberg.spark.export``: the export as a Spark job, through Iceberg's own Spark runtime.
+
+The driver plans as :func:`kvlog.iceberg.export` does: the table's newest kvlog snapshot (read through Spark's
+``<table>.snapshots`` and ``<table>.refs`` metadata tables) says where each partition stands, the source says
+what it has committed. The executors then read exactly those offsets with kvlog's JVM engine
+(``format("kvlog")``, typed values decoded in the JVM) and Iceberg's writer writes the data files.
+
+Exactly once on a cluster: the rows are appended, with the offsets reached in the snapshot's summary
+(``snapshot-property.kvlog.*``), to a branch of the table created for this job at the snapshot the plan read;
+then main is fast-forwarded to that branch, which Iceberg allows only while main is still an ancestor of it.
+An export that raced another (kvlog's or any writer's) finds main moved: its branch is dropped, nothing of it
+reaches main, and it plans again from the table's new state. (A plain Spark append would instead be retried by
+Iceberg on top of the other writer's snapshot and add its records twice.) A job killed before the
+fast-forward leaves an orphan branch ``kvlog_export_…`` and its files, never rows on main.
+
+Needs a session with Iceberg's Spark runtime for the session's Spark version and the catalog configured
+(``spark.sql.catalog.<name>``), and kvlog's jar (:func:`kvlog.spark.jvm.with_jar`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kvlog.errors import ConfigError, IcebergExportError
+from kvlog.iceberg.export import GAPS, ExportResult, _check_choice, plan_ranges
+from kvlog.iceberg.layout import DEFAULT_PARTITION_BY, METADATA_COLUMNS, parse_partition_by
+from kvlog.iceberg.source import TopicSource
+from kvlog.iceberg.state import ExportState, state_from_summary, summary_of
+
+__all__ = ["export", "read_state"]
+
+_SPARK_TRANSFORMS = {"hour": "hours", "day": "days", "month": "months", "year": "years"}
+
+
+def read_state(spark: Any, ident: str) -> ExportState:
+    """The export state of Spark table ``ident``: main's newest snapshot with kvlog's properties."""
+    if not spark.catalog.tableExists(ident):
+        return ExportState()
+    main = spark.sql(f"SELECT snapshot_id FROM {ident}.refs WHERE name = 'main'").collect()
+    if not main:
+        return ExportState()
+    snaps = {r["snapshot_id"]: r for r in spark.sql(
+        f"SELECT snapshot_id, parent_id, summary, committed_at FROM {ident}.snapshots").collect()}
+    at = main[0]["snapshot_id"]
+    while at is not None and at in snaps:
+        row = snaps[at]
+        summary = row["summary"] or {}
+        found = state_from_summary(ident, summary.get, at, int(row["committed_at"].timestamp() * 1000))
+        if found is not None:
+            return found
+        at = row["parent_id"]
+    if at is not None:
+        raise IcebergExportError(f"the table's history has no kvlog snapshot among those kept (snapshot {at} was "
+                                 f"expired): the exported offsets are unknown", table=ident)
+    return ExportState()
+
+
+def _columns(df: Any, value_typed: bool, rename: Mapping[str, str]) -> list[Any]:
+    """The table's columns over the kvlog source's: a typed value's fields first, then the key and Kafka's
+    metadata (the layout of :mod:`kvlog.iceberg.layout`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    cols: list[Any] = []
+    reserved = set(METADATA_COLUMNS) | {"key", "keySchemaId", "valueSchemaId"}
+    left = dict(rename)
+    value_type = df.schema["value"].dataType
+    if value_typed and isinstance(value_type, StructType):
+        for f in value_type.fields:
+            name = left.pop(f.name, f.name)
+            if name in reserved:
+                raise ConfigError(f"the value field {f.name!r} would be a column named like Kafka's metadata column "
+                                  f"{name!r}: give rename={{{f.name!r}: 'another_name'}}")
+            cols.append(F.col("value").getField(f.name).alias(name))
+        cols.append(F.col("key"))
+    else:
+        cols += [F.col("key"), F.col("value")]
+    if left:
+        raise ConfigError(f"rename names value fields the topic does not have: {', '.join(sorted(left))}")
+    cols += [F.col(c) for c in ("partition", "offset", "timestamp", "timestampType", "headers")]
+    cols += [F.col(c) for c in ("valueSchemaId", "keySchemaId") if c in df.columns]
+    return cols
+
+
+def export(spark: Any, source: str, topic: str, table: str, *, catalog: str = "kvlog", value_format: str | None = None,
+           key_format: str | None = None, options: Mapping[str, str] | None = None,
+           partition_by: Sequence[str] | str | None = DEFAULT_PARTITION_BY, rename: Mapping[str, str] | None = None,
+           gaps: str = "raise", read_committed: bool = True, retries: int = 3,
+           before_commit: Any = None) -> ExportResult:
+    """Export ``topic`` of ``source`` (a data directory, a backup, a URI the executors can read) into the Iceberg
+    table ``catalog.table`` of the session ``spark``; see the module's notes. ``value_format``/``key_format``:
+    the JVM engine's (``"registry"``, ``"avro"``...; the schemas from the source's ``_schemas``); ``options``:
+    more of the kvlog source's options. ``before_commit()``: called after the rows are written to the job's
+    branch, before main is moved to it (tests use it to race another exporter)."""
+    _check_choice("gaps", gaps, GAPS)
+    if "." not in table:
+        raise ConfigError(f"table must be 'namespace.name', got {table!r}")
+    ident = f"{catalog}.{table}"
+    started = time.monotonic()
+    result = ExportResult(table)
+    src = TopicSource(source, topic, read_committed=read_committed)
+    try:
+        for attempt in range(retries + 1):
+            state = read_state(spark, ident)
+            if state.topic is not None and state.topic != topic:
+                raise IcebergExportError(f"the table holds topic {state.topic!r}, not {topic!r}", table=ident)
+            if not result.previous:
+                result.previous = dict(state.offsets)
+            ranges, offsets, found_gaps = plan_ranges(src, state, gaps, ident)
+            if state.snapshot_id is not None and not found_gaps and all(
+                    offsets.get(p) == end for p, (_, end) in ranges.items()):
+                result.offsets = dict(sorted(offsets.items()))
+                break
+            if _commit(spark, src, ident, topic, state, ranges, found_gaps, result, value_format=value_format,
+                       key_format=key_format, options=options or {}, partition_by=partition_by,
+                       rename=rename or {}, read_committed=read_committed, before_commit=before_commit):
+                break
+            if attempt == retries:
+                raise IcebergExportError(f"another writer moved the table's main branch first, {retries + 1} "
+                                         f"times: nothing of this export reached it", table=ident)
+            result.retries += 1
+    finally:
+        src.close()
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _commit(spark: Any, src: TopicSource, ident: str, topic: str, state: ExportState,
+            ranges: dict[int, tuple[int, int]], gaps: list[tuple[int, int, int, str]], result: ExportResult, *,
+            value_format: str | None, key_format: str | None, options: Mapping[str, str],
+            partition_by: Sequence[str] | str | None, rename: Mapping[str, str], read_committed: bool,
+            before_commit: Any) -> bool:
+    """One attempt: the rows to the job's branch, then main fast-forwarded to it. False: main moved."""
+    reader = spark.read.format("kvlog").option("subscribe", topic).option("includeHeaders", "true") \
+        .option("startingOffsets", json.dumps({topic: {str(p): a for p, (a, _) in ranges.items()}})) \
+        .option("endingOffsets", json.dumps({topic: {str(p): b for p, (_, b) in ranges.items()}})) \
+        .option("kafka.isolation.level", "read_committed" if read_committed else "read_uncommitted")
+    if value_format:
+        reader = reader.option("valueFormat", value_format)
+    if key_format:
+        reader = reader.option("keyFormat", key_format)
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    df = reader.load(src.describe())
+    rows = df.select(*_columns(df, value_format not in (None, "binary"), rename))
+    if not spark.catalog.tableExists(ident):
+        _create(spark, rows, ident, partition_by)
+    jtable = _java_table(spark, ident)
+    if state.snapshot_id is None and jtable.currentSnapshot() is not None and read_state(spark, ident).snapshot_id:
+        return False  # (another exporter's first commit landed since the plan)
+    base = jtable.currentSnapshot()
+    branch = f"kvlog_export_{uuid.uuid4().hex[:12]}"
+    offsets = {p: end for p, (_, end) in ranges.items()}
+    new_state = ExportState(topic, src.topic_id, src.cluster_id or state.cluster_id, "append",
+                            {**state.offsets, **offsets})
+    props = summary_of(new_state, gaps, f"spark-{uuid.uuid4()}")
+    manage = jtable.manageSnapshots()
+    if base is not None:
+        manage.createBranch(branch, base.snapshotId()).commit()
+    else:
+        manage.createBranch(branch).commit()
+    try:
+        writer = rows.writeTo(f"{ident}.branch_{branch}")
+        for k, v in props.items():
+            writer = writer.option(f"snapshot-property.{k}", v)
+        writer.append()
+        if before_commit is not None:
+            before_commit()
+        jtable.refresh()
+        main = jtable.currentSnapshot()
+        if (None if main is None else main.snapshotId()) != (None if base is None else base.snapshotId()):
+            return False
+        try:
+            jtable.manageSnapshots().fastForwardBranch("main", branch).commit()
+        except Exception as exc:  # (Py4JJavaError: main moved between the check and the fast-forward)
+            if "ancestor" in str(exc) or "CommitFailed" in str(exc) or "ValidationException" in str(exc):
+                return False
+            raise
+    finally:
+        try:
+            jtable.refresh()
+            jtable.manageSnapshots().removeBranch(branch).commit()
+        except Exception:  # (the branch stays: nothing on main refers to it)
+            pass
+    jtable.refresh()
+    head = jtable.currentSnapshot()
+    added = head.summary().get("added-records") if head is not None else None
+    result.rows += int(added) if added is not None else 0
+    result.commits += 1
+    result.snapshot_id = head.snapshotId() if head is not None else None
+    result.offsets = dict(sorted(new_state.offsets.items()))
+    result.gaps += gaps
+    return True
+
+
+def _create(spark: Any, rows: Any, ident: str, partition_by: Sequence[str] | str | None) -> None:
+    from pyspark.sql import functions as F
+
+    parts = []
+    for column, transform in parse_partition_by(partition_by):
+        name = transform.split("[")[0]
+        if name in _SPARK_TRANSFORMS:
+            parts.append(getattr(F.partitioning, _SPARK_TRANSFORMS[name])(F.col(column)))
+        elif name == "identity":
+            parts.append(F.col(column))
+        elif name == "bucket":
+            parts.append(F.partitioning.bucket(int(transform.split("[")[1].rstrip("]")), F.col(column)))
+        else:
+            raise ConfigError(f"partition_by: {transform} is not offered by the Spark export")
+    writer = rows.limit(0).writeTo(ident).using("iceberg")
+    if parts:
+        writer = writer.partitionedBy(*parts)
+    try:
+        writer.create()
+    except Exception as exc:  # (another exporter created it first)
+        if "already exists" not in str(exc).lower():
+            raise
+
+
+def _java_table(spark: Any, ident: str) -> Any:
+    return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, ident)
