@@ -16,7 +16,11 @@ faster):
   a default);
 * ``incremental``: after the export, 1 000 more records a partition and an export of just those: what one
   incremental run costs (per run, and per row);
-* ``rerun``: an export that finds nothing new: the cost of asking.
+* ``rerun``: an export that finds nothing new: the cost of asking;
+* ``upsert``: a keyed topic (50 000 keys a partition, updated over and over, one record in ten a tombstone)
+  exported in upsert mode (copy-on-write: the files holding a matched key are rewritten), then rounds of 10 000
+  more updates a partition, each an incremental upsert export: what keeping a latest-per-key table costs a
+  round, against appending the same records.
 
 The machine, the kernels kvlog chose (``kvlog._core.build_info()``) and the load average are printed.
 """
@@ -56,6 +60,48 @@ def build(root: Path, partitions: int, per_partition: int, batch: int = 1000, st
                 log.append([kvlog.Record(b"key-%012d" % (start + lo + i), values[100 * i:100 * i + 100],
                                          T0 + (start + lo + i) * 3_600_000 // max(per_partition, 1) % 3_600_000)
                             for i in range(n)])
+
+
+def build_keyed(root: Path, partitions: int, per_partition: int, keys: int, start: int) -> None:
+    rng = np.random.default_rng(11 + start)
+    with kvlog.LogManager(root) as m:
+        if "u" not in m.topics():
+            m.create_topic("u", partitions)
+        for p in range(partitions):
+            log = m.log("u", p)
+            ks = rng.integers(0, keys, per_partition)
+            dead = rng.random(per_partition) < 0.1
+            values = rng.bytes(100 * per_partition)
+            for lo in range(0, per_partition, 1000):
+                log.append([kvlog.Record(b"user-%d-%08d" % (p, ks[i]), None if dead[i] else values[100 * i:100 * i + 100],
+                                         T0 + start + i) for i in range(lo, min(per_partition, lo + 1000))])
+
+
+def upsert_case(tmp: Path, partitions: int, repeat: int) -> dict[str, Any]:
+    root = tmp / "keyed"
+    keys = 50_000
+    build_keyed(root, partitions, keys * 2, keys, 0)
+    t = time.perf_counter()
+    first = ki.export(root, "u", "b.users", warehouse=tmp / "wh-upsert", mode="upsert", partition_by=None)
+    first_s = time.perf_counter() - t
+    t = time.perf_counter()
+    ki.export(root, "u", "b.users_append", warehouse=tmp / "wh-upsert", partition_by=None)
+    append_first_s = time.perf_counter() - t
+    rounds, appends = [], []
+    for i in range(repeat):
+        build_keyed(root, partitions, 10_000, keys, (i + 1) * 1_000_000)
+        t = time.perf_counter()
+        ki.export(root, "u", "b.users", warehouse=tmp / "wh-upsert", mode="upsert")
+        rounds.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ki.export(root, "u", "b.users_append", warehouse=tmp / "wh-upsert")
+        appends.append(time.perf_counter() - t)
+    n = partitions * 10_000
+    print(f"upsert: first export of {partitions * keys * 2:,} records ({first.rows:,} live keys, {first.deleted:,} "
+          f"deleted) {first_s * 1000:.0f} ms (append of the same {append_first_s * 1000:.0f} ms); a round of {n:,} "
+          f"updates {min(rounds) * 1000:.0f} ms (append {min(appends) * 1000:.0f} ms: {min(rounds) / min(appends):.1f}x)")
+    return {"first_seconds": first_s, "append_first_seconds": append_first_s, "round_seconds": min(rounds),
+            "append_round_seconds": min(appends), "round_records": n}
 
 
 def best(fn: Callable[[], Any], repeat: int) -> float:
@@ -138,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"incremental run of {1000 * partitions} new rows: {min(inc) * 1000:.1f} ms "
               f"({min(inc) / (1000 * partitions) * 1e6:.1f} us a row); a rerun finding nothing: {rerun * 1000:.1f} ms")
         results["incremental"] = {"rows": 1000 * partitions, "seconds": min(inc), "rerun_seconds": rerun}
+        results["upsert"] = upsert_case(tmp, partitions, repeat)
         print(json.dumps(results["machine"]))
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=1))

@@ -283,13 +283,17 @@ SOURCE_ONLY: list[Case] = [
                                   "--keep-topic-ids"], 0),
     ("adopt", lambda w, s: ["adopt", str(_made(s / "ld")), str(w.data / "orders-1"), "--topic-id",
                             "orders=AAAAAAAAAAAAAAAAAAAAAQ", "--json"], 0),
+    ("iceberg export", lambda w, s: ["iceberg", "export", str(w.data), "--topic", "txn", "--table", "k.txn",
+                                     "--warehouse", str(s / "lake"), "--json"], 0),
+    ("iceberg status", lambda w, s: ["iceberg", "status", str(w.data), "--topic", "txn", "--table", "k.txn",
+                                     "--warehouse", str(s / "lake")], 1),  # (no such table yet)
 ]
 
 CASES = READ_ONLY + DRY_RUN + SOURCE_ONLY
 #: every subcommand, and why it is (or is not) here
 COMMANDS = {"dump": READ_ONLY, "verify": READ_ONLY, "offsets": READ_ONLY, "groups": READ_ONLY, "repair": DRY_RUN,
             "retention": DRY_RUN, "mirror": SOURCE_ONLY, "backup": SOURCE_ONLY, "restore": SOURCE_ONLY,
-            "adopt": SOURCE_ONLY,
+            "adopt": SOURCE_ONLY, "iceberg": SOURCE_ONLY,
             "compact": None,  # writes: no dry run
             "demo": None}  # its own temporary directory
 

@@ -46,3 +46,27 @@ def test_a_data_directory_in_an_object_store(tmp_path: Path, s3):
     assert_exactly(ki.catalog(tmp_path / "wh"), "kafka.clicks", expected)
     st = ki.status(s3.uri(key), "clicks", "kafka.clicks", warehouse=tmp_path / "wh")
     assert st.lag == 0 and [p.exported for p in st.partitions] == [120, 120]
+
+
+def test_several_brokers_directories_as_one_cluster(tmp_path: Path):
+    """Three brokers' directories: each partition exported once, from the replica the cluster read chooses, to
+    what the cluster committed (a lagging replica neither chosen nor shortening it; the leader's unreplicated
+    tail past the high watermarks left out), the cluster id recorded."""
+    import json
+
+    from tests.test_cluster_read import broker, records
+
+    full = {("t", p): [(records(p, 0, 60), 0)] for p in range(2)}
+    lagging = {("t", p): [(records(p, 0, 40), 0)] for p in range(2)}
+    hw = {("t", 0): 60, ("t", 1): 50}
+    dirs = [broker(tmp_path, 1, full, hw=hw), broker(tmp_path, 2, full, hw=hw), broker(tmp_path, 3, lagging)]
+    r = ki.export([str(d) for d in dirs], "t", "kafka.t", warehouse=tmp_path / "wh")
+    got = _rows(tmp_path / "wh", "kafka.t")
+    with kvlog.Cluster([str(d) for d in dirs]) as c:
+        ends = {p: c.end_offset("t", p) for p in range(2)}
+    assert r.offsets == ends
+    assert sorted(zip(got.column("partition").to_pylist(), got.column("offset").to_pylist())) == \
+        [(p, o) for p in range(2) for o in range(ends[p])]
+    snap = ki.catalog(tmp_path / "wh").load_table("kafka.t").current_snapshot()
+    assert snap.summary["kvlog.cluster-id"] == "c1" and json.loads(snap.summary["kvlog.offsets"]) == \
+        {str(p): e for p, e in ends.items()}
