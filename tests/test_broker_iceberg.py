@@ -14,7 +14,7 @@ import kvlog.iceberg as ki  # noqa: E402
 from tests.kafka_oracle import fixtures as F  # noqa: E402
 
 pytestmark = pytest.mark.broker
-TYPES = {0: "CreateTime", 1: "LogAppendTime"}
+TYPES = {-1: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}
 
 
 def _rows(wh: Path, ident: str) -> dict[int, list[tuple]]:
