@@ -228,3 +228,33 @@ def test_null_lists_of_records_stay_null_in_the_data_files(tmp_path: Path):
     files = pa.concat_tables([pq.read_table(t.file.file_path.removeprefix("file://")) for t in scan.plan_files()])
     got = sorted((r["offset"], r["id"], r["lines"]) for r in files.to_pylist())
     assert got == [(0, 1, [{"sku": "a"}]), (1, 2, None), (2, 3, []), (3, None, None)]
+
+
+def test_protobuf_and_json_schema_values_become_columns(tmp_path: Path):
+    """Protobuf values (kvlog's serializer, checked against Confluent's deserializer in test_schema_writes.py) and
+    JSON Schema values (Confluent's JSONSerializer) exported typed: their fields are the columns."""
+    from confluent_kafka.schema_registry.json_schema import JSONSerializer
+
+    proto = 'syntax = "proto3";\npackage shop;\nmessage Order {\n  int64 id = 1;\n  string who = 2;\n' \
+            '  repeated string tags = 3;\n}\n'
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+    root = tmp_path / "d"
+    mock = SchemaRegistryClient.new_client({"url": f"mock://{uuid.uuid4()}"})
+    with kvlog.LogManager(root) as m, SchemasTopicWriter(m) as reg:
+        m.create_topic("events", 1)
+        reg.register("events-value", json.dumps(schema), "JSON")  # id 1, as the mock registry gives it
+        orders = reg.serializer("orders-value", proto, "PROTOBUF")  # id 2
+        m.create_topic("orders", 1)
+        m.log("orders", 0).append(orders.records([{"id": i, "who": f"w{i}", "tags": ["t"] * (i % 3)}
+                                                  for i in range(6)]))
+        js = JSONSerializer(json.dumps(schema), mock)
+        ctx = SerializationContext("events", MessageField.VALUE)
+        m.log("events", 0).append([kvlog.Record(None, js({"id": i, "name": f"n{i}"}, ctx), NOW_MS + i)
+                                   for i in range(4)])
+    ki.export(root, "orders", "kafka.orders", warehouse=tmp_path / "wh", value_format="registry")
+    ki.export(root, "events", "kafka.events", warehouse=tmp_path / "wh", value_format="registry")
+    got = rows(tmp_path / "wh", "kafka.orders")
+    assert [(r["id"], r["who"], r["tags"], r["valueSchemaId"]) for r in got] == \
+        [(i, f"w{i}", ["t"] * (i % 3), 2) for i in range(6)]
+    got = rows(tmp_path / "wh", "kafka.events")
+    assert [(r["id"], r["name"], r["valueSchemaId"]) for r in got] == [(i, f"n{i}", 1) for i in range(4)]
