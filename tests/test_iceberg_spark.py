@@ -161,3 +161,29 @@ def test_typed_values_through_the_jvm_engine(spark, lake: Path, tmp_path: Path):
     by_spark = [(r["offset"], r["id"], r["who"], r["valueSchemaId"]) for r in _files(lake, "e.orders")]
     by_python = [(r["offset"], r["id"], r["who"], r["valueSchemaId"]) for r in _files(lake, "e.orders_py")]
     assert by_spark == by_python == [(i, i, f"w{i % 3}", 1) for i in range(30)]
+
+
+def test_a_stream_exports_exactly_once_and_replays_add_nothing(spark, lake: Path, tmp_path: Path):
+    """readStream.format("kvlog") with trigger(availableNow): each micro-batch appended on a branch and main
+    fast-forwarded; a new query starts where the table is; a batch Spark replays (its commit log entry gone, as
+    after a failure that followed the table's commit) adds nothing."""
+    root = tmp_path / "d"
+    expected = write_topic(root, partitions=2, n=120)
+    ki.export(root, "clicks", "f.clicks", warehouse=lake)  # the table's state before the stream existed
+    expected.update(write_topic(root, partitions=2, n=60, start=120))
+    ckpt = str(tmp_path / "ckpt")
+    kis.export_stream(spark, str(root), "clicks", "f.clicks", checkpoint_location=ckpt).awaitTermination()
+    assert_exactly(ki.catalog(lake), "f.clicks", expected)
+    expected.update(write_topic(root, partitions=2, n=30, start=180))
+    kis.export_stream(spark, str(root), "clicks", "f.clicks", checkpoint_location=ckpt).awaitTermination()
+    assert_exactly(ki.catalog(lake), "f.clicks", expected)
+    commits = sorted(Path(ckpt, "commits").iterdir(), key=lambda p: int(p.name) if p.name.isdigit() else -1)
+    commits[-1].unlink()  # Spark replays the last micro-batch (its checksum file goes too)
+    Path(ckpt, "commits", f".{commits[-1].name}.crc").unlink(missing_ok=True)
+    snaps = len(ki.catalog(lake).load_table("f.clicks").snapshots())
+    kis.export_stream(spark, str(root), "clicks", "f.clicks", checkpoint_location=ckpt).awaitTermination()
+    assert_exactly(ki.catalog(lake), "f.clicks", expected)
+    assert commits[-1].exists()  # (the replayed batch ran and was committed again)
+    assert len(ki.catalog(lake).load_table("f.clicks").snapshots()) == snaps
+    state = json.loads(ki.catalog(lake).load_table("f.clicks").current_snapshot().summary["kvlog.offsets"])
+    assert state == {"0": 210, "1": 210}

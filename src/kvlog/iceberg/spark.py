@@ -31,32 +31,38 @@ from kvlog.iceberg.layout import DEFAULT_PARTITION_BY, METADATA_COLUMNS, parse_p
 from kvlog.iceberg.source import TopicSource
 from kvlog.iceberg.state import ExportState, state_from_summary, summary_of
 
-__all__ = ["export", "read_state"]
+__all__ = ["export", "export_stream", "read_state"]
 
 _SPARK_TRANSFORMS = {"hour": "hours", "day": "days", "month": "months", "year": "years"}
 
 
 def read_state(spark: Any, ident: str) -> ExportState:
     """The export state of Spark table ``ident``: main's newest snapshot with kvlog's properties."""
+    return _state_and_main(spark, ident)[0]
+
+
+def _state_and_main(spark: Any, ident: str) -> tuple[ExportState, int | None]:
+    """The export state and the snapshot main points at as it was read (an export's branch starts there, so
+    that a commit anyone lands after this read makes its fast-forward fail)."""
     if not spark.catalog.tableExists(ident):
-        return ExportState()
+        return ExportState(), None
     main = spark.sql(f"SELECT snapshot_id FROM {ident}.refs WHERE name = 'main'").collect()
     if not main:
-        return ExportState()
+        return ExportState(), None
     snaps = {r["snapshot_id"]: r for r in spark.sql(
         f"SELECT snapshot_id, parent_id, summary, committed_at FROM {ident}.snapshots").collect()}
-    at = main[0]["snapshot_id"]
+    head = at = main[0]["snapshot_id"]
     while at is not None and at in snaps:
         row = snaps[at]
         summary = row["summary"] or {}
         found = state_from_summary(ident, summary.get, at, int(row["committed_at"].timestamp() * 1000))
         if found is not None:
-            return found
+            return found, head
         at = row["parent_id"]
     if at is not None:
         raise IcebergExportError(f"the table's history has no kvlog snapshot among those kept (snapshot {at} was "
                                  f"expired): the exported offsets are unknown", table=ident)
-    return ExportState()
+    return ExportState(), head
 
 
 def _columns(df: Any, value_typed: bool, rename: Mapping[str, str]) -> list[Any]:
@@ -105,7 +111,7 @@ def export(spark: Any, source: str, topic: str, table: str, *, catalog: str = "k
     src = TopicSource(source, topic, read_committed=read_committed)
     try:
         for attempt in range(retries + 1):
-            state = read_state(spark, ident)
+            state, main_id = _state_and_main(spark, ident)
             if state.topic is not None and state.topic != topic:
                 raise IcebergExportError(f"the table holds topic {state.topic!r}, not {topic!r}", table=ident)
             if not result.previous:
@@ -115,7 +121,7 @@ def export(spark: Any, source: str, topic: str, table: str, *, catalog: str = "k
                     offsets.get(p) == end for p, (_, end) in ranges.items()):
                 result.offsets = dict(sorted(offsets.items()))
                 break
-            if _commit(spark, src, ident, topic, state, ranges, found_gaps, result, value_format=value_format,
+            if _commit(spark, src, ident, topic, state, main_id, ranges, found_gaps, result, value_format=value_format,
                        key_format=key_format, options=options or {}, partition_by=partition_by,
                        rename=rename or {}, read_committed=read_committed, before_commit=before_commit):
                 break
@@ -129,15 +135,96 @@ def export(spark: Any, source: str, topic: str, table: str, *, catalog: str = "k
     return result
 
 
-def _commit(spark: Any, src: TopicSource, ident: str, topic: str, state: ExportState,
+def export_stream(spark: Any, source: str, topic: str, table: str, *, checkpoint_location: str,
+                  catalog: str = "kvlog", value_format: str | None = None, key_format: str | None = None,
+                  options: Mapping[str, str] | None = None,
+                  partition_by: Sequence[str] | str | None = DEFAULT_PARTITION_BY,
+                  rename: Mapping[str, str] | None = None, read_committed: bool = True,
+                  available_now: bool = True) -> Any:
+    """The export as a Structured Streaming query: ``readStream.format("kvlog")`` of ``topic`` into the table,
+    each micro-batch appended exactly once as :func:`export` appends (a branch, then main fast-forwarded).
+
+    The table's state rules, not the stream's checkpoint alone: a new query starts where the table's state
+    says; each micro-batch keeps only the records past the state it reads (a batch Spark replays after a
+    failure that followed its commit adds nothing), and records the next offset of each partition it covered.
+    ``available_now``: ``trigger(availableNow=True)`` (read everything there is, then stop; the default), else a
+    continuing stream. Returns the started ``StreamingQuery``."""
+    from pyspark.sql import functions as F
+
+    if "." not in table:
+        raise ConfigError(f"table must be 'namespace.name', got {table!r}")
+    ident = f"{catalog}.{table}"
+    src = TopicSource(source, topic, read_committed=read_committed)
+    try:
+        state, _ = _state_and_main(spark, ident)
+        partitions = src.partitions()
+        topic_id, cluster_id = src.topic_id, src.cluster_id
+        starts = {p: state.offsets.get(p, src.span(p).log_start) for p in partitions}
+        root = src.describe()
+    finally:
+        src.close()
+    reader = _reader(spark.readStream, topic, value_format, key_format, options or {}, read_committed) \
+        .option("startingOffsets", json.dumps({topic: {str(p): o for p, o in starts.items()}}))
+    df = reader.load(root)
+    typed = value_format not in (None, "binary")
+
+    def batch(micro: Any, epoch: int) -> None:
+        for _ in range(4):
+            state, main_id = _state_and_main(spark, ident)
+            if state.topic is not None and state.topic != topic:
+                raise IcebergExportError(f"the table holds topic {state.topic!r}, not {topic!r}", table=ident)
+            done = F.lit(False)
+            for p, o in state.offsets.items():  # (what the table holds already: a replayed batch)
+                done = done | ((F.col("partition") == p) & (F.col("offset") < o))
+            fresh = micro.where(~done)
+            reached = {r["partition"]: r["next"] for r in
+                       fresh.groupBy("partition").agg((F.max("offset") + 1).alias("next")).collect()}
+            if not reached:
+                return
+            new_state = ExportState(topic, topic_id, cluster_id or state.cluster_id, "append",
+                                    {**state.offsets, **reached})
+            props = summary_of(new_state, [], f"spark-stream-{epoch}-{uuid.uuid4()}")
+            if _append_exactly_once(spark, fresh.select(*_columns(fresh, typed, rename or {})), ident, main_id,
+                                    props, partition_by, None) is not None:
+                return
+        raise IcebergExportError("another writer moved the table's main branch first, 4 times, in a micro-batch",
+                                 table=ident)
+
+    writer = df.writeStream.foreachBatch(batch).option("checkpointLocation", checkpoint_location)
+    writer = writer.trigger(availableNow=True) if available_now else writer
+    return writer.start()
+
+
+def _commit(spark: Any, src: TopicSource, ident: str, topic: str, state: ExportState, main_id: int | None,
             ranges: dict[int, tuple[int, int]], gaps: list[tuple[int, int, int, str]], result: ExportResult, *,
             value_format: str | None, key_format: str | None, options: Mapping[str, str],
             partition_by: Sequence[str] | str | None, rename: Mapping[str, str], read_committed: bool,
             before_commit: Any) -> bool:
-    """One attempt: the rows to the job's branch, then main fast-forwarded to it. False: main moved."""
-    reader = spark.read.format("kvlog").option("subscribe", topic).option("includeHeaders", "true") \
+    """One attempt: the planned offsets read and appended to the job's branch, then main fast-forwarded to it.
+    False: main moved since the plan read it."""
+    reader = _reader(spark.read, topic, value_format, key_format, options, read_committed) \
         .option("startingOffsets", json.dumps({topic: {str(p): a for p, (a, _) in ranges.items()}})) \
-        .option("endingOffsets", json.dumps({topic: {str(p): b for p, (_, b) in ranges.items()}})) \
+        .option("endingOffsets", json.dumps({topic: {str(p): b for p, (_, b) in ranges.items()}}))
+    df = reader.load(src.describe())
+    rows = df.select(*_columns(df, value_format not in (None, "binary"), rename))
+    offsets = {p: end for p, (_, end) in ranges.items()}
+    new_state = ExportState(topic, src.topic_id, src.cluster_id or state.cluster_id, "append",
+                            {**state.offsets, **offsets})
+    added = _append_exactly_once(spark, rows, ident, main_id, summary_of(new_state, gaps, f"spark-{uuid.uuid4()}"),
+                                 partition_by, before_commit)
+    if added is None:
+        return False
+    result.rows += added[0]
+    result.commits += 1
+    result.snapshot_id = added[1]
+    result.offsets = dict(sorted(new_state.offsets.items()))
+    result.gaps += gaps
+    return True
+
+
+def _reader(read: Any, topic: str, value_format: str | None, key_format: str | None, options: Mapping[str, str],
+            read_committed: bool) -> Any:
+    reader = read.format("kvlog").option("subscribe", topic).option("includeHeaders", "true") \
         .option("kafka.isolation.level", "read_committed" if read_committed else "read_uncommitted")
     if value_format:
         reader = reader.option("valueFormat", value_format)
@@ -145,24 +232,24 @@ def _commit(spark: Any, src: TopicSource, ident: str, topic: str, state: ExportS
         reader = reader.option("keyFormat", key_format)
     for k, v in options.items():
         reader = reader.option(k, v)
-    df = reader.load(src.describe())
-    rows = df.select(*_columns(df, value_format not in (None, "binary"), rename))
+    return reader
+
+
+def _append_exactly_once(spark: Any, rows: Any, ident: str, main_id: int | None, props: Mapping[str, str],
+                         partition_by: Sequence[str] | str | None,
+                         before_commit: Any) -> tuple[int, int | None] | None:
+    """``rows`` appended, with ``props`` in the snapshot's summary, to a branch made at ``main_id`` (main as the
+    plan read it), then main fast-forwarded to the branch; (rows added, main's new snapshot), or None when main
+    is no longer at ``main_id`` (another writer's commit: nothing of these rows reaches main)."""
     if not spark.catalog.tableExists(ident):
         _create(spark, rows, ident, partition_by)
     jtable = _java_table(spark, ident)
-    if state.snapshot_id is None and jtable.currentSnapshot() is not None and read_state(spark, ident).snapshot_id:
-        return False  # (another exporter's first commit landed since the plan)
-    base = jtable.currentSnapshot()
+    head = jtable.currentSnapshot()
+    if (None if head is None else head.snapshotId()) != main_id:
+        return None
     branch = f"kvlog_export_{uuid.uuid4().hex[:12]}"
-    offsets = {p: end for p, (_, end) in ranges.items()}
-    new_state = ExportState(topic, src.topic_id, src.cluster_id or state.cluster_id, "append",
-                            {**state.offsets, **offsets})
-    props = summary_of(new_state, gaps, f"spark-{uuid.uuid4()}")
     manage = jtable.manageSnapshots()
-    if base is not None:
-        manage.createBranch(branch, base.snapshotId()).commit()
-    else:
-        manage.createBranch(branch).commit()
+    (manage.createBranch(branch, main_id) if main_id is not None else manage.createBranch(branch)).commit()
     try:
         writer = rows.writeTo(f"{ident}.branch_{branch}")
         for k, v in props.items():
@@ -171,14 +258,14 @@ def _commit(spark: Any, src: TopicSource, ident: str, topic: str, state: ExportS
         if before_commit is not None:
             before_commit()
         jtable.refresh()
-        main = jtable.currentSnapshot()
-        if (None if main is None else main.snapshotId()) != (None if base is None else base.snapshotId()):
-            return False
+        head = jtable.currentSnapshot()
+        if (None if head is None else head.snapshotId()) != main_id:
+            return None
         try:
             jtable.manageSnapshots().fastForwardBranch("main", branch).commit()
         except Exception as exc:  # (Py4JJavaError: main moved between the check and the fast-forward)
             if "ancestor" in str(exc) or "CommitFailed" in str(exc) or "ValidationException" in str(exc):
-                return False
+                return None
             raise
     finally:
         try:
@@ -189,12 +276,7 @@ def _commit(spark: Any, src: TopicSource, ident: str, topic: str, state: ExportS
     jtable.refresh()
     head = jtable.currentSnapshot()
     added = head.summary().get("added-records") if head is not None else None
-    result.rows += int(added) if added is not None else 0
-    result.commits += 1
-    result.snapshot_id = head.snapshotId() if head is not None else None
-    result.offsets = dict(sorted(new_state.offsets.items()))
-    result.gaps += gaps
-    return True
+    return (int(added) if added is not None else 0), (head.snapshotId() if head is not None else None)
 
 
 def _create(spark: Any, rows: Any, ident: str, partition_by: Sequence[str] | str | None) -> None:
