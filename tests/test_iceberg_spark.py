@@ -187,3 +187,53 @@ def test_a_stream_exports_exactly_once_and_replays_add_nothing(spark, lake: Path
     assert len(ki.catalog(lake).load_table("f.clicks").snapshots()) == snaps
     state = json.loads(ki.catalog(lake).load_table("f.clicks").current_snapshot().summary["kvlog.offsets"])
     assert state == {"0": 210, "1": 210}
+
+
+CLUSTER_DRIVER = """
+import glob, json, os, sys
+from pyspark.sql import SparkSession
+from kvlog.spark.jvm import with_jar
+import kvlog.iceberg.spark as kis
+root, lake, jars, out = sys.argv[1:5]
+builder = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("kvlog-iceberg-cluster")
+           .config("spark.ui.enabled", "false").config("spark.jars", jars)
+           .config("spark.executor.memory", "512m").config("spark.sql.session.timeZone", "UTC")
+           .config("spark.sql.catalog.kvlog", "org.apache.iceberg.spark.SparkCatalog")
+           .config("spark.sql.catalog.kvlog.type", "jdbc")
+           .config("spark.sql.catalog.kvlog.uri", f"jdbc:sqlite:{lake}/kvlog-catalog.db")
+           .config("spark.sql.catalog.kvlog.warehouse", f"file://{lake}"))
+spark = with_jar(builder).getOrCreate()
+first = kis.export(spark, root, "clicks", "g.clicks")
+second = kis.export(spark, root, "clicks", "g.clicks")
+pids = spark.sparkContext.parallelize(range(8), 8).map(lambda _: os.getpid()).distinct().collect()
+json.dump({"rows": [first.rows, second.rows], "pids": pids, "driver": os.getpid()}, open(out, "w"))
+spark.stop()
+"""
+
+
+def test_the_spark_export_on_a_multi_process_cluster(lake: Path, tmp_path: Path):
+    """local-cluster[2,1,1024]: executors in processes of their own read the partitions and write the files;
+    the export is exactly once there too (a rerun adds nothing)."""
+    import subprocess
+    import sys
+
+    import pyspark
+
+    from kvlog.spark.jvm import jar_path
+
+    root = tmp_path / "d"
+    expected = write_topic(root, partitions=4, n=150)
+    jars = ",".join(sorted(glob.glob(str(JARS / "iceberg" / "*.jar"))) + [jar_path() or ""])
+    out = tmp_path / "result.json"
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
+               SPARK_LOCAL_IP="127.0.0.1", TZ="UTC", SPARK_HOME=os.path.dirname(os.path.abspath(pyspark.__file__)),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
+                                                        os.environ.get("PYTHONPATH")])))
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    proc = subprocess.run([sys.executable, "-c", CLUSTER_DRIVER, str(root), str(lake), jars, str(out)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    got = json.loads(out.read_text())
+    assert got["rows"] == [600, 0]
+    assert len(set(got["pids"])) == 2 and got["driver"] not in got["pids"]  # two executor processes
+    assert_exactly(ki.catalog(lake), "g.clicks", expected)
