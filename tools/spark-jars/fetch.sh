@@ -17,7 +17,8 @@ for name in "${names[@]}"; do
     kafka) pom="$here/spark-kafka.pom.xml" ;;
     s3a) pom="$here/hadoop-aws.pom.xml" ;;
     iceberg) pom="$here/iceberg-spark.pom.xml" ;;
-    *) echo "fetch.sh: unknown set $name (kafka, s3a, iceberg)" >&2; exit 1 ;;
+    kafka41) pom="$here/spark-kafka-4.1.pom.xml" ;;
+    *) echo "fetch.sh: unknown set $name (kafka, s3a, iceberg, kafka41)" >&2; exit 1 ;;
   esac
   dest="$out/$name"
   if [ -f "$dest/.complete" ] && [ "$dest/.complete" -nt "$pom" ]; then continue; fi
