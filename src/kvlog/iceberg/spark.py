@@ -251,7 +251,10 @@ def _append_exactly_once(spark: Any, rows: Any, ident: str, main_id: int | None,
     manage = jtable.manageSnapshots()
     (manage.createBranch(branch, main_id) if main_id is not None else manage.createBranch(branch)).commit()
     try:
-        writer = rows.writeTo(f"{ident}.branch_{branch}")
+        # each task writes its own rows' files: a Kafka partition's records are already in time order, so the
+        # shuffle Iceberg's default distribution (hash by partition value) makes buys nothing
+        writer = rows.writeTo(f"{ident}.branch_{branch}").option("distribution-mode", "none") \
+            .option("fanout-enabled", "true")
         for k, v in props.items():
             writer = writer.option(f"snapshot-property.{k}", v)
         writer.append()
