@@ -43,25 +43,25 @@ def read_state(spark: Any, ident: str) -> ExportState:
 
 def _state_and_main(spark: Any, ident: str) -> tuple[ExportState, int | None]:
     """The export state and the snapshot main points at as it was read (an export's branch starts there, so
-    that a commit anyone lands after this read makes its fast-forward fail)."""
+    that a commit anyone lands after this read makes its fast-forward fail). Read through Iceberg's Java table
+    (its metadata, no Spark job)."""
     if not spark.catalog.tableExists(ident):
         return ExportState(), None
-    main = spark.sql(f"SELECT snapshot_id FROM {ident}.refs WHERE name = 'main'").collect()
-    if not main:
-        return ExportState(), None
-    snaps = {r["snapshot_id"]: r for r in spark.sql(
-        f"SELECT snapshot_id, parent_id, summary, committed_at FROM {ident}.snapshots").collect()}
-    head = at = main[0]["snapshot_id"]
-    while at is not None and at in snaps:
-        row = snaps[at]
-        summary = row["summary"] or {}
-        found = state_from_summary(ident, summary.get, at, int(row["committed_at"].timestamp() * 1000))
+    jtable = _java_table(spark, ident)
+    snap = jtable.currentSnapshot()
+    head = None if snap is None else int(snap.snapshotId())
+    while snap is not None:
+        summary = snap.summary()
+        found = state_from_summary(ident, summary.get, int(snap.snapshotId()), int(snap.timestampMillis()))
         if found is not None:
             return found, head
-        at = row["parent_id"]
-    if at is not None:
-        raise IcebergExportError(f"the table's history has no kvlog snapshot among those kept (snapshot {at} was "
-                                 f"expired): the exported offsets are unknown", table=ident)
+        parent = snap.parentId()
+        if parent is None:
+            break
+        snap = jtable.snapshot(parent)
+        if snap is None:
+            raise IcebergExportError(f"the table's history has no kvlog snapshot among those kept (snapshot "
+                                     f"{parent} was expired): the exported offsets are unknown", table=ident)
     return ExportState(), head
 
 
@@ -241,10 +241,12 @@ def _append_exactly_once(spark: Any, rows: Any, ident: str, main_id: int | None,
     """``rows`` appended, with ``props`` in the snapshot's summary, to a branch made at ``main_id`` (main as the
     plan read it), then main fast-forwarded to the branch; (rows added, main's new snapshot), or None when main
     is no longer at ``main_id`` (another writer's commit: nothing of these rows reaches main)."""
-    if not spark.catalog.tableExists(ident):
-        _create(spark, rows, ident, partition_by)
+    created = not spark.catalog.tableExists(ident) and _create(spark, rows, ident, partition_by)
     jtable = _java_table(spark, ident)
     head = jtable.currentSnapshot()
+    if created and main_id is None and head is not None and head.summary().get("kvlog.offsets") is None and \
+            int(head.summary().get("total-records") or 0) == 0:
+        main_id = int(head.snapshotId())  # (the empty snapshot the table's creation itself committed)
     if (None if head is None else head.snapshotId()) != main_id:
         return None
     branch = f"kvlog_export_{uuid.uuid4().hex[:12]}"
@@ -282,7 +284,8 @@ def _append_exactly_once(spark: Any, rows: Any, ident: str, main_id: int | None,
     return (int(added) if added is not None else 0), (head.snapshotId() if head is not None else None)
 
 
-def _create(spark: Any, rows: Any, ident: str, partition_by: Sequence[str] | str | None) -> None:
+def _create(spark: Any, rows: Any, ident: str, partition_by: Sequence[str] | str | None) -> bool:
+    """The table made with the rows' columns (False: another exporter made it first)."""
     from pyspark.sql import functions as F
 
     parts = []
@@ -304,6 +307,8 @@ def _create(spark: Any, rows: Any, ident: str, partition_by: Sequence[str] | str
     except Exception as exc:  # (another exporter created it first)
         if "already exists" not in str(exc).lower():
             raise
+        return False
+    return True
 
 
 def _java_table(spark: Any, ident: str) -> Any:
