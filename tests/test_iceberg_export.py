@@ -263,3 +263,11 @@ def test_headers_nulls_and_progress(tmp_path: Path, wh: Path):
     assert any(r["headers"] == [{"key": "h", "value": b"0"}, {"key": "n", "value": None}] for r in rows)
     assert all(r["timestampType"] == 0 for r in rows)
     assert min(int(r["timestamp"].timestamp() * 1000) for r in rows) >= NOW_MS - 3 * 3600 * 1000
+
+
+def test_an_unreachable_catalog_is_a_kvlog_error_without_its_credentials(tmp_path: Path):
+    root = tmp_path / "d"
+    write_topic(root, partitions=1, n=5)
+    with pytest.raises(IcebergExportError, match="cannot open the catalog") as e:
+        ki.export(root, "clicks", T, catalog="http://user:s3cret@127.0.0.1:9/catalog", warehouse=tmp_path / "wh")
+    assert "s3cret" not in str(e.value)

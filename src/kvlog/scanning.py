@@ -369,8 +369,9 @@ def plan_range(log: Log, topic: str, partition: int, bounds: Bounds, read_commit
 Source = Union[str, "os.PathLike[str]", "Log", "LogManager", "Cluster", Sequence[Union[str, "os.PathLike[str]"]]]
 
 
-class _Opened:
-    """The partition logs of a scan's source, opened as needed and closed with it."""
+class OpenedSource:
+    """The partition logs of a scan's source (see :func:`scan`), opened as needed and closed with it: exactly one
+    of ``cluster``, ``manager`` and ``log`` is set. kvlog.iceberg's export opens its sources through it too."""
 
     def __init__(self, source: Source, *, backup_run: int | None, remote_storage: RemoteStorage | None,
                  remote_log_metadata: RemoteLogMetadataSource | None) -> None:
@@ -670,9 +671,9 @@ class Scan:
         finally:
             opened.close()
 
-    def _open(self) -> _Opened:
+    def _open(self) -> OpenedSource:
         o = self._opts
-        return _Opened(self._source, backup_run=o.backup_run, remote_storage=o.remote_storage,
+        return OpenedSource(self._source, backup_run=o.backup_run, remote_storage=o.remote_storage,
                        remote_log_metadata=o.remote_log_metadata)
 
     # ------------------------------------------------------------------------------------------- read
@@ -712,7 +713,7 @@ class Scan:
         finally:
             opened.close()
 
-    def _serial(self, opened: _Opened, work: list[tuple[str, int]]) -> Generator[pa.RecordBatch, None, None]:
+    def _serial(self, opened: OpenedSource, work: list[tuple[str, int]]) -> Generator[pa.RecordBatch, None, None]:
         o = self._opts
         for topic, partition in work:
             log = opened.open(topic, partition)
@@ -722,7 +723,7 @@ class Scan:
                 self.stats.rows += batch.num_rows
                 yield batch
 
-    def _parallel(self, opened: _Opened, work: list[tuple[str, int]],
+    def _parallel(self, opened: OpenedSource, work: list[tuple[str, int]],
                   threads: int) -> Generator[pa.RecordBatch, None, None]:
         """Partitions decoded on ``threads`` threads (one partition at a time each: a ``Log`` is read by one
         thread), their batches handed over through a queue of a few batches (the memory bound)."""
@@ -886,7 +887,7 @@ def scan(source: Source, topics: str | Sequence[str] | None = None, *, columns: 
 def sample_payloads(source: Source, topic: str, part: str, n: int, options: dict[str, Any]) -> list[bytes | None]:
     """The first payloads (``part``: ``"key"`` or ``"value"``) of each partition of ``topic``, about ``n`` in
     all, spread over the partitions (schemaless JSON infers its types from them)."""
-    opened = _Opened(source, backup_run=options.get("backup_run"), remote_storage=options.get("remote_storage"),
+    opened = OpenedSource(source, backup_run=options.get("backup_run"), remote_storage=options.get("remote_storage"),
                      remote_log_metadata=options.get("remote_log_metadata"))
     try:
         parts = [p for t, p in opened.partitions((topic,))]

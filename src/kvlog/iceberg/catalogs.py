@@ -79,4 +79,10 @@ def resolve(catalog_: Catalog | str | Mapping[str, str] | None, warehouse: str |
     if warehouse is not None and "warehouse" not in props:
         text = os.fspath(warehouse)
         props["warehouse"] = text if "://" in text else f"file://{os.path.abspath(text)}"
-    return load_catalog(props.pop("name", _NAME), **props)
+    try:
+        return load_catalog(props.pop("name", _NAME), **props)
+    except Exception as exc:  # (pyiceberg's, the HTTP client's, SQLAlchemy's: said as kvlog's, URIs redacted)
+        from kvlog.errors import IcebergExportError
+
+        raise IcebergExportError(f"cannot open the catalog {props.get('uri', '')}: {type(exc).__name__}: {exc}") \
+            from None

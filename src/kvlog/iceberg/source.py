@@ -11,11 +11,10 @@ not reached may be gone there.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
-from kvlog import _files, checkpoint, storage
+from kvlog import checkpoint, storage
 from kvlog.errors import ConfigError, UnknownTopicOrPartitionError
 
 __all__ = ["PartitionSpan", "TopicSource"]
@@ -40,56 +39,33 @@ class TopicSource:
 
     def __init__(self, source: Any, topic: str, *, read_committed: bool = True, backup_run: int | None = None,
                  remote_storage: Any = None, remote_log_metadata: Any = None) -> None:
-        from kvlog.cluster import Cluster, LogDirectory
-        from kvlog.log import Log
-        from kvlog.manager import LogManager
+        from kvlog.cluster import LogDirectory
+        from kvlog.scanning import OpenedSource
 
         self.topic = topic
         self.read_committed = read_committed
-        self._owned = False
-        self.cluster: Cluster | None = None
-        self.manager: LogManager | None = None
-        self.log: Log | None = None
+        self._opened = OpenedSource(source, backup_run=backup_run, remote_storage=remote_storage,
+                                    remote_log_metadata=remote_log_metadata)
+        self.cluster, self.manager, self.log = self._opened.cluster, self._opened.manager, self._opened.log
         self._hw: dict[tuple[str, int], int] = {}
         self._cleaned: dict[tuple[str, int], int] = {}
         self.cluster_id: str | None = None
-        root: str | None = None
-        if isinstance(source, Cluster):
-            self.cluster = source
-        elif isinstance(source, (list, tuple)):
-            self.cluster, self._owned = Cluster(source), True
-        elif isinstance(source, LogManager):
-            self.manager, root = source, source.root
-        elif isinstance(source, Log):
-            self.log = source
-        elif isinstance(source, (str, os.PathLike)):
-            path = storage.normalize(source)
-            self._owned = True
-            if _files.is_partition_dir(path):
-                self.log = Log.open(path, read_only=True, backup_run=backup_run, remote_storage=remote_storage,
-                                    remote_log_metadata=remote_log_metadata)
-            else:
-                self.manager = LogManager(path, read_only=True, backup_run=backup_run, remote_storage=remote_storage,
-                                          remote_log_metadata=remote_log_metadata)
-                root = self.manager.root
-        else:
-            raise TypeError(f"an export reads a data directory, a partition directory, a backup (a path or a URI), "
-                            f"several brokers' directories (a list), a LogManager, a Cluster or a Log, not "
-                            f"{type(source).__name__}")
         if self.cluster is not None:
             ids = {d.cluster_id for d in self.cluster.directories if d.cluster_id}
             self.cluster_id = ids.pop() if len(ids) == 1 else None
             for d in self.cluster.directories:
                 self._cleaned_from(d.root)
-        elif root is not None:
+        elif self.manager is not None:
             from kvlog.backup.check import is_backup
 
+            root = self.manager.root
             d = LogDirectory.read(root)
             self.cluster_id = d.cluster_id
-            if self.manager is not None and self.manager.backup_run is None and not is_backup(root):
+            if self.manager.backup_run is None and not is_backup(root):
                 self._hw = dict(d.high_watermarks)
             self._cleaned_from(root)
         if self.log is not None and self.log.topic != topic:
+            self._opened.close()
             raise UnknownTopicOrPartitionError(f"{self.log.dir} holds {self.log.topic}-{self.log.partition}, "
                                                f"not a partition of {topic!r}", topic=topic)
 
@@ -158,8 +134,4 @@ class TopicSource:
                              self._cleaned.get((self.topic, partition)))
 
     def close(self) -> None:
-        if not self._owned:
-            return
-        for part in (self.cluster, self.manager, self.log):
-            if part is not None:
-                part.close()
+        self._opened.close()
