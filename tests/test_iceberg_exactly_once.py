@@ -129,3 +129,39 @@ def test_racing_processes_leave_each_record_once(tmp_path: Path):
     assert_exactly(ki.catalog(wh), T, expected)
     rows = sum(int(o.split()[1]) for k, (o, e) in zip(kids, outs) if k.returncode == 0)
     assert rows <= len(expected)
+
+
+OPEN_CHILD = """
+import sys, kvlog.iceberg as ki
+import pyiceberg.catalog.sql, sqlalchemy  # imported before "ready": what follows is the open alone
+print("ready", flush=True)
+ki.catalog(sys.argv[1]).list_namespaces()
+print("opened", flush=True)
+"""
+
+
+def test_first_opens_of_a_new_warehouse_wait_for_each_other(tmp_path: Path):
+    """pyiceberg creates the embedded catalog's tables on first open; processes opening a new warehouse at once
+    take turns (they failed with 'table iceberg_tables already exists' when they did not)."""
+    import fcntl
+
+    wh = tmp_path / "wh"
+    wh.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    fd = os.open(wh / "kvlog-catalog.db.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        kids = [subprocess.Popen([sys.executable, "-c", OPEN_CHILD, str(wh)], env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(4)]
+        for k in kids:
+            assert k.stdout is not None and k.stdout.readline() == "ready\n"
+        time.sleep(1.0)
+        # all four are waiting for the lock: none has made the catalog yet
+        assert not (wh / "kvlog-catalog.db").exists()
+        assert all(k.poll() is None for k in kids)
+    finally:
+        os.close(fd)
+    outs = [k.communicate(timeout=120) for k in kids]
+    assert [k.returncode for k in kids] == [0] * 4, [e[-1500:] for _, e in outs]
+    assert [o for o, _ in outs] == ["opened\n"] * 4
+    assert ki.catalog(wh).list_namespaces() == []

@@ -10,8 +10,10 @@ Any other catalog pyiceberg knows (REST, Glue, Hive, a SQL database) is given as
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kvlog.errors import ConfigError
@@ -49,7 +51,21 @@ def catalog(warehouse: str | os.PathLike[str]) -> Catalog:
     if os.path.exists(root) and not os.path.isdir(root):
         raise ConfigError(f"warehouse {root!r} is a file, not a folder")
     os.makedirs(root, exist_ok=True)
-    return SqlCatalog(_NAME, uri=f"sqlite:///{os.path.join(root, CATALOG_FILE)}", warehouse=f"file://{root}")
+    # pyiceberg creates the catalog's tables on first open when a probe finds none: two processes opening a new
+    # warehouse at once would both create them, and the slower fails ("table iceberg_tables already exists")
+    with _open_lock(root):
+        return SqlCatalog(_NAME, uri=f"sqlite:///{os.path.join(root, CATALOG_FILE)}", warehouse=f"file://{root}")
+
+
+@contextlib.contextmanager
+def _open_lock(root: str) -> Iterator[None]:
+    """An exclusive lock on ``<root>/kvlog-catalog.lock`` while the embedded catalog is opened."""
+    fd = os.open(os.path.join(root, CATALOG_FILE + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def resolve(catalog_: Catalog | str | Mapping[str, str] | None, warehouse: str | os.PathLike[str] | None) -> Catalog:
