@@ -263,3 +263,43 @@ def test_a_damaged_batch_among_many_small_segments_is_named_by_its_own_file(tmp_
         with pytest.raises(CorruptRecordError) as err:
             log.to_arrow()
     assert err.value.file == victim and err.value.position == first, (err.value.file, err.value.position)
+
+
+def _damaged_length(tmp_path, segment: int):
+    """Four closed segments of two 3-record batches (the recovery point at the end), the length of the first
+    batch of segment ``segment`` raised past its file's end (a field no CRC covers)."""
+    d = tmp_path / "t-0"
+    cfg = kvlog.LogConfig(index_interval_bytes=64, segment_bytes=400)
+    with kvlog.Log.open(d, cfg) as log:
+        for i in range(8):
+            log.append([kvlog.Record(b"k%d-%d" % (i, j), b"v" * 20, 1_700_000_000_000 + i) for j in range(3)])
+    seg = sorted(d.glob("*.log"))[segment]
+    data = bytearray(seg.read_bytes())
+    data[10] ^= 4
+    seg.write_bytes(bytes(data))
+    return d, cfg
+
+
+@pytest.mark.parametrize("segment", [0, 3], ids=["sealed", "last"])
+def test_a_length_past_the_end_of_a_trusted_segment_is_an_error_not_a_shorter_log(tmp_path, segment):
+    """Segments that end at the recovery point are trusted at open, as Kafka trusts them, and checked when
+    read: a batch whose length runs past its segment's end is an error where a read reaches it (every read
+    path), never a log that silently lacks that segment's records (records() and to_arrow() skipped it)."""
+    d, cfg = _damaged_length(tmp_path, segment)
+    first = 6 * segment
+    with kvlog.Log.open(d, cfg, read_only=True) as log:
+        assert log.log_end_offset == 24 and not log.damage
+        with pytest.raises(CorruptRecordError, match="past the end of the segment"):
+            list(log.records())
+        with pytest.raises(CorruptRecordError):
+            log.to_arrow()
+        with pytest.raises(CorruptRecordError):
+            log.read(first, 1 << 16)
+        if segment:
+            assert [r.offset for r in log.records(0, first)] == list(range(first))  # what lies before reads
+    with pytest.raises(CorruptRecordError):
+        kvlog.scan(tmp_path, "t").read_all()
+    # a writer's recovery of the last segment sets the bytes aside (sealed segments, as Kafka, it trusts)
+    if segment == 3:
+        with kvlog.Log.open(d, cfg) as log:
+            assert log.log_end_offset == first and log.quarantined

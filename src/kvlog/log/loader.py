@@ -189,6 +189,9 @@ def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_r
             prev_last = -1  # not read: only its successor's base offset bounds the next one
             continue
         next_base = segments.bases[i + 1] if i + 1 < len(segments) else None
+        if (log.read_only and not audit_all and next_base is None and seg.base_offset not in needs_recovery
+                and _flushed_to_its_end(seg, stored)):
+            continue  # (checked when read, as the sealed segments below the recovery point are)
         trusted = seg.base_offset not in needs_recovery and seg.offset_index is not None
         audit_index = seg.offset_index.to_numpy() if trusted else None
         audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense,
@@ -233,6 +236,26 @@ def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_r
                 _io.fs.fsync_dir(log.dir)
             break
     return txn_from
+
+
+def _flushed_to_its_end(seg: LogSegment, stored: dict[str, int]) -> bool:
+    """A read-only open's shortcut for the last segment: whether it ends exactly at the recovery point, every
+    byte of it flushed before the checkpoint was written (a cleanly stopped broker, a closed writer). Then it
+    is trusted as the sealed segments are, checked when read, and the open reads only the batches after its
+    offset index's last entry (CRC included) instead of walking the whole segment.
+
+    Anything else says the segment was still being written, or lost bytes the checkpoints say were there (a
+    torn or damaged tail, a truncated copy): it is audited whole, as recovery would. The view is left as it
+    was found then (the audit reads the segment's size)."""
+    recovery_point = stored.get("recovery_point", -1)
+    if recovery_point <= seg.base_offset:
+        return False
+    size = seg.size_in_bytes
+    whole = seg.limit_to_valid_prefix() == size
+    end = seg.read_next_offset() if whole else -1
+    # (its largest timestamp as a sealed segment's: from its time index once vouched for, on first use)
+    seg.reset_view(size)
+    return whole and end == recovery_point and stored.get("high_watermark", -1) <= end
 
 
 def load_read_only(log: Log, clean_shutdown: bool) -> None:

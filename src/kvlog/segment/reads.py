@@ -116,11 +116,27 @@ def _locate(self: LogSegment, offset: int, extra: int = 0, stop_offset: int = LO
             return found, data, pos
         nxt, need = pos + found[1], found[4]
         if size - nxt <= 17 or (need > 0 and nxt + need > size):
-            return None  # the end of the segment, or a batch still being written past it
+            if nxt < size and offset < stop_offset:
+                _past_the_end(self, nxt, need)
+            return None  # the end of the segment
         if found[1] == 0:
             # the batch and its successor's header (which a read checks it against)
             want = max(min(want * 2, MAX_WINDOW), need + HEADER_ROOM)
         pos = nxt
+
+
+def _past_the_end(self: LogSegment, position: int, size: int) -> None:
+    """A batch at ``position`` that claims ``size`` bytes (-1: too few bytes left for its header) past the
+    view's end. A view ends on a batch boundary (a writer's append position, an audit's cut, the valid prefix
+    a reader saw, a sealed segment's file), so that is damage in a field no CRC covers (a length), never the
+    end of the data: raised, unless the file is shorter now than the view (it changed under a reader)."""
+    end = self.size_in_bytes
+    if _io.fs.size(self.fileno()) < end:
+        return
+    what = f"claims {size} bytes, past" if size > 0 and position + size > end else "is cut short by"
+    raise CorruptRecordError(f"the batch at position {position} {what} the end of the segment at {end} (a field "
+                             f"outside the CRC is damaged, or the file is not whole)",
+                             position=position).with_context(file=self.log_path)
 
 
 def _find(self: LogSegment, data: bytes | memoryview, position: int, offset: int, max_bytes: int,
@@ -242,6 +258,8 @@ def read(self: LogSegment, start_offset: int, max_size: int, max_position: int |
     if position >= limit or 0 <= stop_offset <= base:
         return None
     want = min(max_size, limit - position)
+    if position + size > self.size_in_bytes:
+        _past_the_end(self, position, size)
     if size > want:
         if not min_one_message:
             return position, b"", -1

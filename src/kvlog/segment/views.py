@@ -70,6 +70,13 @@ def limit_to_offset(self: LogSegment, end: int) -> None:
     self.known_max = TimestampOffset(max_ts, shallow)
 
 
+def reset_view(self: LogSegment, size: int) -> None:
+    """Read-only use: the view ends at ``size`` again and knows nothing of its largest timestamp (as at open)."""
+    self.size_in_bytes = size
+    self._fetch_next = None
+    self.known_max = None
+
+
 def limit_to(self: LogSegment, audit: SegmentAudit) -> None:
     """Read-only use: end this view where ``audit`` says the trustworthy bytes end (nothing is written)."""
     self.audit = audit
