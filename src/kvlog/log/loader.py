@@ -165,7 +165,13 @@ def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_r
     if not segments:
         return None
     txn_from: int | None = None
-    dense = dense_history(log.dir, log.topic, log.partition, log.config.cleanup_policy, listed)
+    denses: list[bool] = []
+
+    def dense() -> bool:  # (read once, and only if a segment is audited)
+        if not denses:
+            denses.append(dense_history(log.dir, log.topic, log.partition, log.config.cleanup_policy, listed))
+        return denses[0]
+
     snapshots: list[list[ProducerLast]] = []
 
     def producer_lasts() -> list[ProducerLast]:  # read once, and only if a batch has a producer id
@@ -194,7 +200,7 @@ def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_r
             continue  # (checked when read, as the sealed segments below the recovery point are)
         trusted = seg.base_offset not in needs_recovery and seg.offset_index is not None
         audit_index = seg.offset_index.to_numpy() if trusted else None
-        audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense,
+        audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense(),
                               index=audit_index, producers=producer_lasts)
         prev_last = audit.last_offset if len(audit.headers) else prev_last
         cut = audit.valid_end < audit.size
@@ -245,17 +251,13 @@ def _flushed_to_its_end(seg: LogSegment, stored: dict[str, int]) -> bool:
     offset index's last entry (CRC included) instead of walking the whole segment.
 
     Anything else says the segment was still being written, or lost bytes the checkpoints say were there (a
-    torn or damaged tail, a truncated copy): it is audited whole, as recovery would. The view is left as it
-    was found then (the audit reads the segment's size)."""
+    torn or damaged tail, a truncated copy): it is audited whole, as recovery would."""
     recovery_point = stored.get("recovery_point", -1)
     if recovery_point <= seg.base_offset:
         return False
-    size = seg.size_in_bytes
-    whole = seg.limit_to_valid_prefix() == size
-    end = seg.read_next_offset() if whole else -1
-    # (its largest timestamp as a sealed segment's: from its time index once vouched for, on first use)
-    seg.reset_view(size)
-    return whole and end == recovery_point and stored.get("high_watermark", -1) <= end
+    valid, last = seg.valid_tail()
+    return (valid == seg.size_in_bytes and last + 1 == recovery_point
+            and stored.get("high_watermark", -1) <= recovery_point)
 
 
 def load_read_only(log: Log, clean_shutdown: bool) -> None:

@@ -100,6 +100,9 @@ def _locked_steps(lock: Any, it: Iterator[Any]) -> Iterator[Any]:
         yield item
 
 
+_DEFAULT_CONFIG = LogConfig()  # (immutable: every log opened without a config shares it)
+
+
 class Log:
     """A partition log in a directory of ``<20-digit base offset>.log/.index/.timeindex`` files."""
 
@@ -118,7 +121,7 @@ class Log:
     _closed: bool
     _last_log_append_time: int
     _last_flush_ms: int
-    _rng: random.Random
+    _rng: random.Random | None = None  # (made when a segment's roll jitter first needs it)
     _failed: OSError | None
     _psm: ProducerStateManager | None
     _txn_from: int | None
@@ -204,7 +207,7 @@ class Log:
         self = object.__new__(cls)
         self._mutex = threading.RLock()
         self.dir = storage.normalize(path)
-        self.config = config if config is not None else LogConfig()
+        self.config = config if config is not None else _DEFAULT_CONFIG
         self.read_only = read_only
         self._time = time or now_ms
         tp = _files.parse_partition_dir(self.dir)
@@ -215,7 +218,6 @@ class Log:
         self._closed = False
         self._last_log_append_time = -1
         self._last_flush_ms = self._time()
-        self._rng = random.Random()
         self.quarantined = []
         self._set_aside_now = False  # this open's recovery set bytes aside
         self.on_damage = on_damage
@@ -283,6 +285,8 @@ class Log:
         cfg = self.config
         jitter = 0
         if cfg.segment_jitter_ms > 0:
+            if self._rng is None:
+                self._rng = random.Random()
             jitter = self._rng.randrange(2**31) % min(cfg.segment_jitter_ms, cfg.segment_ms)
         return LogSegment(
             self.dir, base_offset, index_interval_bytes=cfg.index_interval_bytes,

@@ -98,7 +98,8 @@ def replay_producer_state(log: Log, start: int, end: int) -> None:
     psm = log._producer_state
     rebuild = not log.read_only
     segments = log._segments
-    for seg in segments[segments.floor_index(start):]:
+    # (nothing to replay when the snapshot is at the end: the segment holding it is not read)
+    for seg in segments[segments.floor_index(start):] if start < end else ():
         if seg.base_offset >= end:
             break
         found: list[AbortedTxn] = []

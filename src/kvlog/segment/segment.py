@@ -189,7 +189,7 @@ class LogSegment:
     limit_to_valid_prefix = views.limit_to_valid_prefix
     limit_to_offset = views.limit_to_offset
     limit_to = views.limit_to
-    reset_view = views.reset_view
+    valid_tail = views.valid_tail
     extend_valid_prefix = views.extend_valid_prefix
     _refresh_indexes = views._refresh_indexes
 

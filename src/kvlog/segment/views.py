@@ -23,18 +23,38 @@ def limit_to_valid_prefix(self: LogSegment) -> int:
 
     A concurrent writer's half-written append, or a crashed writer's torn tail, is simply not seen.
     """
-    valid = 0
+    valid, _, max_ts, shallow = _walk_tail(self)
+    self.size_in_bytes = valid
+    self._fetch_next = None
+    self.known_max = TimestampOffset(max_ts, shallow)
+    return valid
+
+
+def valid_tail(self: LogSegment) -> tuple[int, int]:
+    """Where the complete, CRC-valid batches from the offset index's last entry end, and their last offset
+    (``base_offset - 1`` when there are none): the view is left as it is."""
+    valid, last, _, _ = _walk_tail(self)
+    return valid, last
+
+
+def _walk_tail(self: LogSegment) -> tuple[int, int, int, int]:
+    """The batches from the offset index's last entry (from the start when it finds none): where the valid
+    ones end, the last offset, and the largest timestamp with its offset (the time index's last entry's
+    counted, when the walk starts there)."""
     start = 0
     if self.offset_index.entries:
         start = self.index_position(LONG_MAX)
     indexed = self.time_index.last_entry
+    valid, last = 0, self.base_offset - 1
+    max_ts, shallow = NO_TIMESTAMP, self.base_offset
     for attempt in (start, 0) if start else (0,):
-        valid = attempt
+        valid, last = attempt, self.base_offset - 1
         max_ts, shallow = (indexed.timestamp, indexed.offset) if attempt else (NO_TIMESTAMP, self.base_offset)
         try:
             for headers in self.iter_headers(attempt, with_crc=True, stop_on_crc=True):
                 if len(headers):
                     valid = int(headers["position"][-1] + headers["size"][-1])
+                    last = int(headers["last_offset"][-1])
                     i = int(np.argmax(headers["max_timestamp"]))
                     if int(headers["max_timestamp"][i]) > max_ts:
                         max_ts, shallow = int(headers["max_timestamp"][i]), int(headers["last_offset"][i])
@@ -42,10 +62,7 @@ def limit_to_valid_prefix(self: LogSegment) -> int:
             pass
         if valid > attempt or attempt == 0:
             break
-    self.size_in_bytes = valid
-    self._fetch_next = None
-    self.known_max = TimestampOffset(max_ts, shallow)
-    return valid
+    return valid, last, max_ts, shallow
 
 
 def limit_to_offset(self: LogSegment, end: int) -> None:
@@ -68,13 +85,6 @@ def limit_to_offset(self: LogSegment, end: int) -> None:
     self.size_in_bytes = found.position
     self._fetch_next = None
     self.known_max = TimestampOffset(max_ts, shallow)
-
-
-def reset_view(self: LogSegment, size: int) -> None:
-    """Read-only use: the view ends at ``size`` again and knows nothing of its largest timestamp (as at open)."""
-    self.size_in_bytes = size
-    self._fetch_next = None
-    self.known_max = None
 
 
 def limit_to(self: LogSegment, audit: SegmentAudit) -> None:
