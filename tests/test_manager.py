@@ -113,3 +113,22 @@ def test_root_checkpoints_parsed_once_and_rewrites_seen(tmp_path, monkeypatch):
     assert checkpoint.read_offsets_cached(path) == {("t", p): 6 for p in range(3)} and len(calls) == 2
     os.unlink(path)
     assert checkpoint.read_offsets_cached(path) == {}
+
+
+def test_a_partition_directory_linked_outside_the_data_directory_is_refused(tmp_path):
+    """A partition directory that is a symlink to a place outside the root is not opened (a writer would write
+    there); one linked inside the root opens, and a topic's config is resolved once for all its partitions."""
+    root, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    with LogManager(root) as m:
+        m.create_topic("t", 2)
+        m.log("t", 0).append([Record(b"k", b"v", T0)])
+    (root / "t-1").rename(elsewhere)
+    os.symlink(elsewhere, root / "t-1")
+    (root / "keep").mkdir()
+    (root / "t-0").rename(root / "keep" / "t-0")
+    os.symlink(root / "keep" / "t-0", root / "t-0")
+    with LogManager(root, read_only=True) as m:
+        assert m.log("t", 0).log_end_offset == 1
+        with pytest.raises(kvlog.KvlogError, match="resolves outside the data directory"):
+            m.log("t", 1)
+        assert m.topic_config("t") is m.topic_config("t")

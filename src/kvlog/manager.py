@@ -56,6 +56,8 @@ class LogManager:
         self._explicit_config = config
         self._kraft: KraftConfigs | None = None
         self._kraft_read = False
+        self._config_cache: dict[str, tuple[tuple[tuple[str, Any], ...], LogConfig]] = {}
+        self._real_root: str | None = None
         self.read_only = read_only
         if backup_run is not None and not read_only:
             raise ConfigError("backup_run reads an older backup run: it needs read_only=True")
@@ -130,8 +132,17 @@ class LogManager:
         return sorted(present)
 
     def topic_config(self, topic: str) -> LogConfig:
-        """The config a log of ``topic`` is opened with (see :meth:`resolved_config`)."""
-        return self.resolved_config(topic).config
+        """The config a log of ``topic`` is opened with (see :meth:`resolved_config`); resolved once a topic
+        while its entry in the topic table stays the same (opening a topic's thousand partitions)."""
+        entry = self._topics.get(topic) if isinstance(topic, str) else None
+        given = (entry or {}).get("config")
+        key = tuple(sorted(given.items())) if isinstance(given, dict) else ()
+        cached = self._config_cache.get(topic)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        config = self.resolved_config(topic).config
+        self._config_cache[topic] = (key, config)
+        return config
 
     def resolved_config(self, topic: str) -> ResolvedConfig:
         """``topic``'s effective config and the source of every value: the broker's KRaft metadata in the
@@ -230,9 +241,12 @@ class LogManager:
             raise UnknownTopicOrPartitionError(f"no partition {topic}-{partition} in {self.root} ({have})",
                                                topic=topic, partition=partition)
         path = os.path.join(self.root, f"{topic}-{partition}")
-        real_root = os.path.realpath(self.root)
-        if not storage.is_remote(path) and os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
-            raise KvlogError(f"{path} resolves outside the data directory {self.root} (a symlink?); refusing it")
+        if not storage.is_remote(path) and os.path.islink(path):  # (a topic name holds no "/" and is no "..")
+            if self._real_root is None:
+                self._real_root = os.path.realpath(self.root)
+            if os.path.commonpath([os.path.realpath(path), self._real_root]) != self._real_root:
+                raise KvlogError(f"{path} resolves outside the data directory {self.root} (a symlink?); "
+                                 f"refusing it")
         tiered: dict[str, Any] = {}
         if self.remote_storage is not None and not topic.startswith("__"):
             tiered = {"remote_storage": self.remote_storage, "remote_log_metadata": self._remote_log_metadata()}

@@ -44,11 +44,12 @@ def committed_range(log: Log) -> tuple[int, int] | None:
     return found
 
 
-def load(log: Log, clean_shutdown: bool) -> None:
+def load(log: Log, clean_shutdown: bool, listing: list[str] | None = None) -> None:
     """Load the directory's segments into ``log``, recover what needs it (a writer) or limit the view
-    to what is trustworthy (a reader), and set the offsets and producer state from them."""
+    to what is trustworthy (a reader), and set the offsets and producer state from them. ``listing``: the
+    directory's sorted listing when the caller just took it."""
     log.damage = []
-    names = sorted(_io.fs.listdir(log.dir))
+    names = listing if listing is not None else sorted(_io.fs.listdir(log.dir))
     listed = names  # the directory at open, before a writer finishes an interrupted swap
     if not log.read_only:
         names = resolve_temporary_files(log.dir, names)
@@ -274,7 +275,7 @@ def load_read_only(log: Log, clean_shutdown: bool) -> None:
     for attempt in range(20):
         before = sorted(os.listdir(log.dir))
         try:
-            load(log, clean_shutdown)
+            load(log, clean_shutdown, list(before))
             if sorted(os.listdir(log.dir)) == before or attempt == 19:
                 return
         except FileNotFoundError:
