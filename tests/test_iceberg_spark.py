@@ -18,6 +18,7 @@ import pytest
 import kvlog
 import kvlog.iceberg as ki
 import kvlog.iceberg.spark as kis
+from kvlog.errors import IcebergExportError
 from tests.iceberg_support import NOW_MS, assert_exactly, write_topic
 
 pytestmark = [pytest.mark.iceberg_spark, pytest.mark.xdist_group("iceberg-spark"),
@@ -163,6 +164,44 @@ def test_typed_values_through_the_jvm_engine(spark, lake: Path, tmp_path: Path):
     assert by_spark == by_python == [(i, i, f"w{i % 3}", 1) for i in range(30)]
 
 
+def test_a_compatible_new_version_evolves_the_table_and_an_incompatible_one_stops(spark, lake: Path,
+                                                                                 tmp_path: Path):
+    """As the Python export: a new compatible version of the value's schema adds its field to the table (the
+    earlier rows read it as null), read the same by Spark and by pyiceberg; a type the table cannot take stops
+    with Iceberg's reason and adds nothing."""
+    from kvlog.schemas.registering import register_and_serializer
+
+    root = tmp_path / "d"
+    v1 = {"type": "record", "name": "O", "fields": [{"name": "id", "type": "long"},
+                                                    {"name": "who", "type": "string"}]}
+    v2 = {**v1, "fields": v1["fields"] + [{"name": "coupon", "type": ["null", "string"], "default": None}]}
+    with kvlog.LogManager(root) as m:
+        m.create_topic("orders", 1)
+    s1 = register_and_serializer(root, "orders-value", json.dumps(v1))
+    with kvlog.LogManager(root) as m:
+        m.log("orders", 0).append([kvlog.Record(b"k%d" % i, s1({"id": i, "who": "a"}), NOW_MS + i) for i in range(5)])
+    kis.export(spark, str(root), "orders", "e.evolving", value_format="registry", partition_by=None)
+    s2 = register_and_serializer(root, "orders-value", json.dumps(v2))
+    with kvlog.LogManager(root) as m:
+        m.log("orders", 0).append([kvlog.Record(b"k%d" % i, s2({"id": i, "who": "b", "coupon": f"X{i}"}),
+                                                NOW_MS + i) for i in range(5, 8)])
+    r = kis.export(spark, str(root), "orders", "e.evolving", value_format="registry", partition_by=None)
+    assert r.rows == 3
+    table = ki.catalog(lake).load_table("e.evolving")
+    assert "coupon" in [f.name for f in table.schema().fields]
+    got = sorted((row["offset"], row["id"], row["who"], row["coupon"], row["valueSchemaId"])
+                 for row in table.scan().to_arrow().to_pylist())
+    assert got == [(i, i, "a", None, 1) for i in range(5)] + [(i, i, "b", f"X{i}", 2) for i in range(5, 8)]
+    assert sorted(r["coupon"] or "" for r in _spark_rows(spark, "e.evolving")) == [""] * 5 + ["X5", "X6", "X7"]
+    changed = {**v2, "fields": [{"name": "id", "type": "string"}] + v2["fields"][1:]}
+    s3 = register_and_serializer(root, "orders-value", json.dumps(changed))
+    with kvlog.LogManager(root) as m:
+        m.log("orders", 0).append([kvlog.Record(b"k9", s3({"id": "nine", "who": "c", "coupon": None}), NOW_MS)])
+    with pytest.raises(IcebergExportError, match="schema changed in a way the table cannot follow.*id"):
+        kis.export(spark, str(root), "orders", "e.evolving", value_format="registry", partition_by=None)
+    assert len(ki.catalog(lake).load_table("e.evolving").scan().to_arrow()) == 8
+
+
 def test_a_stream_exports_exactly_once_and_replays_add_nothing(spark, lake: Path, tmp_path: Path):
     """readStream.format("kvlog") with trigger(availableNow): each micro-batch appended on a branch and main
     fast-forwarded; a new query starts where the table is; a batch Spark replays (its commit log entry gone, as
@@ -194,6 +233,7 @@ import glob, json, os, sys
 from pyspark.sql import SparkSession
 from kvlog.spark.jvm import with_jar
 import kvlog.iceberg.spark as kis
+from kvlog.errors import IcebergExportError
 root, lake, jars, out = sys.argv[1:5]
 builder = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("kvlog-iceberg-cluster")
            .config("spark.ui.enabled", "false").config("spark.jars", jars)

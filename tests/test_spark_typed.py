@@ -254,3 +254,27 @@ def test_a_mapping_source_is_the_python_sides_own(jvm, topic):
     src = SchemaMapping(dict(texts), subjects={"orders-value": sorted(texts)})
     t = kvlog.scan(str(root), "orders", value_format="registry", schemas=src, errors="null").read_all()
     assert t.num_rows == 2 * N + 2
+
+
+def test_a_version_registered_after_a_read_is_known_to_the_next_read(jvm, tmp_path):
+    """The JVM engine replays a directory's ``_schemas`` once per content, not once per session: a read after a
+    new version was registered decodes its records (it failed with 'unknown schema id 2', the replay of the
+    first read kept for the session's life), in both engines alike."""
+    from kvlog.schemas.registering import register_and_serializer
+
+    root = tmp_path / "d"
+    v1 = {"type": "record", "name": "O", "fields": [{"name": "id", "type": "long"}]}
+    v2 = {**v1, "fields": v1["fields"] + [{"name": "note", "type": ["null", "string"], "default": None}]}
+    with kvlog.LogManager(root) as m:
+        m.create_topic("later", 1)
+    s1 = register_and_serializer(root, "later-value", json.dumps(v1))
+    with kvlog.LogManager(root) as m:
+        m.log("later", 0).append([kvlog.Record(b"a", s1({"id": 1}), 1)])
+    first = rows(read(jvm, "kvlog", root, subscribe="later", valueFormat="registry"))
+    assert [r.value.id for r in first] == [1]
+    s2 = register_and_serializer(root, "later-value", json.dumps(v2))
+    with kvlog.LogManager(root) as m:
+        m.log("later", 0).append([kvlog.Record(b"b", s2({"id": 2, "note": "new"}), 2)])
+    for fmt in ("kvlog", "kvlog_python"):
+        got = rows(read(jvm, fmt, root, subscribe="later", valueFormat="registry"))
+        assert [(r.value.id, r.value.note, r.valueSchemaId) for r in got] == [(1, None, 1), (2, "new", 2)], fmt

@@ -243,6 +243,8 @@ def _append_exactly_once(spark: Any, rows: Any, ident: str, main_id: int | None,
     is no longer at ``main_id`` (another writer's commit: nothing of these rows reaches main)."""
     created = not spark.catalog.tableExists(ident) and _create(spark, rows, ident, partition_by)
     jtable = _java_table(spark, ident)
+    if not created:
+        _evolve(spark, jtable, rows, ident)
     head = jtable.currentSnapshot()
     if created and main_id is None and head is not None and head.summary().get("kvlog.offsets") is None and \
             int(head.summary().get("total-records") or 0) == 0:
@@ -282,6 +284,34 @@ def _append_exactly_once(spark: Any, rows: Any, ident: str, main_id: int | None,
     head = jtable.currentSnapshot()
     added = head.summary().get("added-records") if head is not None else None
     return (int(added) if added is not None else 0), (head.snapshotId() if head is not None else None)
+
+
+def _evolve(spark: Any, jtable: Any, rows: Any, ident: str) -> None:
+    """The table's schema made to follow the rows' (a compatible new version of the topic's schema: added fields,
+    promoted types), by Iceberg's own union by name, before the rows are written; a change the table cannot
+    follow stops the export with Iceberg's reason. A schema change moves no branch: the plan's check of main's
+    snapshot still holds."""
+    from pyspark.sql.types import StructType
+
+    def shape(t: Any) -> Any:  # (types without nullability: Iceberg adds new fields as optional)
+        if isinstance(t, StructType):
+            return tuple((f.name, shape(f.dataType)) for f in t.fields)
+        return t.simpleString()
+
+    have = {f.name: shape(f.dataType) for f in spark.table(ident).schema.fields}
+    if all(have.get(f.name) == shape(f.dataType) for f in rows.schema.fields):
+        return
+    jvm = spark._jvm
+    wanted = jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(rows._jdf.schema())
+    try:
+        jtable.updateSchema().unionByNameWith(wanted).commit()
+    except Exception as exc:  # (Py4JJavaError around Iceberg's IllegalArgumentException)
+        text = str(exc)
+        reason = next((line.split(":", 1)[1].strip() for line in text.splitlines()
+                       if "IllegalArgumentException" in line or "ValidationException" in line), text[:300])
+        raise IcebergExportError(f"the topic's schema changed in a way the table cannot follow: {reason}",
+                                 table=ident) from None
+    jtable.refresh()  # (the catalog's cached table: the branch write that follows sees the new schema)
 
 
 def _create(spark: Any, rows: Any, ident: str, partition_by: Sequence[str] | str | None) -> bool:

@@ -5,6 +5,8 @@ import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -12,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.types.DataType;
@@ -30,6 +33,7 @@ public final class TypedRead implements Serializable {
     private static final long serialVersionUID = 1L;
     static final String[] FORMATS = {"binary", "string", "registry", "avro", "protobuf", "json"};
     private static final Map<String, SchemaSource> SOURCES = new ConcurrentHashMap<>();
+    private static final Map<String, Replayed> REPLAYED = new ConcurrentHashMap<>();
 
     private final HashMap<String, String> options = new HashMap<>(); // lower-cased keys
     private final String schemasDir; // the _schemas-0 partition of the read's own directories, or null
@@ -123,41 +127,78 @@ public final class TypedRead implements Serializable {
         return c;
     }
 
+    /**
+     * The registry this read decodes with. A {@code _schemas} topic is replayed once per content: a session that
+     * reads again after new versions were registered (an incremental export) replays it again, where a source
+     * kept for the session's life would not know their ids.
+     */
     SchemaSource source() {
         String given = opt("schemas");
-        String key = given != null ? "schemas=" + given : "own=" + schemasDir;
-        return SOURCES.computeIfAbsent(key, k -> {
-            try {
-                if (given == null) {
-                    if (schemasDir == null) {
-                        throw new SchemaException("the read's directories hold no _schemas topic: give the option "
-                            + "schemas (a data directory or backup holding it, a registry URL, a folder of schema "
-                            + "files)", true);
-                    }
-                    Path dir = new Path(schemasDir);
-                    Path root = dir.getParent();
-                    String shown = "file".equals(root.toUri().getScheme()) ? root.toUri().getPath() : root.toString();
-                    return SchemasTopic.read(FileSystem.get(dir.toUri(), hadoop()), dir, shown);
+        try {
+            Path dir = null;
+            String shown = given;
+            if (given == null) {
+                if (schemasDir == null) {
+                    throw new SchemaException("the read's directories hold no _schemas topic: give the option "
+                        + "schemas (a data directory or backup holding it, a registry URL, a folder of schema "
+                        + "files)", true);
                 }
-                if (given.startsWith("http://") || given.startsWith("https://")) {
-                    return new RestRegistry(given);
+                dir = new Path(schemasDir);
+                Path root = dir.getParent();
+                shown = "file".equals(root.toUri().getScheme()) ? root.toUri().getPath() : root.toString();
+            } else if (!given.startsWith("http://") && !given.startsWith("https://")) {
+                Path d = new Path(given, SchemasTopic.TOPIC + "-0");
+                if (FileSystem.get(d.toUri(), hadoop()).exists(d)) {
+                    dir = d;
                 }
-                java.nio.file.Path local = given.contains("://") ? null : java.nio.file.Path.of(given);
-                Path dir = new Path(given, SchemasTopic.TOPIC + "-0");
-                FileSystem fs = FileSystem.get(dir.toUri(), hadoop());
-                if (fs.exists(dir)) {
-                    return SchemasTopic.read(fs, dir, given);
-                }
-                if (local != null && java.nio.file.Files.isDirectory(local)) {
-                    return new SchemaFolder(local);
-                }
-                throw new SchemaException("the option schemas=" + given + " names neither a registry URL, a folder of "
-                    + "schema files, nor a directory holding " + SchemasTopic.TOPIC + "-0", true);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
             }
+            if (dir != null) {
+                FileSystem fs = FileSystem.get(dir.toUri(), hadoop());
+                String content = contentOf(fs, dir);
+                String key = "topic=" + dir;
+                Replayed known = REPLAYED.get(key);
+                if (known != null && known.content().equals(content)) {
+                    return known.source();
+                }
+                SchemasTopic read = SchemasTopic.read(fs, dir, shown);
+                REPLAYED.put(key, new Replayed(content, read));
+                return read;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return SOURCES.computeIfAbsent("schemas=" + given, k -> {
+            if (given.startsWith("http://") || given.startsWith("https://")) {
+                return new RestRegistry(given);
+            }
+            java.nio.file.Path local = given.contains("://") ? null : java.nio.file.Path.of(given);
+            if (local != null && java.nio.file.Files.isDirectory(local)) {
+                try {
+                    return new SchemaFolder(local);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            throw new SchemaException("the option schemas=" + given + " names neither a registry URL, a folder of "
+                + "schema files, nor a directory holding " + SchemasTopic.TOPIC + "-0", true);
         });
     }
+
+    /** The segment files of a {@code _schemas} partition and their lengths: what changes when it grows. */
+    private static String contentOf(FileSystem fs, Path dir) throws IOException {
+        FileStatus[] files = fs.listStatus(dir);
+        Arrays.sort(files, Comparator.comparing(f -> f.getPath().getName()));
+        StringBuilder out = new StringBuilder();
+        for (FileStatus f : files) {
+            String name = f.getPath().getName();
+            if (name.endsWith(".log")) {
+                out.append(name).append(':').append(f.getLen()).append(';');
+            }
+        }
+        return out.toString();
+    }
+
+    private record Replayed(String content, SchemasTopic source) {}
 
     private RegisteredSchema explicit(String part) throws IOException {
         String given = opt(part + "schema");
