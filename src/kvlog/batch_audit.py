@@ -189,7 +189,7 @@ def audit_segment(seg: AuditedSegment, *, prev_last: int = -1, next_base: int | 
     runs, regions, zero_tail = _frame(seg, size)
     findings = [_region_finding(seg, r, size) for r in regions]
     parts = [h for h, _ in runs]
-    h = np.concatenate(parts) if parts else np.empty(0, _k.BATCH_DTYPE)
+    h = (parts[0] if len(parts) == 1 else np.concatenate(parts)) if parts else np.empty(0, _k.BATCH_DTYPE)
     after_gap = np.zeros(len(h), bool)  # a damaged stretch lies just before this batch
     i = 0
     for run, gap_before in runs:
@@ -203,8 +203,9 @@ def audit_segment(seg: AuditedSegment, *, prev_last: int = -1, next_base: int | 
     valid_end = regions[0].start if regions else (int(h["position"][-1] + h["size"][-1]) if len(h) else 0)
     if cut_frame is not None:
         valid_end = min(valid_end, int(h["position"][cut_frame]))
-    keep = h[h["position"] < valid_end] if len(h) else h
-    later = h[h["position"] > valid_end] if len(h) else h
+    # (positions rise along the file: the batches before the cut and after it are slices, not copies)
+    keep = h[:int(np.searchsorted(h["position"], valid_end, "left"))]
+    later = h[int(np.searchsorted(h["position"], valid_end, "right")):]
     findings.sort(key=lambda f: f.position)
     tail_zero = zero_tail and not regions and cut_frame is None
     return SegmentAudit(seg.base_offset, size, valid_end, keep, findings, tail_zero, later)
@@ -229,7 +230,7 @@ def _frame(seg: AuditedSegment, size: int) -> tuple[list[tuple[np.ndarray, bool]
             if exc.position is not None:
                 end = max(end, exc.position)
         if chunk:
-            runs.append((np.concatenate(chunk), gap_before))
+            runs.append((chunk[0] if len(chunk) == 1 else np.concatenate(chunk), gap_before))
         if end >= size:
             return runs, regions, False
         if _all_zero(seg, end, size):

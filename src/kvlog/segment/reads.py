@@ -57,21 +57,25 @@ def iter_headers(
     and the absolute position) at structural damage or, with ``stop_on_crc``, a bad CRC.
     """
     end = self.size_in_bytes if end_position is None else min(end_position, self.size_in_bytes)
-    out = np.empty(1024, dtype=_k.BATCH_DTYPE)
+    out = np.empty(4096, dtype=_k.BATCH_DTYPE)
     produced = 0
     walk = BatchWalk(self.fileno, start_position, end, chunk)
     for pos, data in walk:
-        count, nxt, _, error = _k.scan(data, 0, len(data), out, with_crc, stop_on_crc)
-        if count:
-            h = out[:count].copy()
-            h["position"] += pos
-            produced += count
-            yield h
-            if limit is not None and produced >= limit:
-                return
-        if error is not None:
-            raise error.with_context(file=self.log_path, base_position=pos) if isinstance(
-                error, CorruptRecordError) else error
+        nxt = 0
+        while True:  # (every batch of the window, ``out`` filled as often as it takes: the window is read once)
+            count, nxt, _, error = _k.scan(data, nxt, len(data), out, with_crc, stop_on_crc)
+            if count:
+                h = out[:count].copy()
+                h["position"] += pos
+                produced += count
+                yield h
+                if limit is not None and produced >= limit:
+                    return
+            if error is not None:
+                raise error.with_context(file=self.log_path, base_position=pos) if isinstance(
+                    error, CorruptRecordError) else error
+            if count < len(out):
+                break
         walk.advance(nxt)
 
 
