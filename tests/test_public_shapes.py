@@ -106,3 +106,23 @@ def test_every_arrow_producer_gives_the_headers_column_one_type(tmp_path):
     again = kvlog.encode_arrays(table.column("key"), table.column("value"), [1_000, 1_001],
                                 headers=table.column("headers"))
     assert kvlog.MemoryRecords(again).to_arrow().column("headers").equals(table.column("headers"))
+
+
+def test_the_extras_the_docs_name_are_the_packages_and_the_readme_names_every_one():
+    """``pip install "kvlog[…]"`` as the pages write it installs: every extra they name is one pyproject.toml
+    declares, and the README's install block names every extra a user installs (issue 54, item 2)."""
+    import tomllib
+
+    declared = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    named: dict[str, str] = {}
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for group in re.findall(r"kvlog\[([a-z0-9_,\- ]+)\]", page.read_text(encoding="utf-8")):
+            for extra in group.split(","):
+                named.setdefault(extra.strip(), page.name)
+    unknown = sorted(f"{e} ({page})" for e, page in named.items() if e not in declared)
+    assert not unknown, f"extras the docs name that pyproject.toml does not declare: {unknown}"
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    install = readme[readme.index("## Install"):readme.index("## Tour")]
+    listed = {e.strip() for g in re.findall(r"kvlog\[([a-z0-9_,\- ]+)\]", install) for e in g.split(",")}
+    maintainers = {"test", "bench", "release"}  # (the suite's, the benchmarks', the release workflow's)
+    assert declared - maintainers <= listed, sorted(declared - maintainers - listed)
