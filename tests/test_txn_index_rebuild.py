@@ -231,8 +231,9 @@ def test_writable_open_rebuilds_the_files_the_reader_derived(tmp_path):
 
 def test_a_reader_trusts_the_files_of_a_clean_log_and_rescans_nothing(tmp_path, monkeypatch):
     """A log whose recovery point vouches for its segments: read_committed reads no segment twice (the
-    segments before the active one are not scanned at all; the active one's headers come from the audit
-    its open already made)."""
+    segments before the active one are not scanned at all; the active one, which a writer's recovery would
+    re-read since it holds the recovery point, is read once, on the first read_committed use: its open is
+    trusted and reads only its tail)."""
     root = str(tmp_path)
     with kvlog.LogManager(root, LogConfig(segment_bytes=600)) as m:
         (log,) = m.create_topic("t", 1)
@@ -261,7 +262,7 @@ def test_a_reader_trusts_the_files_of_a_clean_log_and_rescans_nothing(tmp_path, 
         monkeypatch.setattr(LogSegment, "iter_headers", counting)
         assert view(reader) == want
         assert len(reader.segments) > 3
-        assert not scanned
+        assert scanned in ([], [reader.segments[-1].base_offset])
         assert not any(seg.txn_index.derived for seg in reader.segments[:-1])
 
 
@@ -336,7 +337,7 @@ def test_an_empty_txnindex_of_a_trusted_segment_is_not_rescanned(tmp_path, monke
     with Log.open(d, read_only=True) as reader:
         scanned.clear()
         assert view(reader) == reference(d)
-        assert not scanned
+        assert scanned in ([], [reader.segments[-1].base_offset])  # (the active one: once, see above)
 
 
 def test_a_dropped_txnindex_of_a_vouched_for_segment_goes_unnoticed_as_in_kafka(tmp_path):

@@ -198,7 +198,12 @@ def _audit_segments(log: Log, recovery_point: int, clean_shutdown: bool, needs_r
         next_base = segments.bases[i + 1] if i + 1 < len(segments) else None
         if (log.read_only and not audit_all and next_base is None and seg.base_offset not in needs_recovery
                 and _flushed_to_its_end(seg, stored)):
-            continue  # (checked when read, as the sealed segments below the recovery point are)
+            # (checked when read, as the sealed segments below the recovery point are). A writer's recovery
+            # would still rebuild its transaction index (it holds the recovery point): a reader derives it in
+            # memory, from the segment's headers, the first time it needs it (read_committed), not at open
+            if not clean_shutdown:
+                txn_from = seg.base_offset if txn_from is None else min(txn_from, seg.base_offset)
+            continue
         trusted = seg.base_offset not in needs_recovery and seg.offset_index is not None
         audit_index = seg.offset_index.to_numpy() if trusted else None
         audit = audit_segment(seg, prev_last=prev_last, next_base=next_base, dense=dense(),
