@@ -59,7 +59,7 @@ def catalog(warehouse: str | os.PathLike[str]) -> Catalog:
 
 @contextlib.contextmanager
 def _open_lock(root: str) -> Iterator[None]:
-    """An exclusive lock on ``<root>/kvlog-catalog.lock`` while the embedded catalog is opened."""
+    """An exclusive lock on ``<root>/kvlog-catalog.db.lock`` while the embedded catalog is opened."""
     fd = os.open(os.path.join(root, CATALOG_FILE + ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
